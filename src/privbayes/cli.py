@@ -1,0 +1,167 @@
+"""The ``privbayes`` command line: parses, calls the library, prints.  User mistakes are one line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import warnings
+from typing import Sequence
+
+from privbayes.errors import InputError
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="privbayes", description="Differentially private synthetic data with PrivBayes.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    fit = commands.add_parser("fit", help="learn an ε-DP model from a CSV/Parquet table")
+    fit.add_argument("data", help="input table (.csv with header, or .parquet)")
+    fit.add_argument("--schema", help="public schema (.yaml/.json, or the authors' .domain format)")
+    fit.add_argument("--infer-schema", action="store_true",
+                     help="read the domain from the data (NOT covered by ε; recorded in the privacy report)")
+    fit.add_argument("--epsilon", type=_number, required=True, help="total privacy budget ε > 0")
+    fit.add_argument("--beta", type=_number, default=0.3, help="share of ε for network learning (default 0.3)")
+    fit.add_argument("--theta", type=_number, default=4.0, help="θ-usefulness threshold (default 4)")
+    fit.add_argument("--score", choices=["I", "R", "F"], help="score function (default F for binary data, else R)")
+    fit.add_argument("--encoding", choices=["vanilla", "hierarchical", "binary", "gray"],
+                     help="attribute encoding (default hierarchical with taxonomies, else vanilla)")
+    fit.add_argument("--degree", type=int, help="fixed network degree k instead of θ-usefulness")
+    fit.add_argument("--seed", type=int, help="seed the DP noise (reproducible experiments only)")
+    fit.add_argument("-o", "--output", required=True, help="model file to write (JSON)")
+
+    sample = commands.add_parser("sample", help="draw synthetic rows from a model file")
+    sample.add_argument("model")
+    sample.add_argument("-n", type=_positive_int, required=True, help="number of rows")
+    sample.add_argument("-o", "--output", required=True, help="output table (.csv or .parquet)")
+    sample.add_argument("--seed", type=int, help="seed for sampling")
+    sample.add_argument("--bin-labels", action="store_true", help="numeric attributes as bin labels, not values")
+
+    inspect = commands.add_parser("inspect", help="print a model's network and privacy ledger")
+    inspect.add_argument("model")
+    inspect.add_argument("--json", action="store_true", help="print the privacy report as JSON")
+
+    schema = commands.add_parser("schema", help="schema tools")
+    schema_commands = schema.add_subparsers(dest="schema_command", required=True)
+    infer = schema_commands.add_parser("infer", help="draft a schema from data (NOT private: review it)")
+    infer.add_argument("data")
+    infer.add_argument("-o", "--output", required=True, help="schema file to write (.yaml or .json)")
+    infer.add_argument("--bins", type=_positive_int, default=16, help="bins per numeric attribute (default 16)")
+
+    demo = commands.add_parser("demo", help="run PrivBayes on the bundled Adult data at ε = 1")
+    demo.add_argument("-o", "--output", default="adult_synthetic.csv", help="where to write the synthetic CSV")
+    demo.add_argument("--epsilon", type=_number, default=1.0)
+    return parser
+
+
+def _fit(args: argparse.Namespace) -> None:
+    from privbayes.synthesizers.privbayes import PrivBayes
+
+    if args.schema is None and not args.infer_schema:
+        raise InputError("fit needs --schema (the public domain), or --infer-schema to read it from the data "
+                         "(not covered by epsilon)")
+    model = PrivBayes(args.epsilon, beta=args.beta, theta=args.theta, score=args.score, encoding=args.encoding,
+                      degree=args.degree, random_state=args.seed, progress=True)
+    if args.schema is None:
+        warnings.warn("the schema is inferred from the data: its categories and bounds are NOT covered by epsilon",
+                      stacklevel=1)
+    model.fit(args.data, args.schema, infer_schema_from_data=args.infer_schema)
+    model.save(args.output)
+    report = model.privacy_report()
+    print(f"wrote {args.output}: {len(model.network_.pairs)} attributes, degree {model.degree_}, "
+          f"ε spent {report['epsilon_spent']:g} of {report['epsilon']:g}")
+
+
+def _sample(args: argparse.Namespace) -> None:
+    from privbayes.io import write_table
+    from privbayes.model_file import load_model
+
+    model = load_model(args.model)
+    write_table(model.sample(args.n, random_state=args.seed, bin_labels=args.bin_labels), args.output)
+    print(f"wrote {args.n} rows to {args.output}")
+
+
+def _inspect(args: argparse.Namespace) -> None:
+    from privbayes.model_file import load_model
+
+    model = load_model(args.model)
+    report = model.privacy_report()
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return
+    print(f"model: {args.model}")
+    print(f"  {report['algorithm']}; encoding {report['encoding']}, score {report['score']}, n = {report['n']}")
+    print("network (child <- parents; @i = generalised to taxonomy level i):")
+    for line in model.network_.describe(model.encoding_):
+        print(f"  {line}")
+    print(f"privacy: ε = {report['epsilon']:g}, spent {report['epsilon_spent']:g}; "
+          f"{'differentially private' if report['differentially_private'] else 'NOT differentially private'}")
+    print(f"  neighbouring datasets: {report['neighbouring_relation']}")
+    print(f"  domain: {report['domain_source']}")
+    for caveat in report["caveats"]:
+        print(f"  caveat: {caveat}")
+    print("ledger:")
+    for entry in report["ledger"]:
+        print(f"  {entry['step']:<24} {entry['mechanism']:<17} ε = {entry['epsilon']:.6g}  "
+              f"Δ = {entry['sensitivity']:.4g}  ({entry['measured']})")
+
+
+def _schema_infer(args: argparse.Namespace) -> None:
+    from privbayes.io import read_table, save_schema
+    from privbayes.schema import infer_schema
+
+    schema = infer_schema(read_table(args.data), bins=args.bins)
+    save_schema(schema, args.output)
+    print(f"wrote {args.output} ({len(schema)} attributes)")
+    print("warning: categories and bounds were read from the data and are NOT covered by epsilon; "
+          "replace them with public knowledge before a release", file=sys.stderr)
+
+
+def _demo(args: argparse.Namespace) -> None:
+    from privbayes.demo import run_demo
+
+    run_demo(args.output, args.epsilon)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    handlers = {"fit": _fit, "sample": _sample, "inspect": _inspect, "demo": _demo,
+                "schema": _schema_infer}
+    warnings.simplefilter("default")
+    warnings.formatwarning = lambda message, *rest, **kw: f"privbayes: warning: {message}\n"
+    try:
+        if getattr(args, "epsilon", None) is not None and not (math.isfinite(args.epsilon) and args.epsilon > 0):
+            raise InputError(f"--epsilon ({args.epsilon:g}) must be a finite number > 0")
+        handlers[args.command](args)
+    except InputError as exc:
+        print(f"privbayes: error: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, MemoryError) as exc:
+        print(f"privbayes: error: {exc.__class__.__name__}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("privbayes: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

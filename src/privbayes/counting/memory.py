@@ -1,0 +1,112 @@
+"""In-memory counting back-end on integer codes (numpy)."""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from typing import Sequence
+
+import numpy as np
+
+from privbayes.encoding import Encoding
+from privbayes.errors import InputError
+
+_CACHE_CELLS = 2**23
+"""Cells of exact leaf-level tables kept for reuse (≈ 64 MB of int64)."""
+
+
+class InMemoryTable:
+    """Encoded rows held as an (n × d') integer matrix; counts by ``np.bincount``.
+
+    Tables over the same attributes at other generalisation levels are derived from
+    one cached leaf-level table (GreedyBayes asks for many such variants, Alg. 6).
+    """
+
+    def __init__(self, encoded: np.ndarray, encoding: Encoding) -> None:
+        if encoded.ndim != 2 or encoded.shape[1] != len(encoding.attributes):
+            raise ValueError(f"encoded rows have shape {encoded.shape}, expected (n, {len(encoding.attributes)})")
+        if encoded.shape[0] == 0:
+            raise InputError("the data has no rows")
+        self.encoding = encoding
+        self._rows = encoded
+        self._generalised: dict[tuple[int, int], np.ndarray] = {}
+        self._generalisers: dict[tuple[int, int], np.ndarray] = {}
+        self._leaf_tables: OrderedDict[tuple[int, ...], np.ndarray] = OrderedDict()
+        self._cached_cells = 0
+
+    @property
+    def n(self) -> int:
+        return int(self._rows.shape[0])
+
+    def _column(self, attribute: int, level: int) -> np.ndarray:
+        key = (attribute, level)
+        if key not in self._generalised:
+            mapping = self.encoding.attributes[attribute].levels[level]
+            self._generalised[key] = mapping[self._rows[:, attribute]].astype(np.int32)
+        return self._generalised[key]
+
+    def _generaliser(self, attribute: int, level: int) -> np.ndarray:
+        key = (attribute, level)
+        if key not in self._generalisers:
+            attr = self.encoding.attributes[attribute]
+            self._generalisers[key] = _generaliser(attr.levels[level], attr.level_size(level))
+        return self._generalisers[key]
+
+    def _bincount(self, attributes: Sequence[int], levels: Sequence[int]) -> np.ndarray:
+        shape = tuple(self.encoding.attributes[a].level_size(l) for a, l in zip(attributes, levels))
+        cells = math.prod(shape)
+        index = self._column(attributes[0], levels[0]).astype(np.int32 if cells < 2**31 else np.int64)
+        for a, l, size in zip(attributes[1:], levels[1:], shape[1:]):
+            index *= size
+            index += self._column(a, l)
+        return np.bincount(index, minlength=cells).reshape(shape)
+
+    def _leaf_table(self, attributes: tuple[int, ...]) -> np.ndarray | None:
+        if attributes in self._leaf_tables:
+            self._leaf_tables.move_to_end(attributes)
+            return self._leaf_tables[attributes]
+        cells = math.prod(self.encoding.attributes[a].size for a in attributes)
+        if cells > min(_CACHE_CELLS // 8, self.n // 2):
+            return None
+        table = self._bincount(attributes, [0] * len(attributes))
+        self._leaf_tables[attributes] = table
+        self._cached_cells += cells
+        while self._cached_cells > _CACHE_CELLS:
+            _, old = self._leaf_tables.popitem(last=False)
+            self._cached_cells -= old.size
+        return table
+
+    def counts(self, attributes: Sequence[int], levels: Sequence[int] | None = None) -> np.ndarray:
+        levels = [0] * len(attributes) if levels is None else list(levels)
+        if len(levels) != len(attributes):
+            raise ValueError("attributes and levels must have the same length")
+        if not attributes:
+            return np.array(self.n, dtype=np.int64)
+        if len(set(attributes)) != len(attributes):
+            raise ValueError(f"attributes {list(attributes)} repeat")
+        order = sorted(range(len(attributes)), key=lambda i: attributes[i])
+        leaf = self._leaf_table(tuple(attributes[i] for i in order))
+        if leaf is None:
+            return self._bincount(attributes, levels)
+        table = leaf
+        for axis, i in enumerate(order):
+            if levels[i]:
+                table = _generalise_axis(table, axis, self._generaliser(attributes[i], levels[i]))
+        return np.transpose(table, np.argsort(order))
+
+
+def _generaliser(mapping: np.ndarray, size: int) -> np.ndarray:
+    """How to sum leaf cells into nodes: reduceat starts when nodes hold consecutive leaves,
+    else a one-hot matrix (leaves × nodes)."""
+    if np.all(np.diff(mapping) >= 0):
+        return np.flatnonzero(np.r_[True, np.diff(mapping) > 0])
+    onehot = np.zeros((len(mapping), size), dtype=np.int64)
+    onehot[np.arange(len(mapping)), mapping] = 1
+    return onehot
+
+
+def _generalise_axis(table: np.ndarray, axis: int, how: np.ndarray) -> np.ndarray:
+    """Sum the cells of ``axis`` into taxonomy nodes."""
+    if how.ndim == 1:
+        return np.add.reduceat(table, how, axis=axis)
+    return np.moveaxis(np.moveaxis(table, axis, -1) @ how, -1, axis)

@@ -1,0 +1,45 @@
+"""``privbayes demo``: PrivBayes on the bundled UCI Adult data (45,222 rows × 15, the paper's version)."""
+
+from __future__ import annotations
+
+import time
+from importlib import resources
+
+import numpy as np
+import pandas as pd
+
+from privbayes.evaluation.marginals import average_marginal_tvd
+from privbayes.io import load_schema, write_table
+from privbayes.synthesizers.privbayes import PrivBayes
+
+
+def run_demo(output: str, epsilon: float = 1.0) -> dict[str, float]:
+    """Fit at ``epsilon``, write a synthetic CSV, and print 2-way marginal TVDs against references."""
+    data_dir = resources.files("privbayes") / "data"
+    with resources.as_file(data_dir / "adult.yaml") as schema_path:
+        schema = load_schema(schema_path)
+    with resources.as_file(data_dir / "adult.csv.gz") as data_path:
+        real = pd.read_csv(data_path)
+    print(f"Adult: {len(real):,} rows × {real.shape[1]} attributes; PrivBayes at ε = {epsilon:g}")
+    start = time.perf_counter()
+    model = PrivBayes(epsilon, progress=True).fit(real, schema)
+    synthetic = model.sample()
+    elapsed = time.perf_counter() - start
+    write_table(synthetic, output)
+
+    sizes = [a.size for a in schema.attributes]
+    real_codes = schema.encode(real, "adult")
+    synth_codes = schema.encode(synthetic, "synthetic")
+    uniform_codes = np.column_stack([np.random.default_rng().integers(0, s, len(real)) for s in sizes])
+    tvd_synth = average_marginal_tvd(real_codes, synth_codes, sizes, 2)
+    tvd_uniform = average_marginal_tvd(real_codes, uniform_codes, sizes, 2)
+    report = model.privacy_report()
+    print(f"network: degree {model.degree_}, {report['algorithm']}")
+    for line in model.network_.describe(model.encoding_):
+        print(f"  {line}")
+    print(f"privacy: ε spent {report['epsilon_spent']:g} of {report['epsilon']:g} ({len(report['ledger'])} ledger entries)")
+    print(f"wrote {len(synthetic):,} synthetic rows to {output} in {elapsed:.2f} s (fit + sample)")
+    print("average total variation distance over all 2-way marginals (lower is better):")
+    print(f"  synthetic vs input: {tvd_synth:.4f}")
+    print(f"  uniform   vs input: {tvd_uniform:.4f}")
+    return {"tvd_synthetic": tvd_synth, "tvd_uniform": tvd_uniform, "seconds": elapsed}

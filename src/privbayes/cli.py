@@ -6,7 +6,6 @@ import argparse
 import json
 import math
 import sys
-import warnings
 from typing import Sequence
 
 from privbayes.errors import InputError
@@ -81,8 +80,8 @@ def _fit(args: argparse.Namespace) -> None:
     model = PrivBayes(args.epsilon, beta=args.beta, theta=args.theta, score=args.score, encoding=args.encoding,
                       degree=args.degree, random_state=args.seed, progress=True)
     if args.schema is None:
-        warnings.warn("the schema is inferred from the data: its categories and bounds are NOT covered by epsilon",
-                      stacklevel=1)
+        print("privbayes: warning: the schema is inferred from the data: its categories and bounds are "
+              "NOT covered by epsilon", file=sys.stderr)
     model.fit(args.data, args.schema, infer_schema_from_data=args.infer_schema)
     model.save(args.output)
     report = model.privacy_report()
@@ -145,8 +144,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handlers = {"fit": _fit, "sample": _sample, "inspect": _inspect, "demo": _demo,
                 "schema": _schema_infer}
-    warnings.simplefilter("default")
-    warnings.formatwarning = lambda message, *rest, **kw: f"privbayes: warning: {message}\n"
     try:
         if getattr(args, "epsilon", None) is not None and not (math.isfinite(args.epsilon) and args.epsilon > 0):
             raise InputError(f"--epsilon ({args.epsilon:g}) must be a finite number > 0")

@@ -91,7 +91,7 @@ def load_model(path: str | os.PathLike) -> Any:
     model.seeded_ = bool(fitted["seeded"])
     model.domain_source_ = str(fitted["domain_source"])
     model.score_ = str(params["score"])
-    model.epsilon_spent_ = spent
+    model.epsilon_spent_ = float(fitted["epsilon_spent"])
     return model
 
 

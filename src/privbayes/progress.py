@@ -31,5 +31,4 @@ class Progress:
 
     def update(self, done: int, total: int) -> None:
         if self._bar is not None:
-            self._bar.n = done
-            self._bar.refresh()
+            self._bar.update(done - self._bar.n)

@@ -137,7 +137,7 @@ class Attribute:
             codes[~missing] = self._bin_codes(present, where)
         else:
             labels = _labels(present)
-            mapped = pd.Categorical(labels, categories=[str(c) for c in self.categories]).codes
+            mapped = pd.Index([str(c) for c in self.categories]).get_indexer(labels)
             if (mapped < 0).any():
                 bad = labels.iloc[int(np.argmax(mapped < 0))]
                 raise InputError(f"{where}: value {bad!r} is not one of the schema's {self.base_size} categories")

@@ -76,6 +76,7 @@ def greedy_bayes(
     first = rng.randbelow(d)
     pairs = [APPair(first)]
     placed = [first]
+    known: dict[tuple[int, tuple[Parent, ...]], float] = {}
     for step in range(1, d):
         omega = [(x, parents) for x in range(d) if x not in placed for parents in candidates(x, placed)]
         for x, parents in omega:
@@ -83,7 +84,10 @@ def greedy_bayes(
             if not score.supports(attrs[x].size, parent_sizes):
                 raise InputError(f"score {score.name} does not support attribute {attrs[x].name!r} "
                                  f"({attrs[x].size} values) or its parents; use score R or a binary encoding")
-        scores = [score(candidate_joint(table, x, parents)) for x, parents in omega]
+        for key in omega:  # a pair keeps its exact score across steps: compute each once
+            if key not in known:
+                known[key] = score(candidate_joint(table, *key))
+        scores = [known[key] for key in omega]
         if epsilon1 is None:
             chosen = int(np.argmax(scores))
         else:

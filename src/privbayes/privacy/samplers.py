@@ -6,7 +6,8 @@ integer arithmetic from uniform integers, following Canonne, Kamath and Steinke,
 "The Discrete Gaussian for Differential Privacy" (NeurIPS 2020), Algorithms 1-2:
 
 * ``bernoulli_exp(gamma)``: a coin with probability exp(-gamma) for rational gamma;
-* ``discrete_laplace(scale)``: Pr[Z = z] ∝ exp(-|z| / scale) on the integers;
+* ``discrete_laplace(scale)``: Pr[Z = z] ∝ exp(-|z| / scale) on the integers,
+  vectorised over many draws (Alg. 2 run on numpy arrays of exact integers);
 * ``exponential_choice(logits)``: index i with probability ∝ exp(logits[i]),
   by rejection from uniform proposals accepted with exp(logit_i - max logit).
 
@@ -18,6 +19,8 @@ generator with anything else.
 
 from __future__ import annotations
 
+import math
+import os
 import random
 import secrets
 from fractions import Fraction
@@ -35,26 +38,46 @@ class RandomSource(Protocol):
         """A uniform integer in [0, n)."""
         ...
 
+    def below(self, bounds: np.ndarray) -> np.ndarray:
+        """Uniform integers in [0, bounds[i]) for each i (uint64, 0 < bounds < 2^63)."""
+        ...
+
 
 class SystemRandomSource:
-    """Uniform integers from the operating system's CSPRNG (``secrets``)."""
+    """Uniform integers from the operating system's CSPRNG (``secrets`` / ``os.urandom``)."""
 
     seeded = False
 
     def randbelow(self, n: int) -> int:
         return secrets.randbelow(n)
 
+    def below(self, bounds: np.ndarray) -> np.ndarray:
+        bounds = np.asarray(bounds, dtype=np.uint64)
+        out = np.empty_like(bounds)
+        todo = np.arange(bounds.size)
+        while todo.size:  # rejection as in OpenBSD's arc4random_uniform: exact, no modulo bias
+            words = np.frombuffer(os.urandom(8 * todo.size), dtype=np.uint64)
+            b = bounds[todo]
+            ok = words >= (np.uint64(0) - b) % b  # 2^64 mod b
+            out[todo[ok]] = words[ok] % b[ok]
+            todo = todo[~ok]
+        return out
+
 
 class SeededRandomSource:
-    """Reproducible uniform integers (Mersenne Twister); not for production releases."""
+    """Reproducible uniform integers (Mersenne Twister and PCG64); not for production releases."""
 
     seeded = True
 
     def __init__(self, seed: int) -> None:
         self._random = random.Random(seed)
+        self._numpy = np.random.Generator(np.random.PCG64(seed))
 
     def randbelow(self, n: int) -> int:
         return self._random.randrange(n)
+
+    def below(self, bounds: np.ndarray) -> np.ndarray:
+        return self._numpy.integers(0, np.asarray(bounds, dtype=np.uint64), dtype=np.uint64)
 
 
 def random_source(seed: int | None) -> RandomSource:
@@ -87,33 +110,73 @@ def _bernoulli_exp_unit(num: int, den: int, rng: RandomSource) -> bool:
     return k % 2 == 1
 
 
-def _discrete_laplace_one(t: int, s: int, rng: RandomSource) -> int:
-    """One draw with Pr[z] ∝ exp(-|z|·s/t) (CKS 2020, Alg. 2)."""
-    while True:
-        u = rng.randbelow(t)
-        if not _bernoulli_exp_unit(u, t, rng):
-            continue
-        v = 0
-        while _bernoulli_exp_unit(1, 1, rng):
-            v += 1
-        y = (u + t * v) // s
-        negative = rng.randbelow(2) == 1
-        if negative and y == 0:
-            continue
-        return -y if negative else y
+_SCALE_DENOMINATOR_BITS = 20
+_SCALE_NUMERATOR_BITS = 44
 
 
-def discrete_laplace(scale: Fraction, size: int, rng: RandomSource) -> np.ndarray:
-    """``size`` i.i.d. draws of the discrete Laplace distribution with the given scale.
+def lattice_scale(scale: Fraction) -> tuple[int, int]:
+    """Integers (t, s) with t/s ≥ scale, close to it, small enough for 64-bit arithmetic.
 
-    Adding it to an integer query of L1 sensitivity Δ is (Δ/scale)-DP, exactly as
-    the continuous Laplace mechanism, with no floating-point lattice to exploit.
+    A float ε makes 2/ε a rational with a ~2^50 denominator; we round the scale *up*
+    to a multiple of 2^-20 (at most 1e-6 more noise), which only strengthens privacy.
     """
     scale = Fraction(scale)
     if scale <= 0:
-        raise ValueError(f"scale ({scale}) must be positive")
-    t, s = scale.numerator, scale.denominator
-    return np.fromiter((_discrete_laplace_one(t, s, rng) for _ in range(size)), dtype=np.int64, count=size)
+        raise ValueError(f"scale ({float(scale)}) must be positive")
+    if scale.denominator <= 2**_SCALE_DENOMINATOR_BITS and scale.numerator < 2**_SCALE_NUMERATOR_BITS:
+        return scale.numerator, scale.denominator
+    s = 2**_SCALE_DENOMINATOR_BITS
+    t = math.ceil(scale * s)
+    if t >= 2**_SCALE_NUMERATOR_BITS:
+        raise ValueError(f"scale ({float(scale):g}) is too large for the exact sampler")
+    return t, s
+
+
+def _bernoulli_exp_units(num: np.ndarray, den: int, rng: RandomSource) -> np.ndarray:
+    """Vectorised exp(-num/den), num ≤ den: parity of the first failing Bernoulli(γ/k) coin."""
+    num = np.asarray(num, dtype=np.uint64)
+    k = np.ones(num.shape, dtype=np.uint64)
+    active = np.arange(num.size)
+    while active.size:
+        coin = rng.below(np.uint64(den) * k[active]) < num[active]
+        k[active[coin]] += np.uint64(1)
+        active = active[coin]
+    return k % np.uint64(2) == np.uint64(1)
+
+
+def _count_successes_exp_minus_one(size: int, rng: RandomSource) -> np.ndarray:
+    """Number of Bernoulli(e^-1) successes before the first failure, ``size`` times."""
+    v = np.zeros(size, dtype=np.uint64)
+    active = np.arange(size)
+    while active.size:
+        coin = _bernoulli_exp_units(np.ones(active.size, dtype=np.uint64), 1, rng)
+        v[active[coin]] += np.uint64(1)
+        active = active[coin]
+    return v
+
+
+def discrete_laplace(scale: Fraction, size: int, rng: RandomSource) -> np.ndarray:
+    """``size`` i.i.d. draws of the discrete Laplace distribution with (at least) the given scale.
+
+    Adding it to an integer query of L1 sensitivity Δ is (Δ/scale)-DP, exactly as the
+    continuous Laplace mechanism, with no floating-point lattice to exploit.  CKS 2020,
+    Alg. 2, with t/s = :func:`lattice_scale`: X = U + t·V is geometric with parameter
+    1 − e^(-1/t), Y = ⌊X/s⌋ geometric with 1 − e^(-s/t), and a random sign (rejecting −0).
+    """
+    t, s = lattice_scale(Fraction(scale))
+    out = np.empty(size, dtype=np.int64)
+    filled = 0
+    while filled < size:
+        m = size - filled
+        u = rng.below(np.full(m, t, dtype=np.uint64))
+        u = u[_bernoulli_exp_units(u, t, rng)]
+        y = (u + np.uint64(t) * _count_successes_exp_minus_one(u.size, rng)) // np.uint64(s)
+        negative = rng.below(np.full(u.size, 2, dtype=np.uint64)) == 1
+        keep = ~(negative & (y == 0))
+        z = np.where(negative, -y.astype(np.int64), y.astype(np.int64))[keep][:m]
+        out[filled:filled + z.size] = z
+        filled += z.size
+    return out
 
 
 def exponential_choice(logits: Sequence[Fraction], rng: RandomSource) -> int:

@@ -55,9 +55,8 @@ def exponential_mechanism(
     measured: str,
 ) -> int:
     """Index of the chosen candidate, with probability ∝ exp(ε·score/(2·sensitivity))."""
-    if not scores:
+    if len(scores) == 0:
         raise ValueError(f"step {step!r}: the exponential mechanism needs at least one candidate")
     eps = as_fraction(epsilon)
     accountant.charge(eps, step=step, mechanism="exponential", sensitivity=sensitivity, measured=measured)
-    factor = eps / (2 * as_fraction(sensitivity))
-    return exponential_choice([factor * Fraction(float(s)) for s in scores], rng)
+    return exponential_choice(scores, eps / (2 * as_fraction(sensitivity)), rng)

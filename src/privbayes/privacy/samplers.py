@@ -8,8 +8,8 @@ integer arithmetic from uniform integers, following Canonne, Kamath and Steinke,
 * ``bernoulli_exp(gamma)``: a coin with probability exp(-gamma) for rational gamma;
 * ``discrete_laplace(scale)``: Pr[Z = z] ∝ exp(-|z| / scale) on the integers,
   vectorised over many draws (Alg. 2 run on numpy arrays of exact integers);
-* ``exponential_choice(logits)``: index i with probability ∝ exp(logits[i]),
-  by rejection from uniform proposals accepted with exp(logit_i - max logit).
+* ``exponential_choice(scores, factor)``: index i with probability ∝ exp(factor·scores[i]),
+  by rejection from uniform proposals accepted with exp(−factor·(max − score_i)).
 
 The uniform integers come from a :class:`RandomSource`: the operating system's
 CSPRNG by default, or a seeded generator when the user asks for reproducible
@@ -179,18 +179,22 @@ def discrete_laplace(scale: Fraction, size: int, rng: RandomSource) -> np.ndarra
     return out
 
 
-def exponential_choice(logits: Sequence[Fraction], rng: RandomSource) -> int:
-    """Index i with probability exp(logits[i]) / Σ_j exp(logits[j]), exactly.
+def exponential_choice(scores: Sequence[float], factor: Fraction, rng: RandomSource) -> int:
+    """Index i with probability exp(factor·scores[i]) / Σ_j exp(factor·scores[j]), exactly.
 
-    Uniform proposals are accepted with probability exp(logit_i − max logit);
-    the accepted index is then distributed exactly as the softmax.  The expected
-    number of proposals is at most len(logits).
+    Scores (floats or Fractions) are taken as the exact rationals they denote.  Uniform proposals
+    are accepted with probability exp(−factor·(max − score_i)); the accepted index is
+    then distributed exactly as the softmax.  The expected number of proposals is at
+    most len(scores); each gap is computed only when its candidate is proposed.
     """
-    if len(logits) == 0:
+    if len(scores) == 0:
         raise ValueError("the exponential mechanism needs at least one candidate")
-    top = max(logits)
-    gaps = [top - logit for logit in logits]
+    factor = Fraction(factor)
+    if factor < 0:
+        raise ValueError(f"factor ({float(factor)}) must be non-negative")
+    top = Fraction(max(scores))  # float/Fraction comparisons are exact in Python
     while True:
-        i = rng.randbelow(len(gaps))
-        if _bernoulli_exp(gaps[i].numerator, gaps[i].denominator, rng):
+        i = rng.randbelow(len(scores))
+        gap = factor * (top - Fraction(scores[i]))
+        if _bernoulli_exp(gap.numerator, gap.denominator, rng):
             return i

@@ -52,7 +52,11 @@ def read_domain(path: str | os.PathLike, names: Sequence[str] | None = None) -> 
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: no such domain file")
-    lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: the domain file is not valid UTF-8 text") from None
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
     if names is None:
         names = ADULT_NAMES if path.stem == "adult" and len(lines) == len(ADULT_NAMES) else [f"c{i}" for i in range(len(lines))]
     if len(names) != len(lines):
@@ -64,7 +68,10 @@ def read_domain(path: str | os.PathLike, names: Sequence[str] | None = None) -> 
         if kind == "C":
             if len(rest) != 2:
                 raise InputError(f"{where}: 'C' needs a minimum and a maximum")
-            low, high = float(rest[0]), float(rest[1])
+            try:
+                low, high = float(rest[0]), float(rest[1])
+            except ValueError:
+                raise InputError(f"{where}: 'C' bounds must be numbers, got {rest[0]!r} and {rest[1]!r}") from None
             attributes.append(Attribute(name, "numeric", lower=low, upper=high, bins=DEFAULT_BINS,
                                         integer=low.is_integer() and high.is_integer()))
         elif kind == "D":

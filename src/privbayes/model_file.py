@@ -49,36 +49,51 @@ def _require(condition: bool, path: Path, message: str) -> None:
 
 def load_model(path: str | os.PathLike) -> Any:
     """A fitted :class:`~privbayes.PrivBayes` from a model file, validated."""
-    from privbayes.synthesizers.privbayes import PrivBayes
-
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: no such model file")
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise InputError(f"{path}: not a JSON model file ({type(exc).__name__})") from None
+    try:
+        return _model_from_document(doc, path)
+    except InputError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise InputError(f"{path}: invalid model file: {type(exc).__name__}: {exc}") from None
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _model_from_document(doc: Any, path: Path) -> Any:
+    from privbayes.synthesizers.privbayes import PrivBayes
+
     _require(isinstance(doc, dict) and doc.get("format") == FORMAT, path, f"'format' is not {FORMAT!r}")
     _require(doc.get("version") == VERSION, path, f"unsupported version {doc.get('version')!r} (this is {VERSION})")
     for key in ("schema", "encoding", "parameters", "fitted", "network", "conditionals", "ledger"):
         _require(key in doc, path, f"missing {key!r}")
     params, fitted = doc["parameters"], doc["fitted"]
     _require(isinstance(params, dict) and isinstance(fitted, dict), path, "parameters/fitted must be objects")
-    try:
-        schema = Schema.from_dict(doc["schema"], source=f"{path}: schema")
-        encoding = Encoding.build(schema, doc["encoding"])
-        network = Network.from_list(doc["network"])
-        ledger = tuple(LedgerEntry(**entry) for entry in doc["ledger"])
-        model = PrivBayes(params["epsilon"], beta=params["beta"], theta=params["theta"], score=params["score"],
-                          encoding=encoding.name, degree=params["degree"],
-                          non_private_phase=params["non_private_phase"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise InputError(f"{path}: invalid model file: {exc}") from None
+    schema = Schema.from_dict(doc["schema"], source=f"{path}: schema")
+    encoding = Encoding.build(schema, doc["encoding"])
+    network = Network.from_list(doc["network"])
+    _require(isinstance(doc["ledger"], list), path, "the ledger must be a list")
+    ledger = tuple(LedgerEntry(**entry) for entry in doc["ledger"])
+    _require(all(_number(e.epsilon) and _number(e.sensitivity) and isinstance(e.step, str)
+                 and isinstance(e.mechanism, str) and isinstance(e.measured, str) for e in ledger),
+             path, "ledger entries need numeric epsilon/sensitivity and text step/mechanism/measured")
+    model = PrivBayes(params["epsilon"], beta=params["beta"], theta=params["theta"], score=params["score"],
+                      encoding=encoding.name, degree=params["degree"], non_private_phase=params["non_private_phase"])
     d = len(encoding.attributes)
     _require(sorted(p.child for p in network.pairs) == list(range(d)), path, "the network must cover every attribute once")
     spent = sum(entry.epsilon for entry in ledger)
     epsilon = params["epsilon"]
-    _require(isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0, path, "epsilon must be > 0")
+    _require(_number(epsilon) and epsilon > 0, path, "epsilon must be a finite number > 0")
+    _require(_number(fitted.get("epsilon_spent")), path, "epsilon_spent must be a number")
+    _require(isinstance(fitted.get("n"), int) and fitted["n"] > 0, path, "n must be a positive integer")
     _require(all(e.epsilon > 0 for e in ledger), path, "ledger entries must have positive epsilon")
     _require(spent <= epsilon * (1 + 1e-9), path, f"the ledger spends {spent:g}, more than the claimed epsilon {epsilon:g}")
     _require(math.isclose(fitted.get("epsilon_spent", -1), spent, rel_tol=1e-9, abs_tol=1e-12), path,
@@ -105,7 +120,9 @@ def _conditionals(raw: Any, network: Network, encoding: Encoding, path: Path) ->
         shape = [attrs[a].level_size(level) for a, level in pair.parents] + [attrs[pair.child].size]
         _require(isinstance(item, dict) and item.get("shape") == shape, path,
                  f"conditional of attribute {attrs[pair.child].name!r} must have shape {shape}")
-        values = np.asarray(item.get("probabilities"), dtype=np.float64)
+        raw = item.get("probabilities")
+        _require(isinstance(raw, list) and all(_number(v) for v in raw), path, "probabilities must be a list of numbers")
+        values = np.asarray(raw, dtype=np.float64)
         _require(values.size == int(np.prod(shape)), path, "a conditional has the wrong number of probabilities")
         table = values.reshape(shape)
         _require(bool(np.all(np.isfinite(table)) and np.all(table >= 0)), path, "probabilities must be finite and >= 0")

@@ -67,8 +67,8 @@ def mutual_information_sensitivity(n: int, binary: bool) -> float:
 
     ``binary`` is true when X or Π has a domain of size two (or less).
     """
-    if n < 2:
-        raise ValueError(f"n ({n}) must be at least 2 for the sensitivity of I")
+    if n < 2:  # one tuple: I is always 0, so any positive bound holds; use I's binary range
+        return 1.0
     if binary:
         return math.log2(n) / n + (n - 1) / n * math.log2(n / (n - 1))
     return 2 / n * math.log2((n + 1) / 2) + (n - 1) / n * math.log2((n + 1) / (n - 1))

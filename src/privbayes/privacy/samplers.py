@@ -28,6 +28,8 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
+from privbayes.errors import InputError
+
 
 class RandomSource(Protocol):
     """A source of exactly uniform integers."""
@@ -128,7 +130,7 @@ def lattice_scale(scale: Fraction) -> tuple[int, int]:
     s = 2**_SCALE_DENOMINATOR_BITS
     t = math.ceil(scale * s)
     if t >= 2**_SCALE_NUMERATOR_BITS:
-        raise ValueError(f"scale ({float(scale):g}) is too large for the exact sampler")
+        raise InputError(f"the noise scale ({float(scale):g}) is too large for the exact sampler: epsilon is too small")
     return t, s
 
 

@@ -98,6 +98,8 @@ def _model_from_document(doc: Any, path: Path) -> Any:
     _require(spent <= epsilon * (1 + 1e-9), path, f"the ledger spends {spent:g}, more than the claimed epsilon {epsilon:g}")
     _require(math.isclose(fitted.get("epsilon_spent", -1), spent, rel_tol=1e-9, abs_tol=1e-12), path,
              "epsilon_spent does not match the ledger")
+    if params["non_private_phase"] is None:  # a DP claim: every phase must have been paid for
+        _check_paid(ledger, network, fitted, path)
     model.conditionals_ = _conditionals(doc["conditionals"], network, encoding, path)
     model.schema_, model.encoding_, model.network_, model.ledger_ = schema, encoding, network, ledger
     model.n_ = int(fitted["n"])
@@ -108,6 +110,20 @@ def _model_from_document(doc: Any, path: Path) -> Any:
     model.score_ = str(params["score"])
     model.epsilon_spent_ = float(fitted["epsilon_spent"])
     return model
+
+
+def _check_paid(ledger: tuple[LedgerEntry, ...], network: Network, fitted: dict, path: Path) -> None:
+    """The ledger of a DP model holds d − 1 selections (if any pair has parents) and one
+    Laplace release per measured table (Alg. 1: d − k; Alg. 3: d)."""
+    d = len(network.pairs)
+    k = fitted.get("degree")
+    measured = d - k if "Alg. 1" in str(fitted.get("algorithm")) and isinstance(k, int) else d
+    releases = sum(e.mechanism == "discrete Laplace" for e in ledger)
+    selections = sum(e.mechanism == "exponential" for e in ledger)
+    _require(releases == measured, path, f"a differentially private model needs {measured} noisy tables in its ledger, "
+                                         f"found {releases}")
+    _require(network.degree == 0 or selections == d - 1, path,
+             f"a differentially private network needs {d - 1} exponential-mechanism steps, found {selections}")
 
 
 def _conditionals(raw: Any, network: Network, encoding: Encoding, path: Path) -> list[np.ndarray]:

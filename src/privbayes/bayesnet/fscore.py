@@ -300,6 +300,10 @@ class MaximumJointDistance:
     def __call__(self, joint: np.ndarray) -> float:
         return f_score(joint, use_numba=self.use_numba)
 
+    def batch(self, joints: np.ndarray) -> np.ndarray:
+        """Scores of many tables ``joints[b, x, π]`` of one shape."""
+        return f_scores(joints, use_numba=self.use_numba)
+
     def sensitivity(self, n: int, child_size: int, parent_size: int) -> float:
         if n < 1:
             raise ValueError(f"n ({n}) must be at least 1")

@@ -13,6 +13,7 @@ Candidates come from one of two rules:
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from itertools import combinations
 from typing import Callable, Sequence
@@ -34,8 +35,14 @@ CandidateRule = Callable[[int, Sequence[int]], list[tuple[Parent, ...]]]
 
 def fixed_degree_candidates(k: int) -> CandidateRule:
     """Alg. 2, line 5: every Π ⊆ V of size min(k, |V|), all attributes ungeneralised."""
+    cache: dict[tuple[int, ...], list[tuple[Parent, ...]]] = {}
+
     def rule(child: int, placed: Sequence[int]) -> list[tuple[Parent, ...]]:
-        return [tuple((a, 0) for a in subset) for subset in combinations(sorted(placed), min(k, len(placed)))]
+        key = tuple(sorted(placed))
+        if key not in cache:  # the same for every child of a step
+            cache.clear()
+            cache[key] = [tuple((a, 0) for a in subset) for subset in combinations(key, min(k, len(key)))]
+        return cache[key]
     return rule
 
 
@@ -60,6 +67,32 @@ def candidate_joint(table: PrivateTable, child: int, parents: tuple[Parent, ...]
     return counts.reshape(counts.shape[0], -1)
 
 
+def _score_pairs(table: PrivateTable, score: ScoreFunction, pairs: list[tuple[int, tuple[Parent, ...]]],
+                 known: dict) -> None:
+    """Exact scores of ``pairs`` into ``known``: batched over shared parent sets when the
+    back-end can count many binary families in one pass (§4.4's workload), else one by one."""
+    families = getattr(table, "binary_families", None)
+    if families is not None and all(lvl == 0 for _, parents in pairs for _, lvl in parents):
+        by_parents: dict[tuple[Parent, ...], list[int]] = {}
+        for x, parents in pairs:
+            by_parents.setdefault(parents, []).append(x)
+        groups: dict[tuple[tuple[int, ...], int], list[tuple[Parent, ...]]] = {}
+        for parents, children in by_parents.items():
+            groups.setdefault((tuple(children), len(parents)), []).append(parents)
+        for (children, k), parent_sets in groups.items():
+            tables = families(np.array([[a for a, _ in p] for p in parent_sets]).reshape(len(parent_sets), k),
+                              np.array(children))
+            if tables is None:
+                break
+            values = score.batch(tables.reshape(-1, 2, 2**k))
+            for i, parents in enumerate(parent_sets):
+                for j, x in enumerate(children):
+                    known[(x, parents)] = float(values[i * len(children) + j])
+    for key in pairs:
+        if key not in known:
+            known[key] = score(candidate_joint(table, *key))
+
+
 def greedy_bayes(
     table: PrivateTable,
     score: ScoreFunction,
@@ -78,21 +111,22 @@ def greedy_bayes(
     placed = [first]
     known: dict[tuple[int, tuple[Parent, ...]], float] = {}
     for step in range(1, d):
-        omega = [(x, parents) for x in range(d) if x not in placed for parents in candidates(x, placed)]
-        for x, parents in omega:
-            parent_sizes = tuple(attrs[a].level_size(lvl) for a, lvl in parents)
-            if not score.supports(attrs[x].size, parent_sizes):
-                raise InputError(f"score {score.name} does not support attribute {attrs[x].name!r} "
-                                 f"({attrs[x].size} values) or its parents; use score R or a binary encoding")
-        for key in omega:  # a pair keeps its exact score across steps: compute each once
-            if key not in known:
-                known[key] = score(candidate_joint(table, *key))
+        per_child = {x: candidates(x, placed) for x in range(d) if x not in placed}
+        omega = [(x, parents) for x, options in per_child.items() for parents in options]
+        shapes_of = {id(options): {tuple(attrs[a].level_size(lvl) for a, lvl in parents) for parents in options}
+                     for options in per_child.values()}  # Alg. 2 shares one list of options per step
+        shapes = {(attrs[x].size, sizes) for x, options in per_child.items() for sizes in shapes_of[id(options)]}
+        for child_size, parent_sizes in shapes:
+            if not score.supports(child_size, parent_sizes):
+                raise InputError(f"score {score.name} does not support a child of {child_size} values with parents of "
+                                 f"{list(parent_sizes)} values; use score R or a binary/Gray encoding")
+        # A pair keeps its exact score across steps: score each pair once.
+        _score_pairs(table, score, [key for key in omega if key not in known], known)
         scores = [known[key] for key in omega]
         if epsilon1 is None:
             chosen = int(np.argmax(scores))
         else:
-            sensitivity = max(score.sensitivity(table.n, attrs[x].size, int(np.prod([attrs[a].level_size(l) for a, l in p])))
-                              for x, p in omega)
+            sensitivity = max(score.sensitivity(table.n, c, math.prod(p)) for c, p in shapes)
             chosen = exponential_mechanism(
                 scores, Fraction(epsilon1) / (d - 1), sensitivity, accountant, rng,
                 step=f"network step {step}/{d - 1}", measured=f"score {score.name} of {len(omega)} AP pairs")

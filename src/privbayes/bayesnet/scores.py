@@ -34,13 +34,18 @@ class ScoreFunction(Protocol):
         """Whether the score is defined (and computable) for these domain sizes."""
         ...
 
+    def batch(self, joints: np.ndarray) -> np.ndarray:
+        """Scores of many tables ``joints[b, x, π]`` of one shape."""
+        ...
 
-def _probabilities(joint: np.ndarray) -> np.ndarray:
-    joint = np.asarray(joint, dtype=np.float64)
-    total = joint.sum()
-    if total <= 0:
+
+def _probabilities(joints: np.ndarray) -> np.ndarray:
+    """Tables ``joints[b, x, π]`` normalised to probabilities, each on its own."""
+    joints = np.asarray(joints, dtype=np.float64)
+    totals = joints.sum(axis=(1, 2), keepdims=True)
+    if np.any(totals <= 0):
         raise ValueError("joint table has no mass")
-    return joint / total
+    return joints / totals
 
 
 class MutualInformation:
@@ -49,11 +54,14 @@ class MutualInformation:
     name = "I"
 
     def __call__(self, joint: np.ndarray) -> float:
-        p = _probabilities(joint)
-        px = p.sum(axis=1, keepdims=True)
-        ppi = p.sum(axis=0, keepdims=True)
-        mask = p > 0
-        return float(np.sum(p[mask] * np.log2(p[mask] / (px @ ppi)[mask])))
+        return float(self.batch(np.asarray(joint)[None])[0])
+
+    def batch(self, joints: np.ndarray) -> np.ndarray:
+        """Scores of many tables ``joints[b, x, π]`` of one shape."""
+        p = _probabilities(joints)
+        independent = p.sum(axis=2, keepdims=True) * p.sum(axis=1, keepdims=True)
+        ratio = np.divide(p, independent, out=np.ones_like(p), where=p > 0)
+        return np.sum(p * np.log2(ratio), axis=(1, 2))
 
     def sensitivity(self, n: int, child_size: int, parent_size: int) -> float:
         return mutual_information_sensitivity(n, binary=min(child_size, parent_size) <= 2)
@@ -80,9 +88,13 @@ class IndependenceDistance:
     name = "R"
 
     def __call__(self, joint: np.ndarray) -> float:
-        p = _probabilities(joint)
-        independent = p.sum(axis=1, keepdims=True) @ p.sum(axis=0, keepdims=True)
-        return float(0.5 * np.abs(p - independent).sum())
+        return float(self.batch(np.asarray(joint)[None])[0])
+
+    def batch(self, joints: np.ndarray) -> np.ndarray:
+        """Scores of many tables ``joints[b, x, π]`` of one shape."""
+        p = _probabilities(joints)
+        independent = p.sum(axis=2, keepdims=True) * p.sum(axis=1, keepdims=True)
+        return 0.5 * np.abs(p - independent).sum(axis=(1, 2))
 
     def sensitivity(self, n: int, child_size: int, parent_size: int) -> float:
         return 3 / n + 2 / n**2

@@ -8,6 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
+from privbayes.counting.families import HAVE_NUMBA, binary_family_counts
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
 
@@ -37,10 +38,21 @@ class InMemoryTable:
         self._generalisers: dict[tuple[int, int], np.ndarray] = {}
         self._leaf_tables: OrderedDict[tuple[int, ...], np.ndarray] = OrderedDict()
         self._cached_cells = 0
+        self._binary_rows: np.ndarray | None = None
 
     @property
     def n(self) -> int:
         return self._n
+
+    def binary_families(self, parents: np.ndarray, children: np.ndarray) -> np.ndarray | None:
+        """Exact tables of every (child, parent set) pair at level 0, ``out[p, c, x, π]``,
+        when every encoded attribute is binary and numba is available; else None."""
+        if not HAVE_NUMBA or not self.encoding.is_binary:
+            return None
+        if self._binary_rows is None:
+            self._binary_rows = np.ascontiguousarray(self._rows, dtype=np.uint8)
+        weights = np.ones(len(self._rows), np.int64) if self._weights is None else self._weights.astype(np.int64)
+        return binary_family_counts(self._binary_rows, weights, parents, children)
 
     def _column(self, attribute: int, level: int) -> np.ndarray:
         key = (attribute, level)

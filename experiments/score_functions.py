@@ -18,6 +18,7 @@ from common import EPSILONS, OUT, load, mean_by, write_csv
 from privbayes import PrivBayes
 from privbayes.evaluation.information import network_mutual_information
 
+COLORS = {"F": "C0", "R": "C1", "I": "C2", "NoPrivacy": "C3"}
 SCORES = {"nltcs": ("F", "R", "I"), "acs": ("F", "R", "I"), "adult": ("R", "I"), "br2000": ("R", "I")}
 
 
@@ -52,7 +53,7 @@ def plot(rows: list[dict], datasets: list[str]) -> None:
     for ax, name in zip(axes[0], datasets):
         for method in (*SCORES[name], "NoPrivacy"):
             eps = sorted({e for (d, m, e) in means if d == name and m == method})
-            ax.plot(eps, [means[(name, method, e)] for e in eps], marker="o", label=method)
+            ax.plot(eps, [means[(name, method, e)] for e in eps], marker="o", label=method, color=COLORS[method])
         ax.set_xscale("log")
         ax.set_title(name.upper())
         ax.set_xlabel("ε")

@@ -212,6 +212,9 @@ if HAVE_NUMBA:
         return out
 
 
+_PARALLEL_TABLES = 64
+
+
 def _as_counts(joint: np.ndarray) -> np.ndarray:
     """Validate a (…, 2, m) table of non-negative integer counts; return it as int64."""
     joint = np.asarray(joint)
@@ -265,7 +268,12 @@ def f_scores(joints: np.ndarray, *, use_numba: bool | None = None) -> np.ndarray
         raise ValueError(f"expected tables of shape (B, 2, m); got shape {counts.shape}")
     rows0 = np.ascontiguousarray(counts[:, 0, :])
     rows1 = np.ascontiguousarray(counts[:, 1, :])
-    return -_kernels(use_numba)[1](rows0, rows1) / (2.0 * counts.sum(axis=(1, 2)))
+    one, many = _kernels(use_numba)
+    if len(rows0) < _PARALLEL_TABLES:  # thread start-up dominates on a handful of tables
+        costs = np.array([one(a, b) for a, b in zip(rows0, rows1)], dtype=np.int64)
+    else:
+        costs = many(rows0, rows1)
+    return -costs / (2.0 * counts.sum(axis=(1, 2)))
 
 
 def require_binary(

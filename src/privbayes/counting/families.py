@@ -20,19 +20,23 @@ HAVE_NUMBA = numba is not None
 _MAX_CELLS_PER_CALL = 2**24
 
 
-if numba is not None:
-    @numba.njit(parallel=True, cache=True)
-    def _families(rows, weights, parents, children):  # pragma: no cover - compiled
-        n_sets, k = parents.shape
-        out = np.zeros((n_sets, children.shape[0], 2, 1 << k), dtype=np.int64)
-        for p in numba.prange(n_sets):
-            for r in range(rows.shape[0]):
-                config = 0
-                for j in range(k):
-                    config = (config << 1) | rows[r, parents[p, j]]
-                for c in range(children.shape[0]):
-                    out[p, c, rows[r, children[c]], config] += weights[r]
-        return out
+def _families_loops(rows, weights, parents, children):  # pragma: no cover - compiled below
+    n_sets, k = parents.shape
+    out = np.zeros((n_sets, children.shape[0], 2, 1 << k), dtype=np.int64)
+    for p in numba.prange(n_sets):
+        for r in range(rows.shape[0]):
+            config = 0
+            for j in range(k):
+                config = (config << 1) | rows[r, parents[p, j]]
+            for c in range(children.shape[0]):
+                out[p, c, rows[r, children[c]], config] += weights[r]
+    return out
+
+
+if numba is not None:  # threads only pay off on large batches (start-up costs ~ms on tiny tables)
+    _families_parallel = numba.njit(parallel=True, cache=True)(_families_loops)
+    _families_serial = numba.njit(cache=True)(_families_loops)
+_PARALLEL_WORK = 2**22
 
 
 def binary_family_counts(rows: np.ndarray, weights: np.ndarray, parents: np.ndarray, children: np.ndarray) -> np.ndarray:
@@ -48,5 +52,7 @@ def binary_family_counts(rows: np.ndarray, weights: np.ndarray, parents: np.ndar
     children = np.ascontiguousarray(children, dtype=np.int64)
     per_set = children.size * 2 ** (parents.shape[1] + 1)
     step = max(1, _MAX_CELLS_PER_CALL // per_set)
-    blocks = [_families(rows, weights, parents[i:i + step], children) for i in range(0, len(parents), step)]
+    kernel = _families_parallel if len(parents) * len(rows) * (parents.shape[1] + children.size) > _PARALLEL_WORK \
+        else _families_serial
+    blocks = [kernel(rows, weights, parents[i:i + step], children) for i in range(0, len(parents), step)]
     return np.concatenate(blocks) if blocks else np.zeros((0, children.size, 2, 2 ** parents.shape[1]), np.int64)

@@ -1,0 +1,23 @@
+"""Privacy assurance tools: empirical audits that can catch a broken privacy argument.
+
+* :mod:`privbayes.audit.distinguish`: a distinguishing (stochastic) tester that runs a
+  mechanism on neighbouring inputs and tests Σ_events max(0, p_A − e^ε p_B) ≤ δ + τ;
+* :mod:`privbayes.audit.mia`: a membership-inference audit that turns attack success
+  into a Clopper–Pearson lower bound on ε.
+
+Audits can refute a privacy claim, never prove one; see docs/privacy-assurance.md.
+"""
+
+from privbayes.audit.distinguish import (
+    BallotResult,
+    DistinguishResult,
+    approximate_delta,
+    ballot,
+    compare_histograms,
+    concentration_tolerance,
+    distinguish,
+    miss_probability,
+)
+
+__all__ = ["BallotResult", "DistinguishResult", "approximate_delta", "ballot", "compare_histograms",
+           "concentration_tolerance", "distinguish", "miss_probability"]

@@ -138,7 +138,7 @@ def private_erm(
     Known limitations of this baseline.  (1) The noise vector b is *floating-point*
     (there is no exact integer sampler for it): it is drawn by a numpy Generator seeded
     with 128 bits from the OS CSPRNG (``secrets.randbits(128)``), or from ``rng`` when
-    that is a seeded source (reproducible runs) — never numpy.random.laplace.  (2) The
+    that is a seeded source (reproducible runs) — never a floating-point Laplace sampler.  (2) The
     guarantee assumes the exact minimiser; L-BFGS stops at a tolerance.  Λ defaults to
     0.01, a fixed choice (the paper does not state its value; it is not tuned on data).
     """

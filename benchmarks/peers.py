@@ -8,7 +8,7 @@ Peers (each imported lazily; a method whose package is missing gets a "not insta
   then ``DataGenerator``.  It gets the same categorical attributes, and the schema's public
   domain (category lists, numeric bounds) so that it does not read them from the data; it
   bins numeric attributes itself (20 equal-width bins).  ``--datasynthesizer-k`` sets the
-  degree of its network (default 2; its greedy search takes many CPU minutes at k = 2).
+  degree of its network (default 1; at 2, its example's value, one fit takes ~20 CPU minutes).
 * ``mst`` / ``aim``: MST and AIM of SmartNoise Synth (PyPI ``smartnoise-synth``, on private-pgm
   ``mbi`` 1.x), fed our leaf codes (``schema.encode``) with label transformers fitted on the
   public code range, so their domains are ours.  These are (ε, δ)-DP with SmartNoise's
@@ -27,7 +27,7 @@ the four Adult SVM targets (TODS 2017, §6.1) trained on the synthetic codes.
 Run it in a separate environment that has the peers (see benchmarks/peers_requirements.txt):
 
     /work/peers-venv/bin/python benchmarks/peers.py [--methods ours,datasynthesizer,mst]
-        [--epsilons 0.1,0.4,1.6] [--repeats 3] [--budget 420] [--json out.json] [--markdown table.md]
+        [--epsilons 0.1,0.4,1.6] [--repeats 3] [--budget 120] [--json out.json] [--markdown table.md]
     /work/peers-venv/bin/python benchmarks/peers.py --merge a.json b.json --markdown table.md
 
 A method stops repeating once its runs at one ε have taken ``--budget`` seconds of wall
@@ -62,7 +62,10 @@ from privbayes.schema import Schema
 
 METHODS = ("ours", "datasynthesizer", "mst", "aim")
 PACKAGES = {"ours": "privbayes", "datasynthesizer": "DataSynthesizer", "mst": "smartnoise-synth", "aim": "smartnoise-synth"}
-DATASYNTHESIZER_K = 2  # default degree of its network: the value of its Adult example notebook
+# Default degree of DataSynthesizer's network.  Its Adult example notebook uses 2, but one fit at
+# k = 2 takes about 20 CPU minutes here (its greedy search joins parent values row by row in
+# pandas), which alone would break the ~20-minute budget of this benchmark.
+DATASYNTHESIZER_K = 1
 DATASYNTHESIZER_BINS = 20  # its default histogram size for numeric attributes
 
 
@@ -96,10 +99,15 @@ datasynthesizer_k = DATASYNTHESIZER_K  # --datasynthesizer-k
 
 def run_datasynthesizer(eps: float, schema: Schema, train: pd.DataFrame, codes: np.ndarray, rep: int) -> dict:
     try:
+        import DataSynthesizer.DataGenerator as generator_module
         from DataSynthesizer.DataDescriber import DataDescriber
         from DataSynthesizer.DataGenerator import DataGenerator
     except ImportError as exc:
         raise NotInstalled(str(exc)) from None
+    # Compatibility shim, not a change of method: with k >= 2 its model keys parent values as
+    # str(list(tuple)), which under numpy >= 2 reads "[np.int64(3), ...]", and DataGenerator
+    # eval()s these keys in a module that never imported numpy as np (NameError).
+    generator_module.np = np
     with tempfile.TemporaryDirectory() as tmp:
         data_file, domain_file, description_file = (os.path.join(tmp, f) for f in ("train.csv", "domain.json", "model.json"))
         train.to_csv(data_file, index=False)
@@ -333,11 +341,11 @@ def main() -> None:
     parser.add_argument("--methods", default="ours,datasynthesizer,mst", help=f"comma-separated, from {','.join(METHODS)}")
     parser.add_argument("--epsilons", default="0.1,0.4,1.6")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--budget", type=float, default=420.0,
+    parser.add_argument("--budget", type=float, default=120.0,
                         help="stop repeating a (method, ε) once its runs took this many wall seconds")
     parser.add_argument("--markdown", help="also write the machine line and the table to this file")
     parser.add_argument("--datasynthesizer-k", type=int, default=DATASYNTHESIZER_K,
-                        help="degree k of DataSynthesizer's network (its greedy search costs minutes per run at k = 2)")
+                        help="degree k of DataSynthesizer's network (k = 2 costs ~20 CPU minutes per fit)")
     parser.add_argument("--json", help="also write the JSON document to this file")
     parser.add_argument("--merge", nargs="+", metavar="JSON",
                         help="run nothing: combine the results of earlier runs (their JSON output) into one table")

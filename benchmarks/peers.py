@@ -61,7 +61,6 @@ from privbayes.io import load_schema
 from privbayes.schema import Schema
 
 METHODS = ("ours", "datasynthesizer", "mst", "aim")
-PACKAGES = {"ours": "privbayes", "datasynthesizer": "DataSynthesizer", "mst": "smartnoise-synth", "aim": "smartnoise-synth"}
 # Default degree of DataSynthesizer's network.  Its Adult example notebook uses 2, but one fit at
 # k = 2 takes about 20 CPU minutes here (its greedy search joins parent values row by row in
 # pandas), which alone would break the ~20-minute budget of this benchmark.

@@ -1,5 +1,7 @@
 """The counting layer: cached/generalised tables and batched binary families equal direct counts."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -34,16 +36,25 @@ def test_counts_with_taxonomy_levels_equal_brute_force():
 
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="binary_families needs numba (privbayes[fast])")
-def test_binary_families_equal_counts():
-    rng = np.random.default_rng(2)
-    d = 9
+@pytest.mark.parametrize("k", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("n_children", [1, 2, 12])
+def test_binary_families_equal_counts(k, n_children):
+    """Every (parent set, child) table equals a direct count, whatever the order of the
+    parent sets; few children take the joint-table path (2^(k+u) ≤ rows), 12 children
+    the per-row vector path (2^(k+12) > 3,000 rows)."""
+    rng = np.random.default_rng(2 + k)
+    d = 19
     schema = Schema(tuple(Attribute(f"x{j}", "binary") for j in range(d)))
     encoding = Encoding.build(schema, "vanilla")
     codes = rng.integers(0, 2, size=(3000, d)) & rng.integers(0, 2, size=(3000, d))  # repeated rows → weights
     table = InMemoryTable(codes, encoding)
-    parents = np.array([[0, 3, 5], [1, 2, 4], [5, 6, 0]])
-    children = np.array([7, 8])
+    candidates = list(itertools.combinations(range(7), k))
+    rng.shuffle(candidates)
+    chosen = candidates[:40]
+    parents = np.array([list(rng.permutation(p)) for p in chosen], dtype=int).reshape(len(chosen), k)
+    children = np.arange(7, 7 + n_children)
     got = table.binary_families(parents, children)
+    assert got.shape == (len(parents), n_children, 2, 2**k)
     for p, ps in enumerate(parents):
         for c, x in enumerate(children):
             np.testing.assert_array_equal(got[p, c], table.counts([x, *ps]).reshape(2, -1))

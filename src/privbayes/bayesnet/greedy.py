@@ -34,15 +34,27 @@ CandidateRule = Callable[[int, Sequence[int]], list[tuple[Parent, ...]]]
 
 
 def fixed_degree_candidates(k: int) -> CandidateRule:
-    """Alg. 2, line 5: every Π ⊆ V of size min(k, |V|), all attributes ungeneralised."""
-    cache: dict[tuple[int, ...], list[tuple[Parent, ...]]] = {}
+    """Alg. 2, line 5: every Π ⊆ V of size min(k, |V|), all attributes ungeneralised.
+
+    The list is shared by every child of a step and, once |V| > k, only grows: the new
+    parent sets of a step are those holding the attribute placed last, appended to the
+    list of the step before (so callers can keep per-list work across steps)."""
+    state: dict = {"placed": (), "options": []}
 
     def rule(child: int, placed: Sequence[int]) -> list[tuple[Parent, ...]]:
-        key = tuple(sorted(placed))
-        if key not in cache:  # the same for every child of a step
-            cache.clear()
-            cache[key] = [tuple((a, 0) for a in subset) for subset in combinations(key, min(k, len(key)))]
-        return cache[key]
+        placed = tuple(placed)
+        if placed == state["placed"]:
+            return state["options"]
+        previous = state["placed"]
+        if len(previous) > k and placed[:-1] == previous:
+            newest = placed[-1]
+            state["options"].extend(tuple(sorted(((a, 0) for a in (*subset, newest))))
+                                    for subset in combinations(sorted(previous), k - 1))
+        else:
+            state["options"] = [tuple((a, 0) for a in subset)
+                                for subset in combinations(sorted(placed), min(k, len(placed)))]
+        state["placed"] = placed
+        return state["options"]
     return rule
 
 
@@ -67,30 +79,78 @@ def candidate_joint(table: PrivateTable, child: int, parents: tuple[Parent, ...]
     return counts.reshape(counts.shape[0], -1)
 
 
-def _score_pairs(table: PrivateTable, score: ScoreFunction, pairs: list[tuple[int, tuple[Parent, ...]]],
-                 known: dict) -> None:
-    """Exact scores of ``pairs`` into ``known``: batched over shared parent sets when the
-    back-end can count many binary families in one pass (§4.4's workload), else one by one."""
-    families = getattr(table, "binary_families", None)
-    if families is not None and all(lvl == 0 for _, parents in pairs for _, lvl in parents):
-        by_parents: dict[tuple[Parent, ...], list[int]] = {}
-        for x, parents in pairs:
-            by_parents.setdefault(parents, []).append(x)
-        groups: dict[tuple[tuple[int, ...], int], list[tuple[Parent, ...]]] = {}
-        for parents, children in by_parents.items():
-            groups.setdefault((tuple(children), len(parents)), []).append(parents)
-        for (children, k), parent_sets in groups.items():
-            tables = families(np.array([[a for a, _ in p] for p in parent_sets]).reshape(len(parent_sets), k),
-                              np.array(children))
-            if tables is None:
-                break
-            values = score.batch(tables.reshape(-1, 2, 2**k))
-            for i, parents in enumerate(parent_sets):
-                for j, x in enumerate(children):
-                    known[(x, parents)] = float(values[i * len(children) + j])
-    for key in pairs:
-        if key not in known:
-            known[key] = score(candidate_joint(table, *key))
+class _ScoreBook:
+    """Exact scores of AP pairs kept across the steps of GreedyBayes (a pair's score never
+    changes, so each is computed once): one row per parent set, one column per child,
+    NaN until scored.  Work per candidate list is kept while the list only grows."""
+
+    def __init__(self, table: PrivateTable, score: ScoreFunction) -> None:
+        self.table, self.score = table, score
+        self.attrs = table.encoding.attributes
+        self.row_of: dict[tuple[Parent, ...], int] = {}
+        self.parent_sets: list[tuple[Parent, ...]] = []
+        self.shape_ids: list[int] = []
+        self.shapes: dict[tuple[int, ...], int] = {}
+        self.values = np.full((64, len(self.attrs)), np.nan)
+        self._rows: dict[int, tuple[list, np.ndarray]] = {}
+
+    def rows(self, options: list[tuple[Parent, ...]]) -> np.ndarray:
+        """Row of every parent set in ``options``, adding rows for unseen ones."""
+        cached = self._rows.get(id(options))
+        known = cached[1] if cached is not None and cached[0] is options else np.zeros(0, np.int64)
+        fresh = [self._row(parents) for parents in options[len(known):]]
+        rows = np.concatenate([known, np.array(fresh, np.int64)]) if fresh else known
+        self._rows[id(options)] = (options, rows)
+        return rows
+
+    def forget_lists_except(self, kept: list[list]) -> None:
+        """Drop the per-list rows of candidate lists no longer in use."""
+        ids = {id(options) for options in kept}
+        self._rows = {key: value for key, value in self._rows.items() if key in ids}
+
+    def _row(self, parents: tuple[Parent, ...]) -> int:
+        row = self.row_of.get(parents)
+        if row is None:
+            row = self.row_of[parents] = len(self.parent_sets)
+            self.parent_sets.append(parents)
+            sizes = tuple(self.attrs[a].level_size(lvl) for a, lvl in parents)
+            self.shape_ids.append(self.shapes.setdefault(sizes, len(self.shapes)))
+            if row == len(self.values):
+                self.values = np.vstack([self.values, np.full_like(self.values, np.nan)])
+        return row
+
+    def parent_shapes(self, rows: np.ndarray) -> list[tuple[int, ...]]:
+        """The distinct parent domain sizes among ``rows``."""
+        sizes = list(self.shapes)
+        return [sizes[i] for i in np.unique(np.array(self.shape_ids, np.int64)[rows])]
+
+    def scores(self, rows: np.ndarray, children: list[int]) -> np.ndarray:
+        """Scores of every (child, parent set) pair, option-major: ``out[i * len(children) + j]``."""
+        block = self.values[np.ix_(rows, children)]
+        missing = np.isnan(block).any(axis=1)
+        if missing.any():
+            self._fill(rows[missing], children)
+            block = self.values[np.ix_(rows, children)]
+        return block.ravel()
+
+    def _fill(self, rows: np.ndarray, children: list[int]) -> None:
+        """Score ``rows`` × ``children``: batched per parent-set size when the back-end counts
+        many binary families in one pass (§4.4's workload), else table by table."""
+        families = getattr(self.table, "binary_families", None)
+        by_size: dict[int, list[int]] = {}
+        for row in rows.tolist():
+            by_size.setdefault(len(self.parent_sets[row]), []).append(row)
+        for k, group in by_size.items():
+            sets = [self.parent_sets[row] for row in group]
+            tables = None
+            if families is not None and all(lvl == 0 for parents in sets for _, lvl in parents):
+                parents = np.array([[a for a, _ in p] for p in sets], np.int64).reshape(len(sets), k)
+                tables = families(parents, np.array(children, np.int64))
+            if tables is not None:
+                values = self.score.batch(tables.reshape(-1, 2, 2**k)).reshape(len(group), len(children))
+            else:
+                values = np.array([[self.score(candidate_joint(self.table, x, p)) for x in children] for p in sets])
+            self.values[np.ix_(group, children)] = values
 
 
 def greedy_bayes(
@@ -109,28 +169,34 @@ def greedy_bayes(
     first = rng.randbelow(d)
     pairs = [APPair(first)]
     placed = [first]
-    known: dict[tuple[int, tuple[Parent, ...]], float] = {}
+    book = _ScoreBook(table, score)
     for step in range(1, d):
-        per_child = {x: candidates(x, placed) for x in range(d) if x not in placed}
-        omega = [(x, parents) for x, options in per_child.items() for parents in options]
-        shapes_of = {id(options): {tuple(attrs[a].level_size(lvl) for a, lvl in parents) for parents in options}
-                     for options in per_child.values()}  # Alg. 2 shares one list of options per step
-        shapes = {(attrs[x].size, sizes) for x, options in per_child.items() for sizes in shapes_of[id(options)]}
+        lists: dict[int, tuple[list, list[int]]] = {}  # Alg. 2 shares one candidate list per step
+        for x in range(d):
+            if x not in placed:
+                options = candidates(x, placed)
+                lists.setdefault(id(options), (options, []))[1].append(x)
+        groups = [(options, children, book.rows(options)) for options, children in lists.values()]
+        book.forget_lists_except([options for options, _, _ in groups])
+        shapes = {(attrs[x].size, sizes) for _, children, rows in groups for sizes in book.parent_shapes(rows)
+                  for x in children}
         for child_size, parent_sizes in shapes:
             if not score.supports(child_size, parent_sizes):
                 raise InputError(f"score {score.name} does not support a child of {child_size} values with parents of "
                                  f"{list(parent_sizes)} values; use score R or a binary/Gray encoding")
-        # A pair keeps its exact score across steps: score each pair once.
-        _score_pairs(table, score, [key for key in omega if key not in known], known)
-        scores = [known[key] for key in omega]
+        scores = np.concatenate([book.scores(rows, children) for _, children, rows in groups])
         if epsilon1 is None:
             chosen = int(np.argmax(scores))
         else:
             sensitivity = max(score.sensitivity(table.n, c, math.prod(p)) for c, p in shapes)
             chosen = exponential_mechanism(
                 scores, Fraction(epsilon1) / (d - 1), sensitivity, accountant, rng,
-                step=f"network step {step}/{d - 1}", measured=f"score {score.name} of {len(omega)} AP pairs")
-        x, parents = omega[chosen]
+                step=f"network step {step}/{d - 1}", measured=f"score {score.name} of {len(scores)} AP pairs")
+        for options, children, _ in groups:  # decode the option-major position
+            if chosen < len(options) * len(children):
+                x, parents = children[chosen % len(children)], options[chosen // len(children)]
+                break
+            chosen -= len(options) * len(children)
         pairs.append(APPair(x, parents))
         placed.append(x)
         if progress is not None:

@@ -2,9 +2,16 @@
 
 A step of Alg. 2 scores every (X, Π) with |Π| = k; on NLTCS/ACS that is 10^4-10^5
 tables of 2^(k+1) cells.  One compiled pass over the (distinct) rows per parent set
-fills the tables of every child X at once, sharing the parent-configuration index.
-numba is optional (``privbayes[fast]``); without it callers fall back to one
-``counts`` call per table.
+serves every child at once, in one of two ways:
+
+* few children (2^(k+u) cells no more than the rows): count the joint table of Π and
+  all u children with one add per row, then marginalise it onto each (X, Π);
+* many children: build each row's parent configuration column by column
+  (contiguous, so SIMD), then add the row's weighted child bits as one short
+  vector; the count of X = 0 is the configuration total minus the count of X = 1.
+
+Parent sets are spread over both cores in chunks.  numba is optional
+(``privbayes[fast]``); without it callers fall back to one ``counts`` call per table.
 """
 
 from __future__ import annotations
@@ -18,41 +25,100 @@ except ImportError:  # pragma: no cover - exercised where numba is absent
 
 HAVE_NUMBA = numba is not None
 _MAX_CELLS_PER_CALL = 2**24
+_CHUNK = 16
+"""Parent sets per parallel task."""
+_PARALLEL_WORK = 2**22
+"""Row × parent-set visits above which the threaded kernel pays for its start-up (~ms)."""
 
 
-def _families_loops(rows, weights, parents, children):  # pragma: no cover - compiled below
+def _configurations_loop(columns, parents, config):  # pragma: no cover - compiled below
+    """Parent configuration of every row (first parent most significant), column by column."""
+    config[:] = 0
+    for j in range(parents.shape[0]):
+        column = columns[parents[j]]
+        for r in range(config.shape[0]):
+            config[r] = (config[r] << 1) | column[r]
+
+
+def _families_loops(columns, child_bits, weights, parents):  # pragma: no cover - compiled below
     n_sets, k = parents.shape
-    out = np.zeros((n_sets, children.shape[0], 2, 1 << k), dtype=np.int64)
-    for p in numba.prange(n_sets):
-        for r in range(rows.shape[0]):
-            config = 0
-            for j in range(k):
-                config = (config << 1) | rows[r, parents[p, j]]
-            for c in range(children.shape[0]):
-                out[p, c, rows[r, children[c]], config] += weights[r]
-    return out
+    n_rows, n_children = child_bits.shape
+    ones = np.zeros((n_sets, 1 << k, n_children), dtype=child_bits.dtype)
+    totals = np.zeros((n_sets, 1 << k), dtype=weights.dtype)
+    for chunk in numba.prange((n_sets + _CHUNK - 1) // _CHUNK):
+        config = np.empty(n_rows, dtype=np.int32)
+        for p in range(chunk * _CHUNK, min(n_sets, (chunk + 1) * _CHUNK)):
+            _configurations(columns, parents[p], config)
+            for r in range(n_rows):
+                cell = config[r]  # a local, so the adds below are not reloaded through aliasing
+                totals[p, cell] += weights[r]
+                for c in range(n_children):
+                    ones[p, cell, c] += child_bits[r, c]
+    return ones, totals
 
 
-if numba is not None:  # threads only pay off on large batches (start-up costs ~ms on tiny tables)
+def _joint_loops(columns, pattern, weights, parents, n_children, out):  # pragma: no cover - compiled below
+    n_sets, k = parents.shape
+    n_rows = columns.shape[1]
+    for chunk in numba.prange((n_sets + _CHUNK - 1) // _CHUNK):
+        index = np.empty(n_rows, dtype=np.int32)
+        joint = np.empty(1 << (k + n_children), dtype=weights.dtype)
+        for p in range(chunk * _CHUNK, min(n_sets, (chunk + 1) * _CHUNK)):
+            _configurations(columns, parents[p], index)
+            joint[:] = 0
+            for r in range(n_rows):
+                joint[(index[r] << n_children) | pattern[r]] += weights[r]
+            for cell in range(joint.shape[0]):  # marginalise onto each (X_c, Π)
+                mass = joint[cell]
+                if mass != 0:
+                    config = cell >> n_children
+                    for c in range(n_children):
+                        out[p, c, (cell >> (n_children - 1 - c)) & 1, config] += mass
+
+
+if numba is not None:
+    _configurations = numba.njit(cache=True, inline="always")(_configurations_loop)
     _families_parallel = numba.njit(parallel=True, cache=True)(_families_loops)
     _families_serial = numba.njit(cache=True)(_families_loops)
-_PARALLEL_WORK = 2**22
+    _joint_parallel = numba.njit(parallel=True, cache=True)(_joint_loops)
+    _joint_serial = numba.njit(cache=True)(_joint_loops)
 
 
-def binary_family_counts(rows: np.ndarray, weights: np.ndarray, parents: np.ndarray, children: np.ndarray) -> np.ndarray:
+def binary_family_counts(columns: np.ndarray, weights: np.ndarray, parents: np.ndarray,
+                         children: np.ndarray) -> np.ndarray:
     """Counts ``out[p, c, x, π]`` of child ``children[c]`` against parent set ``parents[p]``.
 
-    ``rows`` are 0/1 codes (distinct rows with integer ``weights``); the parent
-    configuration π is read with the first parent as the most significant bit, the
-    layout of ``counts([x, *parents]).reshape(2, -1)``.
+    ``columns`` are the 0/1 codes column-major (``columns[a]`` is attribute a over the
+    distinct rows, which have integer ``weights``); the parent configuration π is read
+    with the first parent as the most significant bit, the layout of
+    ``counts([x, *parents]).reshape(2, -1)``.
     """
     if numba is None:
         raise RuntimeError("binary_family_counts needs numba (pip install 'privbayes[fast]')")
-    parents = np.ascontiguousarray(parents, dtype=np.int64)
-    children = np.ascontiguousarray(children, dtype=np.int64)
-    per_set = children.size * 2 ** (parents.shape[1] + 1)
-    step = max(1, _MAX_CELLS_PER_CALL // per_set)
-    kernel = _families_parallel if len(parents) * len(rows) * (parents.shape[1] + children.size) > _PARALLEL_WORK \
-        else _families_serial
-    blocks = [kernel(rows, weights, parents[i:i + step], children) for i in range(0, len(parents), step)]
-    return np.concatenate(blocks) if blocks else np.zeros((0, children.size, 2, 2 ** parents.shape[1]), np.int64)
+    parents = np.ascontiguousarray(np.asarray(parents, dtype=np.int64).reshape(len(parents), -1))
+    children = np.asarray(children, dtype=np.int64)
+    k = parents.shape[1]
+    dtype = np.int32 if weights.sum() < 2**31 else np.int64  # narrower adds: twice the SIMD lanes
+    weights = np.ascontiguousarray(weights, dtype=dtype)
+    out = np.empty((len(parents), children.size, 2, 1 << k), np.int64)
+    u, n_rows = children.size, columns.shape[1]
+    joint = (1 << (k + u)) <= n_rows
+    if joint:
+        pattern = np.zeros(n_rows, np.int32)
+        for c in children:
+            pattern = (pattern << 1) | columns[c]
+    else:
+        child_bits = np.ascontiguousarray(columns[children].T * weights[:, None], dtype=dtype)
+    step = max(1, _MAX_CELLS_PER_CALL // ((1 << (k + u)) if joint else (u + 1) << k))
+    for first in range(0, len(parents), step):
+        block = parents[first:first + step]
+        parallel = len(block) * n_rows > _PARALLEL_WORK
+        if joint:
+            out[first:first + step] = 0
+            (_joint_parallel if parallel else _joint_serial)(columns, pattern, weights, block, u, out[first:first + step])
+        else:
+            ones, totals = (_families_parallel if parallel else _families_serial)(columns, child_bits, weights, block)
+            ones = ones.transpose(0, 2, 1)
+            out[first:first + step, :, 1, :] = ones
+            out[first:first + step, :, 0, :] = totals[:, None, :] - ones
+    return out

@@ -38,7 +38,7 @@ class InMemoryTable:
         self._generalisers: dict[tuple[int, int], np.ndarray] = {}
         self._leaf_tables: OrderedDict[tuple[int, ...], np.ndarray] = OrderedDict()
         self._cached_cells = 0
-        self._binary_rows: np.ndarray | None = None
+        self._binary_columns: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -49,10 +49,10 @@ class InMemoryTable:
         when every encoded attribute is binary and numba is available; else None."""
         if not HAVE_NUMBA or not self.encoding.is_binary:
             return None
-        if self._binary_rows is None:
-            self._binary_rows = np.ascontiguousarray(self._rows, dtype=np.uint8)
+        if self._binary_columns is None:
+            self._binary_columns = np.ascontiguousarray(self._rows.T, dtype=np.uint8)
         weights = np.ones(len(self._rows), np.int64) if self._weights is None else self._weights.astype(np.int64)
-        return binary_family_counts(self._binary_rows, weights, parents, children)
+        return binary_family_counts(self._binary_columns, weights, parents, children)
 
     def _column(self, attribute: int, level: int) -> np.ndarray:
         key = (attribute, level)

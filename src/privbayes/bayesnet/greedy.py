@@ -64,19 +64,31 @@ def maximal_parent_candidates(table: PrivateTable, epsilon2: Fraction, theta: fl
     level_sizes = [[a.level_size(i) for i in range(a.height)] for a in attrs]
     d = len(attrs)
 
+    cache: dict[tuple[tuple[int, ...], Fraction], list[tuple[Parent, ...]]] = {}
+
     def rule(child: int, placed: Sequence[int]) -> list[tuple[Parent, ...]]:
         tau = domain_bound(table.n, d, epsilon2, theta, attrs[child].size)
-        sets = maximal_parent_sets(sorted(placed), tau, level_sizes)
-        return [tuple(sorted(s)) for s in sets] or [()]
+        key = (tuple(sorted(placed)), tau)
+        if key not in cache:  # children of one size share their list (and so their counting)
+            if cache and next(iter(cache))[0] != key[0]:
+                cache.clear()
+            sets = maximal_parent_sets(key[0], tau, level_sizes)
+            cache[key] = [tuple(sorted(s)) for s in sets] or [()]
+        return cache[key]
     return rule
 
 
 def candidate_joint(table: PrivateTable, child: int, parents: tuple[Parent, ...]) -> np.ndarray:
     """Exact counts of (X, Π) laid out as ``joint[x, π]`` for the score functions."""
-    attrs = [child] + [a for a, _ in parents]
-    levels = [0] + [lvl for _, lvl in parents]
-    counts = table.counts(attrs, levels)
-    return counts.reshape(counts.shape[0], -1)
+    return _joints(table, [(child, parents)])[0]
+
+
+def _joints(table: PrivateTable, pairs: list[tuple[int, tuple[Parent, ...]]]) -> list[np.ndarray]:
+    """:func:`candidate_joint` of many pairs, counted together when the back-end can."""
+    requests = [([x] + [a for a, _ in parents], [0] + [lvl for _, lvl in parents]) for x, parents in pairs]
+    many = getattr(table, "counts_many", None)
+    tables = many(requests) if many is not None else [table.counts(*request) for request in requests]
+    return [counts.reshape(counts.shape[0], -1) for counts in tables]
 
 
 class _ScoreBook:
@@ -149,7 +161,8 @@ class _ScoreBook:
             if tables is not None:
                 values = self.score.batch(tables.reshape(-1, 2, 2**k)).reshape(len(group), len(children))
             else:
-                values = np.array([[self.score(candidate_joint(self.table, x, p)) for x in children] for p in sets])
+                joints = _joints(self.table, [(x, p) for p in sets for x in children])
+                values = np.array([self.score(joint) for joint in joints]).reshape(len(group), len(children))
             self.values[np.ix_(group, children)] = values
 
 

@@ -76,7 +76,21 @@ def _joint_loops(columns, pattern, weights, parents, n_children, out):  # pragma
                         out[p, c, (cell >> (n_children - 1 - c)) & 1, config] += mass
 
 
+def _tables_loops(columns, weights, column_ids, strides, starts, offsets, out):  # pragma: no cover - compiled below
+    n_rows = columns.shape[1]
+    for t in numba.prange(starts.shape[0] - 1):
+        index = np.zeros(n_rows, dtype=np.int64)
+        for j in range(starts[t], starts[t + 1]):
+            column, stride = columns[column_ids[j]], strides[j]
+            for r in range(n_rows):
+                index[r] += column[r] * stride
+        base = offsets[t]
+        for r in range(n_rows):
+            out[base + index[r]] += weights[r]
+
+
 if numba is not None:
+    _tables_parallel = numba.njit(parallel=True, cache=True)(_tables_loops)
     _configurations = numba.njit(cache=True, inline="always")(_configurations_loop)
     _families_parallel = numba.njit(parallel=True, cache=True)(_families_loops)
     _families_serial = numba.njit(cache=True)(_families_loops)
@@ -122,3 +136,23 @@ def binary_family_counts(columns: np.ndarray, weights: np.ndarray, parents: np.n
             out[first:first + step, :, 1, :] = ones
             out[first:first + step, :, 0, :] = totals[:, None, :] - ones
     return out
+
+
+def contingency_tables(columns: np.ndarray, weights: np.ndarray, tables: list[tuple[list[int], tuple[int, ...]]]
+                       ) -> list[np.ndarray]:
+    """Many exact contingency tables in one compiled pass per table, spread over both cores.
+
+    ``columns[v]`` is one (possibly generalised) attribute's codes over the distinct
+    rows, which have integer ``weights``; each table is (column ids, shape), one
+    axis per column, in that order.
+    """
+    if numba is None:
+        raise RuntimeError("contingency_tables needs numba (pip install 'privbayes[fast]')")
+    column_ids = np.array([c for ids, _ in tables for c in ids], np.int64)
+    strides = np.array([int(np.prod(shape[j + 1:])) for _, shape in tables for j in range(len(shape))], np.int64)
+    starts = np.cumsum([0] + [len(ids) for ids, _ in tables]).astype(np.int64)
+    sizes = [int(np.prod(shape)) for _, shape in tables]
+    offsets = np.cumsum([0] + sizes).astype(np.int64)
+    out = np.zeros(int(offsets[-1]), np.int64)
+    _tables_parallel(columns, np.ascontiguousarray(weights, dtype=np.int64), column_ids, strides, starts, offsets, out)
+    return [out[offsets[t]:offsets[t + 1]].reshape(shape) for t, (_, shape) in enumerate(tables)]

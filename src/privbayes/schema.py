@@ -136,12 +136,13 @@ class Attribute:
         if self.kind == "numeric":
             codes[~missing] = self._bin_codes(present, where)
         else:
-            labels = _labels(present)
+            position, distinct = pd.factorize(present)  # label the distinct values only
+            labels = _labels(pd.Series(distinct))
             mapped = pd.Index([str(c) for c in self.categories]).get_indexer(labels)
             if (mapped < 0).any():
                 bad = labels.iloc[int(np.argmax(mapped < 0))]
                 raise InputError(f"{where}: value {bad!r} is not one of the schema's {self.base_size} categories")
-            codes[~missing] = mapped
+            codes[~missing] = mapped[position]
         codes[missing] = self.base_size
         return codes
 

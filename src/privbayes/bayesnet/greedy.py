@@ -162,8 +162,19 @@ class _ScoreBook:
                 values = self.score.batch(tables.reshape(-1, 2, 2**k)).reshape(len(group), len(children))
             else:
                 joints = _joints(self.table, [(x, p) for p in sets for x in children])
-                values = np.array([self.score(joint) for joint in joints]).reshape(len(group), len(children))
+                values = _batch_scores(self.score, joints).reshape(len(group), len(children))
             self.values[np.ix_(group, children)] = values
+
+
+def _batch_scores(score: ScoreFunction, joints: list[np.ndarray]) -> np.ndarray:
+    """Scores of tables of mixed shapes, one batch call per shape."""
+    by_shape: dict[tuple[int, ...], list[int]] = {}
+    for i, joint in enumerate(joints):
+        by_shape.setdefault(joint.shape, []).append(i)
+    values = np.empty(len(joints))
+    for members in by_shape.values():
+        values[members] = score.batch(np.stack([joints[i] for i in members]))
+    return values
 
 
 def greedy_bayes(

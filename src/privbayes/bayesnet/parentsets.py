@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from functools import lru_cache
 from typing import Sequence
@@ -23,7 +24,7 @@ def maximal_parent_sets(candidates: Sequence[int], tau: Fraction, level_sizes: S
     sizes = tuple(tuple(level_sizes[a]) for a in candidates)
 
     @lru_cache(maxsize=None)
-    def solve(start: int, bound: Fraction) -> tuple[ParentSet, ...]:
+    def solve(start: int, bound: int) -> tuple[ParentSet, ...]:
         if bound < 1:
             return ()
         if start == len(candidates):
@@ -32,7 +33,7 @@ def maximal_parent_sets(candidates: Sequence[int], tau: Fraction, level_sizes: S
         found: list[ParentSet] = []
         used: set[ParentSet] = set()
         for level, size in enumerate(sizes[start]):
-            for rest in solve(start + 1, bound / size):
+            for rest in solve(start + 1, bound // size):
                 if rest in used:
                     continue
                 used.add(rest)
@@ -42,4 +43,6 @@ def maximal_parent_sets(candidates: Sequence[int], tau: Fraction, level_sizes: S
                 found.append(rest)
         return tuple(found)
 
-    return list(solve(0, Fraction(tau)))
+    # Domain sizes are integers, so "product ≤ τ" is "product ≤ ⌊τ⌋", and ⌊⌊τ⌋/s⌋ = ⌊τ/s⌋:
+    # the search runs on integers.
+    return list(solve(0, math.floor(Fraction(tau))))

@@ -16,6 +16,8 @@ Parent sets are spread over both cores in chunks.  numba is optional
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 try:
@@ -79,9 +81,9 @@ def _joint_loops(columns, pattern, weights, parents, n_children, out):  # pragma
 def _tables_loops(columns, weights, column_ids, strides, starts, offsets, out):  # pragma: no cover - compiled below
     n_rows = columns.shape[1]
     for t in numba.prange(starts.shape[0] - 1):
-        index = np.zeros(n_rows, dtype=np.int64)
+        index = np.zeros(n_rows, dtype=np.int32)  # tables stay under 2^31 cells (checked by the caller)
         for j in range(starts[t], starts[t + 1]):
-            column, stride = columns[column_ids[j]], strides[j]
+            column, stride = columns[column_ids[j]], np.int32(strides[j])
             for r in range(n_rows):
                 index[r] += column[r] * stride
         base = offsets[t]
@@ -149,9 +151,11 @@ def contingency_tables(columns: np.ndarray, weights: np.ndarray, tables: list[tu
     if numba is None:
         raise RuntimeError("contingency_tables needs numba (pip install 'privbayes[fast]')")
     column_ids = np.array([c for ids, _ in tables for c in ids], np.int64)
-    strides = np.array([int(np.prod(shape[j + 1:])) for _, shape in tables for j in range(len(shape))], np.int64)
+    strides = np.array([math.prod(shape[j + 1:]) for _, shape in tables for j in range(len(shape))], np.int64)
     starts = np.cumsum([0] + [len(ids) for ids, _ in tables]).astype(np.int64)
-    sizes = [int(np.prod(shape)) for _, shape in tables]
+    sizes = [math.prod(shape) for _, shape in tables]
+    if max(sizes, default=0) >= 2**31:
+        raise ValueError(f"a table of {max(sizes)} cells is too large to count")
     offsets = np.cumsum([0] + sizes).astype(np.int64)
     out = np.zeros(int(offsets[-1]), np.int64)
     _tables_parallel(columns, np.ascontiguousarray(weights, dtype=np.int64), column_ids, strides, starts, offsets, out)

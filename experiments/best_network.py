@@ -10,26 +10,31 @@ target §6.1 lists: ACS dwelling ownership, Adult female, BR2000 Catholic.
 Writes docs/figures/fig11_best_network.{csv,png,md}.
 
 Usage: python experiments/best_network.py [--reps 2] [--acs-reps 1] [--paper] [--datasets ...] [--epsilons ...]
+       [--out DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 
-from common import OUT, mean_by
-from marginals import (
+from common import (
     add_common_arguments,
     dataset,
+    datasets_in,
     fmt,
     lines_by,
+    mean_by,
     merge_rows,
+    out_dir,
     parse_common,
     plot_panels,
     privbayes_codes,
     read_rows,
     reps_for,
+    runs_per_point,
     sizes_of,
     split,
+    write_summary,
 )
 
 from privbayes.evaluation import PAPER_TARGETS, average_marginal_tvd, svm_misclassification
@@ -79,17 +84,14 @@ def plot(rows: list[dict], datasets: list[str]) -> None:
         for name in datasets:
             label = dict(tasks(name))[kind]
             panels.append((f"{name.upper()}, {label}", lines_by(means, (name, label), list(VARIANTS))))
-    plot_panels(panels, OUT / "fig11_best_network.png", "error (TVD or misclassification)", ncols=len(datasets))
+    plot_panels(panels, out_dir() / "fig11_best_network.png", "error (TVD or misclassification)", ncols=len(datasets))
 
 
 def summarise(rows: list[dict], datasets: list[str]) -> str:
     means = mean_by(rows, ("dataset", "task", "method", "epsilon"), "error")
-    runs = {}
-    for r in rows:
-        runs.setdefault(r["dataset"], set()).add(r["rep"])
     out = ["# Fig. 11: source of error (our run)", "",
            "Mean error per point (average TVD for Qα, misclassification rate for the SVM task). Runs per point: "
-           + "; ".join(f"{d}: {len(v)}" for d, v in runs.items()) + ".", "",
+           + runs_per_point(rows) + ".", "",
            "| dataset | task | ε | PrivBayes | BestNetwork | BestMarginal | lowest |", "|---|---|---|---|---|---|---|"]
     count_bm = count_total = 0
     for name in datasets:
@@ -115,13 +117,11 @@ def main(argv: list[str] | None = None) -> None:
     datasets, epsilons, reps = parse_common(args)
     for name in datasets:  # written after every ε, so an interrupted run keeps what it did
         for eps in epsilons:
-            merge_rows(OUT / "fig11_best_network.csv", run([name], (eps,), reps), ("dataset", "epsilon"))
-    rows = read_rows(OUT / "fig11_best_network.csv")
-    shown = [name for name in COUNTING if any(r["dataset"] == name for r in rows)]
+            merge_rows(out_dir() / "fig11_best_network.csv", run([name], (eps,), reps), ("dataset", "epsilon"))
+    rows = read_rows(out_dir() / "fig11_best_network.csv")
+    shown = datasets_in(rows, COUNTING)
     plot(rows, shown)
-    text = summarise(rows, shown)
-    (OUT / "fig11_best_network.md").write_text(text)
-    print(text)
+    write_summary(summarise(rows, shown), "fig11_best_network.md")
 
 
 if __name__ == "__main__":

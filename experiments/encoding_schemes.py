@@ -15,32 +15,36 @@ Writes docs/figures/fig5_adult_encodings ... fig8_br2000_encodings_svm .{csv,png
 docs/figures/fig5_8_encodings.md.
 
 Usage: python experiments/encoding_schemes.py [--reps 2] [--paper] [--datasets adult,br2000] [--epsilons ...]
-       [--methods Binary-F,Gray-F,Vanilla-R,Hierarchical-R] [--max-candidates 400000]
+       [--methods Binary-F,Gray-F,Vanilla-R,Hierarchical-R] [--max-candidates 400000] [--out DIR]
 """
 
 from __future__ import annotations
 
 import argparse
-import math
-from fractions import Fraction
 
-from common import EPSILONS, OUT, mean_by
-from marginals import (
+from common import (
     ALPHAS,
+    EPSILONS,
     add_common_arguments,
+    alg2_cost,
     dataset,
+    datasets_in,
+    fit_rows,
     fmt,
     lines_by,
+    mean_by,
     merge_rows,
+    out_dir,
     parse_common,
     plot_panels,
     privbayes_codes,
     read_rows,
+    runs_per_point,
     sizes_of,
     split,
+    write_summary,
 )
 
-from privbayes.bayesnet.usefulness import binary_degree
 from privbayes.encoding import Encoding
 from privbayes.evaluation import PAPER_TARGETS, average_marginal_tvd, svm_misclassification
 
@@ -60,14 +64,8 @@ def candidates(name: str, method: str, epsilon: float, part: str) -> tuple[int, 
     encoding = parameters(method)["encoding"]
     if encoding not in ("binary", "gray"):
         return -1, 0
-    schema, _, codes = dataset(name)
-    d = len(Encoding.build(schema, encoding).attributes)
-    n = len(split(name, 0)[0]) if part == "train" else len(codes)
-    eps2 = Fraction(epsilon) * (1 - Fraction(BETA))
-    k = min(binary_degree(n, d, eps2, THETA), d - 1)
-    if k == 0:
-        return 0, 0
-    return k, sum((d - t) * math.comb(t, min(k, t)) for t in range(1, d))
+    d = len(Encoding.build(dataset(name)[0], encoding).attributes)
+    return alg2_cost(fit_rows(name, part), d, epsilon, BETA, THETA)
 
 
 def run(datasets: list[str], epsilons: tuple[float, ...], reps: int, methods: tuple[str, ...],
@@ -115,17 +113,14 @@ def plot(rows: list[dict], datasets: list[str], methods: tuple[str, ...]) -> Non
                 fig = FIGURES[(name, which)]
                 panels = [(f"Fig. {fig}: {name.upper()}, {t}", lines_by(means, (name, t), list(methods))) for t in task_names]
                 suffix = "encodings" if which == "count" else "encodings_svm"
-                plot_panels(panels, OUT / f"fig{fig}_{name}_{suffix}.png", ylabel)
+                plot_panels(panels, out_dir() / f"fig{fig}_{name}_{suffix}.png", ylabel)
 
 
 def summarise(rows: list[dict], datasets: list[str], methods: tuple[str, ...]) -> str:
     means = mean_by(rows, ("dataset", "task", "method", "epsilon"), "error")
-    runs = {}
-    for r in rows:
-        runs.setdefault(r["dataset"], set()).add(r["rep"])
     out = ["# Figs 5-8: encodings on Adult and BR2000 (our run)", "",
            "Mean error per point (average TVD for Qα, misclassification rate for the SVM targets). Runs per point: "
-           + "; ".join(f"{d}: {len(v)}" for d, v in runs.items()) + ".", ""]
+           + runs_per_point(rows) + ".", ""]
     wins: dict[str, int] = {}
     total = 0
     for name in datasets:
@@ -177,14 +172,13 @@ def main(argv: list[str] | None = None) -> None:
             new, _ = run([name], (eps,), reps, methods, args.max_candidates)
             for which, suffix in (("count", "encodings"), ("svm", "encodings_svm")):
                 part = [r for r in new if kind(r["task"]) == which]
-                merge_rows(OUT / f"fig{FIGURES[(name, which)]}_{name}_{suffix}.csv", part, ("dataset", "method", "epsilon"))
+                merge_rows(out_dir() / f"fig{FIGURES[(name, which)]}_{name}_{suffix}.csv", part,
+                           ("dataset", "method", "epsilon"))
     rows = [r for name in ("adult", "br2000") for which, suffix in (("count", "encodings"), ("svm", "encodings_svm"))
-            for r in read_rows(OUT / f"fig{FIGURES[(name, which)]}_{name}_{suffix}.csv")]
-    shown = [name for name in ("adult", "br2000") if any(r["dataset"] == name for r in rows)]
+            for r in read_rows(out_dir() / f"fig{FIGURES[(name, which)]}_{name}_{suffix}.csv")]
+    shown = datasets_in(rows, ("adult", "br2000"))
     plot(rows, shown, METHODS)
-    text = summarise(rows, shown, METHODS)
-    (OUT / "fig5_8_encodings.md").write_text(text)
-    print(text)
+    write_summary(summarise(rows, shown, METHODS), "fig5_8_encodings.md")
 
 
 if __name__ == "__main__":

@@ -18,33 +18,46 @@ and docs/figures/fig12_15_marginals.md.
 ``--headline`` runs the acceptance check instead: Adult Q2 and NLTCS Q3 with PrivBayes,
 Laplace, Fourier and Uniform (default 10 runs), written to docs/figures/headline_marginals.*.
 
-This module also holds the helpers the other figure scripts share: memoised datasets and
-splits, a disk cache of PrivBayes synthetic tables (so that a fit used by several figures
-runs once; ``PRIVBAYES_EXPERIMENT_CACHE`` or ``--cache`` sets the folder, ``--cache none``
-disables it), argument parsing and plotting.
+The helpers the figure scripts share (datasets, splits, the disk cache of PrivBayes synthetic
+tables, argument parsing, plotting) are in common.py; ``--out DIR`` writes the outputs to DIR
+instead of docs/figures.
 
 Usage: python experiments/marginals.py [--reps 2] [--paper] [--datasets nltcs,acs,adult,br2000]
        [--epsilons 0.05,...] [--methods PrivBayes,Laplace,...] [--acs-reps 1] [--expensive-reps 1]
-       [--mwem-repetitions 10] [--cache DIR|none] [--headline]
+       [--mwem-repetitions 10] [--cache DIR|none] [--out DIR] [--headline]
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import csv
 import math
-import os
-import signal
 import time
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 
-from common import EPSILONS, OUT, load, mean_by, write_csv
+from common import (
+    ALPHAS,
+    DATASETS,
+    add_common_arguments,
+    dataset,
+    datasets_in,
+    fmt,
+    lines_by,
+    mean_by,
+    merge_rows,
+    out_dir,
+    parse_common,
+    plot_panels,
+    privbayes_codes,
+    read_rows,
+    reps_for,
+    runs_per_point,
+    sizes_of,
+    write_csv,
+    write_summary,
+)
 
-from privbayes import PrivBayes
 from privbayes.baselines.contingency import contingency_marginals
 from privbayes.baselines.fourier import fourier_marginals
 from privbayes.baselines.laplace import laplace_marginals
@@ -53,31 +66,10 @@ from privbayes.baselines.uniform import uniform_marginals
 from privbayes.counting import InMemoryTable
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
-from privbayes.evaluation import average_marginal_tvd, average_tvd_of_marginals, train_test_split_indices
+from privbayes.evaluation import average_marginal_tvd, average_tvd_of_marginals
 from privbayes.privacy import samplers
 
-# ---------------------------------------------------------------------------------------------
-# Shared helpers (imported by encoding_schemes.py, parameters.py, best_network.py, svm.py)
-# ---------------------------------------------------------------------------------------------
-
-DATASETS = ("nltcs", "acs", "adult", "br2000")
-ALPHAS = {"nltcs": (3, 4), "acs": (3, 4), "adult": (2, 3), "br2000": (2, 3)}
-PAPER_REPS = 100
-CACHE = [Path(os.environ.get("PRIVBAYES_EXPERIMENT_CACHE", "/tmp/privbayes-experiment-cache"))]
-
-_DATA: dict[str, tuple] = {}
 _TABLES: dict[str, InMemoryTable] = {}
-
-
-def dataset(name: str) -> tuple:
-    """(schema, frame, leaf codes) of a dataset, loaded once per process."""
-    if name not in _DATA:
-        _DATA[name] = load(name)
-    return _DATA[name]
-
-
-def sizes_of(name: str) -> list[int]:
-    return [a.size for a in dataset(name)[0].attributes]
 
 
 def vanilla_table(name: str) -> InMemoryTable:
@@ -88,170 +80,6 @@ def vanilla_table(name: str) -> InMemoryTable:
         _TABLES[name] = InMemoryTable(encoding.encode(codes), encoding)
     return _TABLES[name]
 
-
-def split(name: str, rep: int) -> tuple[np.ndarray, np.ndarray]:
-    """The 80/20 train/test split of repetition ``rep`` (seeded by rep: the same for every method)."""
-    return train_test_split_indices(len(dataset(name)[2]), seed=rep)
-
-
-ACS_REPS: list[int | None] = [1]
-
-
-def reps_for(name: str, reps: int) -> int:
-    """Repetitions on dataset ``name``: ``reps``, capped by ``--acs-reps`` on ACS."""
-    return min(reps, ACS_REPS[0]) if name == "acs" and ACS_REPS[0] is not None else reps
-
-
-def fit_seed(rep: int) -> int:
-    return 1000 * rep + 7
-
-
-def privbayes_codes(name: str, epsilon: float, rep: int, *, part: str = "full", **params) -> dict:
-    """Leaf codes of a PrivBayes synthetic table (as many rows as the input), its degree and
-    fit+sample seconds.  ``part`` is "full" (the counting tasks) or "train" (the 80 % training
-    split of repetition ``rep``, the SVM tasks).  ``params`` go to :class:`PrivBayes`
-    (beta, theta, score, encoding, non_private_phase); None values mean the default.
-    Results are cached on disk, keyed by every argument."""
-    params = {k: v for k, v in params.items() if v is not None}
-    key = "-".join([name, part, f"eps{epsilon:g}", f"rep{rep}"] + [f"{k}={v}" for k, v in sorted(params.items())])
-    path = CACHE[0] / f"{key}.npz" if CACHE[0] is not None else None
-    if path is not None and path.exists():
-        stored = np.load(path)
-        return {"codes": stored["codes"], "k": int(stored["k"]), "seconds": float(stored["seconds"]), "cached": True}
-    schema, frame, _ = dataset(name)
-    if part == "train":
-        frame = frame.iloc[split(name, rep)[0]].reset_index(drop=True)
-    elif part != "full":
-        raise ValueError(f"part ({part!r}) must be 'full' or 'train'")
-    start = time.perf_counter()
-    model = PrivBayes(epsilon, random_state=fit_seed(rep), **params).fit(frame, schema)
-    codes = schema.encode(model.sample(random_state=fit_seed(rep)), "synthetic").astype(np.int16)
-    seconds = time.perf_counter() - start
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.stem + ".tmp.npz")
-        np.savez_compressed(tmp, codes=codes, k=model.degree_, seconds=seconds)
-        tmp.replace(path)
-    return {"codes": codes, "k": int(model.degree_), "seconds": seconds, "cached": False}
-
-
-class TimeLimit(Exception):
-    """A run took longer than its time limit (see :func:`time_limit`)."""
-
-
-@contextlib.contextmanager
-def time_limit(seconds: float | None):
-    """Raise :class:`TimeLimit` inside the block after ``seconds`` (None or 0: no limit; Unix only)."""
-    if not seconds:
-        yield
-        return
-
-    def expired(signum, frame):
-        raise TimeLimit(f"over {seconds:g} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-def add_common_arguments(parser: argparse.ArgumentParser, reps: int, datasets: tuple[str, ...] = DATASETS,
-                         epsilons: tuple[float, ...] = EPSILONS) -> None:
-    parser.add_argument("--reps", type=int, default=None, help=f"repetitions per point (default {reps})")
-    parser.set_defaults(default_reps=reps)
-    parser.add_argument("--paper", action="store_true", help=f"the paper's {PAPER_REPS} repetitions")
-    parser.add_argument("--datasets", default=",".join(datasets))
-    parser.add_argument("--epsilons", default=",".join(map(str, epsilons)))
-    parser.add_argument("--cache", default=None, help="folder of cached PrivBayes tables ('none' disables)")
-    parser.add_argument("--acs-reps", type=int, default=1,
-                        help="cap on the repetitions on ACS, whose F-score fits take minutes (default 1; --paper lifts it)")
-
-
-def parse_common(args: argparse.Namespace) -> tuple[list[str], tuple[float, ...], int]:
-    if args.cache is not None:
-        CACHE[0] = None if args.cache.lower() == "none" else Path(args.cache)
-    reps = PAPER_REPS if args.paper else (args.reps if args.reps is not None else args.default_reps)
-    ACS_REPS[0] = None if args.paper else args.acs_reps
-    return args.datasets.split(","), tuple(float(e) for e in args.epsilons.split(",")), reps
-
-
-def plot_panels(panels: list[tuple[str, dict[str, tuple[list, list]]]], path: Path, ylabel: str,
-                xlabel: str = "ε", logx: bool = True, ncols: int | None = None) -> None:
-    """One subplot per (title, {line label: (xs, ys)}), saved as a PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    ncols = ncols or min(4, len(panels))
-    nrows = -(-len(panels) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4 * ncols, 3.3 * nrows), squeeze=False)
-    markers = "osD^v<>px*h"
-    for ax, (title, lines) in zip(axes.flat, panels):
-        for i, (label, (xs, ys)) in enumerate(lines.items()):
-            ax.plot(xs, ys, marker=markers[i % len(markers)], markersize=4, label=label)
-        if logx:
-            ax.set_xscale("log", base=2)
-            xs_all = sorted({x for xs, _ in lines.values() for x in xs})
-            ax.set_xticks(xs_all)
-            ax.set_xticklabels([f"{x:g}" for x in xs_all], fontsize=7)
-        ax.set_title(title, fontsize=9)
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(ylabel)
-        ax.legend(fontsize=6)
-    for ax in list(axes.flat)[len(panels):]:
-        ax.axis("off")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def lines_by(means: dict[tuple, float], fixed: tuple, methods: list[str]) -> dict[str, tuple[list, list]]:
-    """{method: (εs, means)} from means keyed (*fixed, method, ε)."""
-    lines = {}
-    for method in methods:
-        xs = sorted(e for (*f, m, e) in means if tuple(f) == fixed and m == method)
-        if xs:
-            lines[method] = (xs, [means[(*fixed, method, e)] for e in xs])
-    return lines
-
-
-_NUMERIC = {"epsilon": float, "value": float, "alpha": int, "rep": int}
-
-
-def read_rows(path: Path) -> list[dict]:
-    """Rows of a CSV written by :func:`common.write_csv`, with the key columns typed again."""
-    if not path.exists():
-        return []
-    with path.open(newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    for row in rows:
-        for field, cast in _NUMERIC.items():
-            if field in row and row[field] != "":
-                row[field] = cast(row[field])
-    return rows
-
-
-def merge_rows(path: Path, rows: list[dict], fields: tuple[str, ...]) -> list[dict]:
-    """Write ``rows`` to ``path``, keeping the rows already there whose ``fields`` values
-    were not produced by this run (so a figure can be filled in by several partial runs);
-    returns everything now in the file."""
-    produced = {tuple(r[f] for f in fields) for r in rows}
-    kept = [r for r in read_rows(path) if tuple(r[f] for f in fields) not in produced]
-    merged = kept + rows
-    columns = list(dict.fromkeys(c for r in merged for c in r))
-    merged = [{c: r.get(c, "") for c in columns} for r in merged]
-    if merged:
-        write_csv(merged, path)
-    return merged
-
-
-def fmt(value: float | None, digits: int = 4) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -357,7 +185,7 @@ def plot(rows: list[dict], datasets: list[str], methods: tuple[str, ...]) -> Non
         panels = [(f"Fig. {FIGURE[name]}: {name.upper()} Q{alpha}", lines_by(means, (name, alpha), methods_for(name, methods)))
                   for alpha in ALPHAS[name] if any(d == name and a == alpha for d, a, _, _ in means)]
         if panels:
-            plot_panels(panels, OUT / f"fig{FIGURE[name]}_{name}_marginals.png", "average variation distance")
+            plot_panels(panels, out_dir() / f"fig{FIGURE[name]}_{name}_marginals.png", "average variation distance")
 
 
 def table_lines(rows: list[dict], name: str, alpha: int, methods: list[str], with_std: bool = False) -> tuple[list[str], int, int]:
@@ -390,12 +218,9 @@ def table_lines(rows: list[dict], name: str, alpha: int, methods: list[str], wit
 
 
 def summarise(rows: list[dict], datasets: list[str], methods: tuple[str, ...]) -> str:
-    runs = {}
-    for r in rows:
-        runs.setdefault((r["dataset"], r["method"]), set()).add(r["rep"])
-    counts = "; ".join(f"{d} {m}: {len(v)}" for (d, m), v in sorted(runs.items()))
     out = ["# Figs 12-15: α-way marginals, PrivBayes vs baselines (our run)", "",
-           "Mean average total variation distance per point. Runs per point: " + counts + ".", ""]
+           "Mean average total variation distance per point. Runs per point: "
+           + runs_per_point(rows, ("dataset", "method"), sort=True) + ".", ""]
     best = total = 0
     for name in datasets:
         for alpha in ALPHAS[name]:
@@ -416,10 +241,10 @@ def headline(epsilons: tuple[float, ...], reps: int) -> str:
     rows = []
     for name, alpha in HEADLINE:
         rows += run([name], epsilons, reps, HEADLINE_METHODS, 0, alphas={name: (alpha,)})
-    write_csv(rows, OUT / "headline_marginals.csv")
+    write_csv(rows, out_dir() / "headline_marginals.csv")
     means = mean_by(rows, ("dataset", "alpha", "method", "epsilon"), "tvd")
     plot_panels([(f"{n.upper()} Q{a}", lines_by(means, (n, a), list(HEADLINE_METHODS))) for n, a in HEADLINE],
-                OUT / "headline_marginals.png", "average variation distance")
+                out_dir() / "headline_marginals.png", "average variation distance")
     out = ["# Acceptance headline: Adult Q2 and NLTCS Q3 (our run)", "",
            f"Mean ± standard deviation of the average TVD over {reps} runs per point (seeded, rep r uses "
            f"PrivBayes random_state 1000r+7).", ""]
@@ -434,7 +259,7 @@ def headline(epsilons: tuple[float, ...], reps: int) -> str:
     out.append(f"Criterion (PrivBayes below Laplace, Fourier and Uniform at every ε ≤ 0.4, both tasks, "
                f"≥ 10 runs): **{'MET' if verdict and reps >= 10 else 'NOT MET'}**.")
     text = "\n".join(out) + "\n"
-    (OUT / "headline_marginals.md").write_text(text)
+    (out_dir() / "headline_marginals.md").write_text(text)
     return text
 
 
@@ -461,14 +286,12 @@ def main(argv: list[str] | None = None) -> None:
     expensive = reps if args.paper else args.expensive_reps
     for name in datasets:  # written after every ε, so an interrupted run keeps what it did
         for eps in epsilons:
-            merge_rows(OUT / f"fig{FIGURE[name]}_{name}_marginals.csv", run([name], (eps,), reps, methods, expensive),
+            merge_rows(out_dir() / f"fig{FIGURE[name]}_{name}_marginals.csv", run([name], (eps,), reps, methods, expensive),
                        ("dataset", "method", "epsilon"))
-    rows = [r for name in DATASETS for r in read_rows(OUT / f"fig{FIGURE[name]}_{name}_marginals.csv")]
-    shown = [name for name in DATASETS if any(r["dataset"] == name for r in rows)]
+    rows = [r for name in DATASETS for r in read_rows(out_dir() / f"fig{FIGURE[name]}_{name}_marginals.csv")]
+    shown = datasets_in(rows, DATASETS)
     plot(rows, shown, METHODS)
-    text = summarise(rows, shown, METHODS)
-    (OUT / "fig12_15_marginals.md").write_text(text)
-    print(text)
+    write_summary(summarise(rows, shown, METHODS), "fig12_15_marginals.md")
 
 
 if __name__ == "__main__":

@@ -14,32 +14,33 @@ skipped, and any fit running past ``--time-limit`` seconds is abandoned; both ar
 Writes docs/figures/fig9_beta.{csv,png}, fig10_theta.{csv,png} and fig9_10_parameters.md.
 
 Usage: python experiments/parameters.py [--reps 1] [--datasets nltcs,adult,br2000] [--epsilons 0.1,0.4,1.6]
-       [--betas 0.1,...,0.9] [--thetas 1,2,3,4,6,8,16] [--which beta,theta]
+       [--betas 0.1,...,0.9] [--thetas 1,2,3,4,6,8,16] [--which beta,theta] [--out DIR]
 """
 
 from __future__ import annotations
 
 import argparse
-import math
-from fractions import Fraction
 
-from best_network import CLASSIFIER, COUNTING, task_error, tasks
-from common import OUT, mean_by
-from marginals import (
+from best_network import COUNTING, task_error, tasks
+from common import (
     TimeLimit,
     add_common_arguments,
+    alg2_cost,
     dataset,
+    datasets_in,
+    fit_rows,
     fmt,
+    mean_by,
     merge_rows,
+    out_dir,
     parse_common,
     plot_panels,
     read_rows,
     reps_for,
-    split,
+    runs_per_point,
     time_limit,
+    write_summary,
 )
-
-from privbayes.bayesnet.usefulness import binary_degree
 
 BETAS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 THETAS = (1, 2, 3, 4, 6, 8, 16)
@@ -49,13 +50,10 @@ FIGURE = {"beta": 9, "theta": 10}
 
 def candidate_count(name: str, kind: str, epsilon: float, beta: float, theta: float) -> tuple[int, int]:
     """(k, candidates of Alg. 2) on the all-binary datasets; (−1, 0) for Adult/BR2000 (Alg. 4)."""
-    schema, _, codes = dataset(name)
+    schema = dataset(name)[0]
     if not all(a.size == 2 for a in schema.attributes):
         return -1, 0
-    d = len(schema.attributes)
-    n = len(split(name, 0)[0]) if kind == "svm" else len(codes)
-    k = min(binary_degree(n, d, Fraction(epsilon) * (1 - Fraction(beta)), theta), d - 1)
-    return k, (0 if k == 0 else sum((d - t) * math.comb(t, min(k, t)) for t in range(1, d)))
+    return alg2_cost(fit_rows(name, "train" if kind == "svm" else "full"), len(schema.attributes), epsilon, beta, theta)
 
 
 def run(datasets: list[str], epsilons: tuple[float, ...], reps: int, grids: dict[str, tuple[float, ...]],
@@ -101,18 +99,15 @@ def plot(rows: list[dict], datasets: list[str], which: str) -> None:
                 lines[f"ε = {eps:g}"] = (xs, [means[(name, label, eps, x)] for x in xs])
             panels.append((f"Fig. {FIGURE[which]}: {name.upper()}, {label}", lines))
     symbol = "β" if which == "beta" else "θ"
-    plot_panels(panels, OUT / f"fig{FIGURE[which]}_{which}.png", "error (TVD or misclassification)", xlabel=symbol,
+    plot_panels(panels, out_dir() / f"fig{FIGURE[which]}_{which}.png", "error (TVD or misclassification)", xlabel=symbol,
                 logx=which == "theta", ncols=len(datasets))
 
 
 def summarise(rows: list[dict], datasets: list[str], grids: list[str], skipped: list[str]) -> str:
-    runs = {}
-    for r in rows:
-        runs.setdefault(r["dataset"], set()).add(r["rep"])
     out = ["# Figs 9-10: choice of β and θ (our run)", "",
            "Mean error per point (TVD for Qα, misclassification rate for the SVM target); each row gives the error "
            "per parameter value and the value with the lowest mean. Runs per point: "
-           + "; ".join(f"{d}: {len(v)}" for d, v in runs.items()) + ".", ""]
+           + runs_per_point(rows) + ".", ""]
     for which in grids:
         means = mean_by([r for r in rows if r["parameter"] == which], ("dataset", "task", "epsilon", "value"), "error")
         symbol = "β" if which == "beta" else "θ"
@@ -156,15 +151,14 @@ def main(argv: list[str] | None = None) -> None:
             for eps in epsilons:
                 new, skip = run([name], (eps,), reps, {which: grid}, args.max_candidates, args.time_limit)
                 skipped += skip
-                merge_rows(OUT / f"fig{FIGURE[which]}_{which}.csv", new, ("parameter", "dataset", "epsilon"))
-    rows = [r for which in FIGURE for r in read_rows(OUT / f"fig{FIGURE[which]}_{which}.csv")]
-    shown = [name for name in COUNTING if any(r["dataset"] == name for r in rows)]
+                merge_rows(out_dir() / f"fig{FIGURE[which]}_{which}.csv", new, ("parameter", "dataset", "epsilon"))
+    rows = [r for which in FIGURE for r in read_rows(out_dir() / f"fig{FIGURE[which]}_{which}.csv")]
+    shown = datasets_in(rows, COUNTING)
     for which in FIGURE:
         if any(r["parameter"] == which for r in rows):
             plot(rows, shown, which)
-    text = summarise(rows, shown, [w for w in FIGURE if any(r["parameter"] == w for r in rows)], skipped)
-    (OUT / "fig9_10_parameters.md").write_text(text)
-    print(text)
+    write_summary(summarise(rows, shown, [w for w in FIGURE if any(r["parameter"] == w for r in rows)], skipped),
+                  "fig9_10_parameters.md")
 
 
 if __name__ == "__main__":

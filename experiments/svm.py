@@ -12,7 +12,7 @@ Writes docs/figures/fig16_nltcs_svm.{csv,png} ... fig19_br2000_svm.{csv,png} and
 docs/figures/fig16_19_svm.md.
 
 Usage: python experiments/svm.py [--reps 2] [--acs-reps 1] [--paper] [--datasets nltcs,acs,adult,br2000] [--epsilons ...]
-       [--methods PrivBayes,PrivateERM,PrivateERM (Single),Majority,NoPrivacy]
+       [--methods PrivBayes,PrivateERM,PrivateERM (Single),Majority,NoPrivacy] [--out DIR]
 """
 
 from __future__ import annotations
@@ -20,20 +20,24 @@ from __future__ import annotations
 import argparse
 import time
 
-from common import OUT, mean_by
-from marginals import (
+from common import (
     add_common_arguments,
     dataset,
+    datasets_in,
     fmt,
     lines_by,
+    mean_by,
     merge_rows,
+    out_dir,
     parse_common,
     plot_panels,
     privbayes_codes,
     read_rows,
     reps_for,
+    runs_per_point,
     sizes_of,
     split,
+    write_summary,
 )
 
 from privbayes.baselines.classification import majority, no_privacy, private_erm
@@ -96,17 +100,14 @@ def plot(rows: list[dict], datasets: list[str], methods: tuple[str, ...]) -> Non
         panels = [(f"Fig. {FIGURE[name]}: {name.upper()}, Y = {t.name}", lines_by(means, (name, t.name), list(methods)))
                   for t in PAPER_TARGETS[name] if any(k[:2] == (name, t.name) for k in means)]
         if panels:
-            plot_panels(panels, OUT / f"fig{FIGURE[name]}_{name}_svm.png", "misclassification rate")
+            plot_panels(panels, out_dir() / f"fig{FIGURE[name]}_{name}_svm.png", "misclassification rate")
 
 
 def summarise(rows: list[dict], datasets: list[str], methods: tuple[str, ...]) -> str:
     means = mean_by(rows, ("dataset", "target", "method", "epsilon"), "error")
-    runs = {}
-    for r in rows:
-        runs.setdefault(r["dataset"], set()).add(r["rep"])
     out = ["# Figs 16-19: multiple SVM classifiers (our run)", "",
            "Mean misclassification rate on the real 20 % test part (each run: its own 80/20 split). Runs per point: "
-           + "; ".join(f"{d}: {len(v)}" for d, v in runs.items()) + ".", ""]
+           + runs_per_point(rows) + ".", ""]
     vs_erm = vs_single = total = 0
     for name in datasets:
         for target in PAPER_TARGETS[name]:
@@ -139,14 +140,12 @@ def main(argv: list[str] | None = None) -> None:
     methods = tuple(args.methods.split(","))
     for name in datasets:  # written after every ε, so an interrupted run keeps what it did
         for eps in epsilons:
-            merge_rows(OUT / f"fig{FIGURE[name]}_{name}_svm.csv", run([name], (eps,), reps, methods),
+            merge_rows(out_dir() / f"fig{FIGURE[name]}_{name}_svm.csv", run([name], (eps,), reps, methods),
                        ("dataset", "method", "epsilon"))
-    rows = [r for name in FIGURE for r in read_rows(OUT / f"fig{FIGURE[name]}_{name}_svm.csv")]
-    shown = [name for name in FIGURE if any(r["dataset"] == name for r in rows)]
+    rows = [r for name in FIGURE for r in read_rows(out_dir() / f"fig{FIGURE[name]}_{name}_svm.csv")]
+    shown = datasets_in(rows, FIGURE)
     plot(rows, shown, METHODS)
-    text = summarise(rows, shown, METHODS)
-    (OUT / "fig16_19_svm.md").write_text(text)
-    print(text)
+    write_summary(summarise(rows, shown, METHODS), "fig16_19_svm.md")
 
 
 if __name__ == "__main__":

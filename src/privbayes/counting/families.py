@@ -30,7 +30,7 @@ _MAX_CELLS_PER_CALL = 2**24
 _CHUNK = 16
 """Parent sets per parallel task."""
 _PARALLEL_WORK = 2**22
-"""Row × parent-set visits above which the threaded kernel pays for its start-up (~ms)."""
+"""Row × table visits above which the threaded kernels pay for their start-up (ms with OpenMP)."""
 
 
 def _configurations_loop(columns, parents, config):  # pragma: no cover - compiled below
@@ -93,6 +93,7 @@ def _tables_loops(columns, weights, column_ids, strides, starts, offsets, out): 
 
 if numba is not None:
     _tables_parallel = numba.njit(parallel=True, cache=True)(_tables_loops)
+    _tables_serial = numba.njit(cache=True)(_tables_loops)
     _configurations = numba.njit(cache=True, inline="always")(_configurations_loop)
     _families_parallel = numba.njit(parallel=True, cache=True)(_families_loops)
     _families_serial = numba.njit(cache=True)(_families_loops)
@@ -158,5 +159,6 @@ def contingency_tables(columns: np.ndarray, weights: np.ndarray, tables: list[tu
         raise ValueError(f"a table of {max(sizes)} cells is too large to count")
     offsets = np.cumsum([0] + sizes).astype(np.int64)
     out = np.zeros(int(offsets[-1]), np.int64)
-    _tables_parallel(columns, np.ascontiguousarray(weights, dtype=np.int64), column_ids, strides, starts, offsets, out)
+    kernel = _tables_parallel if len(tables) * columns.shape[1] > _PARALLEL_WORK else _tables_serial
+    kernel(columns, np.ascontiguousarray(weights, dtype=np.int64), column_ids, strides, starts, offsets, out)
     return [out[offsets[t]:offsets[t + 1]].reshape(shape) for t, (_, shape) in enumerate(tables)]

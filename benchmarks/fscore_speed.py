@@ -50,13 +50,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", default="nltcs,acs")
     parser.add_argument("--epsilons", default="0.05,0.1,0.2,0.4,0.8,1.6")
+    parser.add_argument("--seeds", default="1", help="comma-separated seeds: the first attribute and every choice "
+                        "of the exponential mechanism differ, and so does the work")
     args = parser.parse_args()
-    rows = [learn(name, float(eps), seed=1) for name in args.datasets.split(",") for eps in args.epsilons.split(",")]
+    rows = [dict(learn(name, float(eps), seed=int(seed)), seed=int(seed)) for name in args.datasets.split(",")
+            for eps in args.epsilons.split(",") for seed in args.seeds.split(",")]
     machine = {"cpus": os.cpu_count(), "python": platform.python_version(), "numba": HAVE_NUMBA}
     print(json.dumps({"benchmark": "fscore_speed", "machine": machine, "results": rows}, indent=1))
-    print(f"\n{'dataset':<8} {'eps':>5} {'k':>3} {'learn s':>9}")
+    print(f"\n{'dataset':<8} {'eps':>5} {'k':>3} {'seed':>5} {'learn s':>9}")
     for r in rows:
-        print(f"{r['dataset']:<8} {r['epsilon']:>5} {r['k']:>3} {r['learn_s']:>9.2f}")
+        print(f"{r['dataset']:<8} {r['epsilon']:>5} {r['k']:>3} {r['seed']:>5} {r['learn_s']:>9.2f}")
 
 
 if __name__ == "__main__":

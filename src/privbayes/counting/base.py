@@ -12,7 +12,10 @@ from privbayes.encoding import Encoding
 class PrivateTable(Protocol):
     """Private rows behind a narrow interface: the row count and exact contingency tables.
 
-    Exact counts must only flow into a mechanism that pays for them.
+    Exact counts must only flow into a mechanism that pays for them.  A back-end may also
+    offer batched forms of ``counts`` for GreedyBayes's many candidate tables
+    (``counts_many(requests)``; ``binary_families(parents, children)`` for binary data);
+    callers use them when present and fall back to ``counts`` otherwise.
     """
 
     encoding: Encoding

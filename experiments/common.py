@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import functools
+import hashlib
 import math
 import os
 import signal
@@ -21,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+import privbayes
 from privbayes import PrivBayes
 from privbayes.bayesnet.usefulness import binary_degree
 from privbayes.domainfile import read_dat, read_domain
@@ -96,6 +99,16 @@ def fit_seed(rep: int) -> int:
     return 1000 * rep + 7
 
 
+@functools.cache
+def library_fingerprint() -> str:
+    """Hash of the installed library's source: cached fits are reused only by the same code
+    (a change of the counting order, say, changes which table a seed draws)."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(privbayes.__file__).parent.rglob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def privbayes_codes(name: str, epsilon: float, rep: int, *, part: str = "full", **params) -> dict:
     """Leaf codes of a PrivBayes synthetic table (as many rows as the input), its degree and
     fit+sample seconds.  ``part`` is "full" (the counting tasks) or "train" (the 80 % training
@@ -104,7 +117,7 @@ def privbayes_codes(name: str, epsilon: float, rep: int, *, part: str = "full", 
     Results are cached on disk, keyed by every argument."""
     params = {k: v for k, v in params.items() if v is not None}
     key = "-".join([name, part, f"eps{epsilon:g}", f"rep{rep}"] + [f"{k}={v}" for k, v in sorted(params.items())])
-    path = CACHE[0] / f"{key}.npz" if CACHE[0] is not None else None
+    path = CACHE[0] / library_fingerprint() / f"{key}.npz" if CACHE[0] is not None else None
     if path is not None and path.exists():
         stored = np.load(path)
         return {"codes": stored["codes"], "k": int(stored["k"]), "seconds": float(stored["seconds"]), "cached": True}

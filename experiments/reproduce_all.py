@@ -161,8 +161,8 @@ shadow Python's standard `encodings` package, and the interpreter would fail at 
   rerun at a later commit therefore reproduces the baselines exactly, but PrivBayes only in
   distribution. For example, for NLTCS at ε = 0.1, run 0, Q4 is 0.1835 instead of 0.1824, and the
   "outside" SVM error is 0.276 instead of 0.196. The fit cache (`/tmp/privbayes-experiment-cache` by
-  default) is keyed by the arguments, not by the library version. Clear it, or pass a new `--cache`
-  folder, before rerunning.
+  default) is kept per version of the library's source (a hash of its files), so a rerun after a
+  library change fits anew.
 * **PrivBayes.** Defaults are β = 0.3 and θ = 4. The binary datasets (NLTCS, ACS) use F with
   Alg. 2 + Alg. 1 and k from Lemma 4.8. Adult and BR2000 use Hierarchical-R: Alg. 4 with maximal
   parent sets over taxonomy levels (Alg. 6) + Alg. 3. Noise is discrete Laplace on counts. The

@@ -1,8 +1,8 @@
-"""Many exact family tables at once for binary data (the F workload of GreedyBayes, TODS 2017 §4.4).
+"""Many exact tables at once: the candidate workload of GreedyBayes (TODS 2017 §4.4, §5.2).
 
-A step of Alg. 2 scores every (X, Π) with |Π| = k; on NLTCS/ACS that is 10^4-10^5
-tables of 2^(k+1) cells.  One compiled pass over the (distinct) rows per parent set
-serves every child at once, in one of two ways:
+Binary families (score F): a step of Alg. 2 scores every (X, Π) with |Π| = k; on
+NLTCS/ACS that is 10^4-10^5 tables of 2^(k+1) cells.  One compiled pass over the
+(distinct) rows per parent set serves every child at once, in one of two ways:
 
 * few children (2^(k+u) cells no more than the rows): count the joint table of Π and
   all u children with one add per row, then marginalise it onto each (X, Π);
@@ -10,8 +10,11 @@ serves every child at once, in one of two ways:
   (contiguous, so SIMD), then add the row's weighted child bits as one short
   vector; the count of X = 0 is the configuration total minus the count of X = 1.
 
-Parent sets are spread over both cores in chunks.  numba is optional
-(``privbayes[fast]``); without it callers fall back to one ``counts`` call per table.
+General tables (scores R and I, Alg. 4): one pass per table over its (possibly
+generalised) columns, a whole step's tables in one call.
+
+Large batches are spread over both cores.  numba is optional (``privbayes[fast]``);
+without it callers fall back to one numpy ``counts`` call per table.
 """
 
 from __future__ import annotations

@@ -120,6 +120,7 @@ SCHEMA_CASES = [
     pytest.param("bins.yaml", SCHEMA.replace("bins: 4", "bins: many"), id="bins-text"),
     pytest.param("binsbig.yaml", SCHEMA.replace("bins: 4", "bins: 1000000000000000"), id="bins-huge"),
     pytest.param("dupname.yaml", SCHEMA.replace("name: b", "name: a"), id="duplicate-attribute"),
+    pytest.param("integer.yaml", SCHEMA.replace("bins: 4", "bins: 4, integer: maybe"), id="integer-not-boolean"),
     pytest.param("cats.yaml", SCHEMA.replace("[0, 1, 2]", "5"), id="categories-not-a-list"),
     pytest.param("dupcats.yaml", SCHEMA.replace("[0, 1, 2]", "[0, 0, 2]"), id="duplicate-categories"),
     pytest.param("nocats.yaml", SCHEMA.replace("[0, 1, 2]", "[]"), id="no-categories"),
@@ -250,6 +251,11 @@ MODEL_CASES = [
     pytest.param(lambda ws: _tampered(ws, _set("network.1.parents", [[99, 0]])), id="network-unknown-parent"),
     pytest.param(lambda ws: _tampered(ws, _set("fitted.n", _DELETE)), id="fitted-n-missing"),
     pytest.param(lambda ws: _tampered(ws, _set("fitted.epsilon_spent", "x")), id="epsilon-spent-text"),
+    pytest.param(lambda ws: _tampered(ws, _set("fitted.degree", "2")), id="fitted-degree-text"),
+    pytest.param(lambda ws: _tampered(ws, _set("parameters.beta", _DELETE)), id="parameters-beta-missing"),
+    pytest.param(lambda ws: _tampered(ws, _set("fitted.algorithm", _DELETE)), id="fitted-algorithm-missing"),
+    pytest.param(lambda ws: _tampered(ws, _set("fitted.seeded", "no")), id="fitted-seeded-text"),
+    pytest.param(lambda ws: _tampered(ws, _set("parameters.degree", 1.5)), id="parameters-degree-fraction"),
     pytest.param(lambda ws: "[" * 100_000, id="deeply-nested-json"),
 ]
 

@@ -68,6 +68,10 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 def _model_from_document(doc: Any, path: Path) -> Any:
     from privbayes.synthesizers.privbayes import PrivBayes
 
@@ -87,6 +91,10 @@ def _model_from_document(doc: Any, path: Path) -> Any:
              path, "ledger entries need numeric epsilon/sensitivity and text step/mechanism/measured")
     model = PrivBayes(params["epsilon"], beta=params["beta"], theta=params["theta"], score=params["score"],
                       encoding=encoding.name, degree=params["degree"], non_private_phase=params["non_private_phase"])
+    try:
+        model.check_parameters()
+    except InputError as exc:
+        _require(False, path, str(exc))
     d = len(encoding.attributes)
     _require(sorted(p.child for p in network.pairs) == list(range(d)), path, "the network must cover every attribute once")
     spent = sum(entry.epsilon for entry in ledger)
@@ -94,6 +102,8 @@ def _model_from_document(doc: Any, path: Path) -> Any:
     _require(_number(epsilon) and epsilon > 0, path, "epsilon must be a finite number > 0")
     _require(_number(fitted.get("epsilon_spent")), path, "epsilon_spent must be a number")
     _require(isinstance(fitted.get("n"), int) and fitted["n"] > 0, path, "n must be a positive integer")
+    _require(fitted.get("degree") is None or _count(fitted["degree"]), path, "fitted degree must be an integer ≥ 0")
+    _require(isinstance(fitted.get("seeded"), bool), path, "fitted seeded must be true or false")
     _require(all(e.epsilon > 0 for e in ledger), path, "ledger entries must have positive epsilon")
     _require(spent <= epsilon * (1 + 1e-9), path, f"the ledger spends {spent:g}, more than the claimed epsilon {epsilon:g}")
     _require(math.isclose(fitted.get("epsilon_spent", -1), spent, rel_tol=1e-9, abs_tol=1e-12), path,

@@ -68,6 +68,8 @@ class Attribute:
             raise InputError(f"schema: {where}: lower ({self.lower}) must be below upper ({self.upper})")
         if not isinstance(self.bins, int) or isinstance(self.bins, bool) or self.bins < 1:
             raise InputError(f"schema: {where}: bins must be a positive integer, got {self.bins!r}")
+        if not isinstance(self.integer, bool):
+            raise InputError(f"schema: {where}: integer must be true or false, got {self.integer!r}")
         if self.taxonomy is not None:
             raise InputError(f"schema: {where}: numeric attributes get their taxonomy from their bins; remove 'taxonomy'")
 

@@ -82,11 +82,15 @@ class PrivBayes:
 
     # --- fitting ---------------------------------------------------------------------------------
 
+    def check_parameters(self) -> None:
+        """Raise :class:`InputError` naming the first parameter outside its range."""
+        _check_parameters(self.epsilon, self.beta, self.theta, self.score, self.encoding, self.degree,
+                          self.non_private_phase)
+
     def fit(self, data: pd.DataFrame | str | os.PathLike, schema: Schema | str | os.PathLike | None = None,
             *, infer_schema_from_data: bool = False) -> "PrivBayes":
         """Learn the private model from a DataFrame or a CSV/Parquet path."""
-        _check_parameters(self.epsilon, self.beta, self.theta, self.score, self.encoding, self.degree,
-                          self.non_private_phase)
+        self.check_parameters()
         source = str(data) if not isinstance(data, pd.DataFrame) else "data"
         frame = data if isinstance(data, pd.DataFrame) else read_table(data)
         self.schema_, self.domain_source_ = self._resolve_schema(frame, schema, infer_schema_from_data)

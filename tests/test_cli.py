@@ -37,6 +37,23 @@ def test_fit_inspect_sample(workspace, capsys):
     assert synthetic.shape == (123, 3) and synthetic["x"].between(0, 10).all()
 
 
+def test_fit_reads_the_authors_dat_and_domain_files(workspace, capsys):
+    """The papers' release format: a headerless .dat file is read with its .domain schema;
+    without a schema it is refused with a one-line error and no model file."""
+    w = workspace
+    frame = pd.read_csv(w / "data.csv")
+    frame.to_csv(w / "data.dat", sep=" ", header=False, index=False)
+    (w / "data.domain").write_text("D 0 1 2\nD 0 1\nC 0 10\n")
+    assert main(["fit", str(w / "data.dat"), "--schema", str(w / "data.domain"), "--epsilon", "1",
+                 "--seed", "3", "-o", str(w / "dat.json")]) == 0
+    assert main(["sample", str(w / "dat.json"), "-n", "50", "-o", str(w / "s.csv"), "--seed", "4"]) == 0
+    assert pd.read_csv(w / "s.csv").shape == (50, 3)
+    capsys.readouterr()
+    assert main(["fit", str(w / "data.dat"), "--infer-schema", "--epsilon", "1", "-o", str(w / "x.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "a .dat file has no header" in err[-1] and not (w / "x.json").exists()
+
+
 def test_fit_without_schema_is_refused_and_infer_is_flagged(workspace, capsys):
     w = workspace
     assert main(["fit", str(w / "data.csv"), "--epsilon", "1", "-o", str(w / "m.json")]) == 2

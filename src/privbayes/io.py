@@ -11,6 +11,7 @@ from typing import Any, Callable
 import pandas as pd
 import yaml
 
+from privbayes.domainfile import read_dat, read_domain
 from privbayes.errors import InputError
 from privbayes.schema import Schema
 
@@ -43,22 +44,28 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
-def _suffix(path: Path) -> str:
+def _suffix(path: Path, allowed: tuple[str, ...] = TABLE_SUFFIXES) -> str:
     suffix = path.suffix.lower()
-    if suffix not in TABLE_SUFFIXES:
-        raise InputError(f"{path}: unknown table format {suffix or '(none)'!r}; expected .csv or .parquet")
+    if suffix not in allowed:
+        names = " or ".join(s for s in allowed if s != ".pq")
+        raise InputError(f"{path}: unknown table format {suffix or '(none)'!r}; expected {names}")
     return suffix
 
 
-def read_table(path: str | os.PathLike) -> pd.DataFrame:
-    """A CSV (with header) or Parquet file as a DataFrame of raw values."""
+def read_table(path: str | os.PathLike, schema: Schema | None = None) -> pd.DataFrame:
+    """A CSV (with header) or Parquet file as a DataFrame of raw values; also the papers'
+    whitespace-separated ``.dat`` files, whose columns are named by ``schema``."""
     path = Path(path)
-    suffix = _suffix(path)
+    suffix = _suffix(path, TABLE_SUFFIXES + (".dat",))
     if not path.is_file():
         raise InputError(f"{path}: no such file")
+    if suffix == ".dat" and schema is None:
+        raise InputError(f"{path}: a .dat file has no header; give its schema (for example the authors' .domain file)")
     try:
         if suffix == ".csv":
             frame = pd.read_csv(path, encoding="utf-8", skipinitialspace=True)
+        elif suffix == ".dat":
+            frame = read_dat(path, schema)
         else:
             frame = pd.read_parquet(path)
     except UnicodeDecodeError as exc:
@@ -106,7 +113,6 @@ def load_schema(path: str | os.PathLike) -> Schema:
     """A schema from YAML/JSON, or from the PrivBayes authors' ``.domain`` format."""
     path = Path(path)
     if path.suffix.lower() == ".domain":
-        from privbayes.domainfile import read_domain
 
         return read_domain(path)
     return Schema.from_dict(read_structured(path, "schema"), source=str(path))

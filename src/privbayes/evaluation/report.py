@@ -233,8 +233,8 @@ def _load_inputs(real_path: str, synth_path: str, schema_path: str | None,
         differ = [a.name for a, b in zip(schema.attributes, model.schema_.attributes) if a != b]
         if differ:
             notes.append(f"the model's domain of {differ[0]!r} differs from --schema; the metrics use --schema")
-    real = schema.encode(read_table(real_path), str(real_path))
-    synth = schema.encode(read_table(synth_path), str(synth_path))
+    real = schema.encode(read_table(real_path, schema), str(real_path))
+    synth = schema.encode(read_table(synth_path, schema), str(synth_path))
     return schema, model, real, synth, notes
 
 

@@ -89,10 +89,12 @@ class PrivBayes:
 
     def fit(self, data: pd.DataFrame | str | os.PathLike, schema: Schema | str | os.PathLike | None = None,
             *, infer_schema_from_data: bool = False) -> "PrivBayes":
-        """Learn the private model from a DataFrame or a CSV/Parquet path."""
+        """Learn the private model from a DataFrame or a CSV/Parquet/.dat path."""
         self.check_parameters()
         source = str(data) if not isinstance(data, pd.DataFrame) else "data"
-        frame = data if isinstance(data, pd.DataFrame) else read_table(data)
+        if schema is not None and not isinstance(schema, Schema):
+            schema = load_schema(schema)
+        frame = data if isinstance(data, pd.DataFrame) else read_table(data, schema)
         self.schema_, self.domain_source_ = self._resolve_schema(frame, schema, infer_schema_from_data)
         leaves = self.schema_.encode(frame, source)
         with Progress("PrivBayes", enabled=self.progress) as progress:

@@ -78,13 +78,9 @@ def maximal_parent_candidates(table: PrivateTable, epsilon2: Fraction, theta: fl
     return rule
 
 
-def candidate_joint(table: PrivateTable, child: int, parents: tuple[Parent, ...]) -> np.ndarray:
-    """Exact counts of (X, Π) laid out as ``joint[x, π]`` for the score functions."""
-    return _joints(table, [(child, parents)])[0]
-
-
 def _joints(table: PrivateTable, pairs: list[tuple[int, tuple[Parent, ...]]]) -> list[np.ndarray]:
-    """:func:`candidate_joint` of many pairs, counted together when the back-end can."""
+    """Exact counts of each (X, Π) laid out as ``joint[x, π]`` for the score functions,
+    counted together when the back-end can."""
     requests = [([x] + [a for a, _ in parents], [0] + [lvl for _, lvl in parents]) for x, parents in pairs]
     many = getattr(table, "counts_many", None)
     tables = many(requests) if many is not None else [table.counts(*request) for request in requests]

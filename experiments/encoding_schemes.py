@@ -7,9 +7,10 @@ misclassification rate of the four SVM targets (fitted on the 80 % training part
 
 Cost guard.  Under the binary and Gray encodings every bit is an attribute (Adult: 52,
 BR2000: 32) and Alg. 2 scores every k-subset of the placed bits for every unplaced bit:
-Σ_t (d − t)·C(t, k) candidates (Adult, k = 3: 2.9 million; k = 6: 886 million).  At about
-0.06 ms per candidate (more under load) a fit above ``--max-candidates`` (default 400,000,
-under a minute) is skipped; the summary lists every point of the ε grid left without results.
+Σ_t (d − t)·C(t, k) candidates (Adult, k = 3: 2.9 million; k = 6: 886 million).  A fit
+takes roughly 4-14 µs per candidate here (Adult, 23 million: 81 s; BR2000, 14 million:
+130-190 s); one above ``--max-candidates`` (default 400,000) is skipped, and the summary
+lists every point of the ε grid left without results.
 
 Writes docs/figures/fig5_adult_encodings ... fig8_br2000_encodings_svm .{csv,png} and
 docs/figures/fig5_8_encodings.md.
@@ -151,8 +152,8 @@ def summarise(rows: list[dict], datasets: list[str], methods: tuple[str, ...]) -
                         missing.append(f"{name} {method} ε = {eps:g} ({'Q2/Q3' if part == 'full' else 'SVM'}): "
                                        f"k = {k}, {count:,} candidate AP pairs")
     if missing:
-        out += ["Not run (exhaustive Alg. 2 over too many candidate AP pairs; ~0.06 ms each, so 3 million ≈ 3 min "
-                "and 23 million ≈ 25 min per fit):", ""] + [f"* {m}" for m in missing] + [""]
+        out += ["Not run (exhaustive Alg. 2 over too many candidate AP pairs; measured 4-14 µs per pair, "
+                "so 154 million ≈ 10-35 min and 886 million ≈ 1-3.5 h per fit):", ""] + [f"* {m}" for m in missing] + [""]
     out.append("Paper (§6.3): non-binary encodings clearly beat the binary ones on Qα at small ε (gap shrinks as ε "
                "grows); Hierarchical-R ≈ Vanilla-R on Qα; Hierarchical-R best overall on the SVM tasks. Ours: lowest "
                "SVM error per (task, ε): " + ", ".join(f"{m} {c}/{total}" for m, c in sorted(wins.items())) + ".")

@@ -155,8 +155,9 @@ shadow Python's standard `encodings` package, and the interpreter would fail at 
   PrivBayes `random_state` 1000r + 7, baseline seeds derived from r and ε, and the 80/20 split
   seeded by r. So reruns with the same library version are reproducible, and every method sees the
   same split.
-* **Library version.** The acceptance headline was rerun with the library as of commit c6feef6; the
-  other committed tables come from the library as of commit 03e4216. From commit e77621b (faster F
+* **Library version.** The acceptance headline was rerun with the library as of commit c6feef6, and
+  so were the Binary-F/Gray-F points of Figs 5-8 at Adult ε = 0.4-0.8 and BR2000 ε = 0.8-1.6 (later
+  commits change no computation); the other committed tables come from the library as of commit 03e4216. From commit e77621b (faster F
   scoring) on, PrivBayes draws a different synthetic table for the same seed. A
   rerun at a later commit therefore reproduces the baselines exactly, but PrivBayes only in
   distribution. For example, for NLTCS at ε = 0.1, run 0, Q4 is 0.1835 instead of 0.1824, and the
@@ -204,7 +205,8 @@ benchmarks of `docs/peers.md`, which ran alongside, record load averages of 8.2-
 times are probably 2-4× what an idle machine would take. Steps that ran as separate partial runs
 (for example ACS apart from the other datasets) appear once per run. The steps add up to about 3.8 hours, and the whole run took 2 hours 10 minutes (03:36-05:46).
 The headline row is a later rerun (06:41-06:44) on the idle machine with the faster library: 2.9 min, against
-25.4 min for the same step in the loaded run.
+25.4 min for the same step in the loaded run. The four `encodings ... --max-candidates 30000000` rows (06:50-07:30)
+filled Binary-F/Gray-F points with the faster library, with a few other jobs alongside.
 
 The paper's 100 repetitions per point: `PYTHONPATH=src:experiments python
 experiments/reproduce_all.py --paper` passes `--paper` to every step. This gives 100 runs everywhere,
@@ -241,20 +243,22 @@ SECTIONS: list[tuple[str, str, str, tuple[str, ...], str]] = [
      "\"fails to preserve any correlation until ε > 0.8\" when predicting Adult's 16-valued education "
      "(Fig. 7(c)). Recommendation: hierarchical encoding for general domains.",
      (
-        "Agrees where we have data, but Binary-F and Gray-F are missing at large ε. They ran only at ε ≤ 0.2 "
-        "for Adult's Q2/Q3 and at ε ≤ 0.4 otherwise: beyond that, exhaustive Alg. 2 with F over 52 (Adult) or "
-        "32 (BR2000) bit attributes scores 4 to 886 million candidate AP pairs per fit (listed under the "
-        "tables). On the counting tasks a non-binary encoding has the lower error at all 14 (task, ε) points "
-        "where both kinds ran (2 runs each), e.g. Adult Q2 at ε = 0.2: Hierarchical-R 0.106, Binary-F 0.250. "
-        "The gap does not shrink over that range (best binary / best non-binary: 1.46 → 2.36 on Adult Q2 for "
-        "ε = 0.05 → 0.2, 1.21 → 1.64 on BR2000 Q2 for ε = 0.05 → 0.4); the larger ε, where the paper shows it "
-        "closing, are the points not run. Hierarchical-R and Vanilla-R are within 10 % of each other at 22 of "
-        "24 counting points (12.5 % at most). On the SVM tasks Hierarchical-R has the lowest error at 22 of 48 "
-        "points (Vanilla-R 14, Gray-F 8, Binary-F 4), and on the 32 points where all four ran, its mean excess "
-        "over the best method is 0.031, against 0.042-0.066 for the others. Vanilla-R stays at 0.40-0.45 "
-        "(Majority: 0.449) on Adult education up to ε = 0.8 and drops to 0.005 at ε = 1.6, as in Fig. 7(c). On "
-        "that task Binary-F and Gray-F beat Hierarchical-R at ε = 0.1-0.4, but single runs there land either "
-        "near 0 or at 0.11-0.46, so means of 2 runs are mostly noise."),
+        "Agrees on the counting tasks; on the SVM tasks Hierarchical-R is the most stable but not the clear "
+        "winner. Binary-F and Gray-F ran everywhere on BR2000 and up to ε = 0.4 (Q2/Q3) or 0.8 (SVM) on Adult; "
+        "the 6 Adult points left (ε ≥ 0.8 for Q2/Q3, 1.6 for SVM) need 154-886 million candidate AP pairs "
+        "per fit under exhaustive Alg. 2 over 52 bit attributes (listed under the tables). On the counting "
+        "tasks a non-binary encoding has the lower error at all 20 (task, ε) points where both kinds ran "
+        "(2 runs each), e.g. Adult Q2 at ε = 0.4: Vanilla-R 0.089, Gray-F 0.222. The gap does not shrink "
+        "with ε on these points (best binary / best non-binary: 1.46 → 2.49 on Adult Q2 for ε = 0.05 → 0.4; "
+        "1.21, 1.67, 1.44, 1.64, 1.63, 1.51 on BR2000 Q2 for ε = 0.05 … 1.6), where the paper shows it "
+        "closing at large ε. Hierarchical-R and Vanilla-R are within 10 % of each other at 22 of 24 "
+        "counting points (the largest gap is 12.5 % of the larger error). On the SVM tasks Hierarchical-R "
+        "has the lowest error at 17 of 48 points (Vanilla-R 13, Gray-F 12, Binary-F 6), and on the 44 points "
+        "where all four ran its mean excess over the best method is the smallest, 0.029, against "
+        "0.035-0.062 for the others. Vanilla-R stays at 0.40-0.45 (Majority: 0.449) on Adult education up to "
+        "ε = 0.8 and drops to 0.005 at ε = 1.6, as in Fig. 7(c). On that task Binary-F and Gray-F beat "
+        "Hierarchical-R at ε = 0.1-0.8 (Binary-F 0.001 at ε = 0.8), but single runs there land either near "
+        "0 or at 0.11-0.46, so means of 2 runs are noisy."),
      ("fig5_adult_encodings.png", "fig6_br2000_encodings.png", "fig7_adult_encodings_svm.png",
       "fig8_br2000_encodings_svm.png"), "fig5_8_encodings.md"),
     ("Figs 9-10: choice of β and θ (§6.4)",

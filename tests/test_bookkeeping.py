@@ -7,6 +7,7 @@ import pytest
 import privbayes.privacy.mechanisms as mechanisms
 from privbayes import PrivBayes
 from privbayes.privacy.accountant import Accountant, BudgetExceededError
+from privbayes.privacy.mechanisms import DiscreteLaplace
 from tests.helpers import categorical_schema, correlated_frame
 
 SIZES = [2, 3, 4, 2, 5]
@@ -105,9 +106,9 @@ def test_degree_zero_spends_everything_on_marginals(data):
 
 def test_accountant_refuses_to_overspend():
     accountant = Accountant(1.0)
-    accountant.charge(Fraction(7, 10), step="a", mechanism="m", sensitivity=1, measured="x")
+    accountant.charge(DiscreteLaplace(Fraction(7, 10), 1), step="a", measured="x")
     with pytest.raises(BudgetExceededError, match="step 'b' needs ε = 0.4 but only 0.3 of 1 is left"):
-        accountant.charge(0.4, step="b", mechanism="m", sensitivity=1, measured="x")
+        accountant.charge(DiscreteLaplace(0.4, 1), step="b", measured="x")
     assert accountant.spent == Fraction(7, 10)
     assert len(accountant.ledger) == 1
 
@@ -115,5 +116,5 @@ def test_accountant_refuses_to_overspend():
 def test_tenths_sum_without_drift():
     accountant = Accountant(1.0)
     for i in range(10):
-        accountant.charge(Fraction(1.0) / 10, step=str(i), mechanism="m", sensitivity=1, measured="x")
+        accountant.charge(DiscreteLaplace(Fraction(1.0) / 10, 1), step=str(i), measured="x")
     assert accountant.spent == accountant.total

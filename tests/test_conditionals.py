@@ -9,7 +9,7 @@ import privbayes.bayesnet.conditionals as conditionals_module
 from privbayes.bayesnet.conditionals import conditional_from_joint, noisy_conditionals
 from privbayes.bayesnet.network import APPair, Network
 from privbayes.bayesnet.sampling import ancestral_sample
-from privbayes.counting import InMemoryTable
+from privbayes import counting
 from privbayes.encoding import Encoding
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import random_source
@@ -24,7 +24,7 @@ NETWORK = Network((APPair(1), APPair(0, ((1, 0),)), APPair(2, ((1, 0), (0, 0))),
 def table():
     schema = categorical_schema(SIZES)
     encoding = Encoding.build(schema, "vanilla")
-    return InMemoryTable(schema.encode(correlated_frame(SIZES, 4000, seed=11), "t"), encoding)
+    return counting.open(correlated_frame(SIZES, 4000, seed=11), schema).encoded(encoding)
 
 
 def test_alg_1_derives_the_first_k_conditionals_from_table_k_plus_1(table, monkeypatch):
@@ -38,7 +38,8 @@ def test_alg_1_derives_the_first_k_conditionals_from_table_k_plus_1(table, monke
 
     monkeypatch.setattr(conditionals_module, "laplace_counts", capture)
     accountant = Accountant(1.0)
-    conds = noisy_conditionals(table, NETWORK, Fraction(1), accountant, random_source(3), degree=2)
+    conds = noisy_conditionals(table, NETWORK, {2: Fraction(1, 2), 3: Fraction(1, 2)}, accountant, random_source(3),
+                               degree=2)
     assert len(released) == 2  # only pairs k+1..d are measured
     joint = np.maximum(released[0], 0).astype(float)  # axes: X1, X0, X2 (parents of pair 3, then child)
     joint /= joint.sum()
@@ -51,7 +52,7 @@ def test_alg_1_derives_the_first_k_conditionals_from_table_k_plus_1(table, monke
 
 
 def test_exact_conditionals_equal_the_data(table):
-    conds = noisy_conditionals(table, NETWORK, None, None, random_source(0), degree=2)
+    conds = noisy_conditionals(table, NETWORK, {2: None, 3: None}, None, random_source(0), degree=2)
     counts = table.counts([0, 2, 3])
     truth = counts / counts.sum(axis=2, keepdims=True)
     np.testing.assert_allclose(conds[3], truth)

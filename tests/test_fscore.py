@@ -220,7 +220,7 @@ def test_batched_scores_equal_single_scores(use_numba: bool) -> None:
 def test_score_function_protocol() -> None:
     score = MaximumJointDistance()
     assert score.name == "F"
-    assert score.sensitivity(21_574, 2, 8) == 1 / 21_574
+    assert score.sensitivity(21_574, 2, 8) == Fraction(1, 21_574)  # exact (TODS Thm 4.5)
     assert score.supports(2, (2, 2, 1))
     assert score.supports(2, ())
     assert not score.supports(2, (2, 3))

@@ -218,11 +218,14 @@ _DELETE = object()
 
 
 def _scale_ledger_and_epsilon(doc):
-    """A consistent forgery: every ledger entry, epsilon_spent and epsilon divided by 10."""
+    """A consistent forgery: every ledger entry (float and exact), epsilon_spent and epsilon halved
+    (exactly, so that the plan recomputed from the parameters matches the forged ledger)."""
+    from fractions import Fraction
     for entry in doc["ledger"]:
-        entry["epsilon"] /= 10
+        entry["epsilon_exact"] = str(Fraction(entry["epsilon_exact"]) / 2)
+        entry["epsilon"] = float(Fraction(entry["epsilon_exact"]))
     doc["fitted"]["epsilon_spent"] = sum(e["epsilon"] for e in doc["ledger"])
-    doc["parameters"]["epsilon"] /= 10
+    doc["parameters"]["epsilon"] = float(Fraction(doc["parameters"]["epsilon"]) / 2)
 
 
 MODEL_CASES = [
@@ -273,7 +276,7 @@ def test_malformed_model(ws, capsys, make, command):
 def test_tampered_ledger_message_names_the_problem(ws, capsys):
     path = write(ws, "cheap.json", _tampered(ws, _set("parameters.epsilon", 0.1)))
     code, err = run_cli(["inspect", str(path)], capsys)
-    assert code == 2 and "the ledger spends 1, more than the claimed epsilon 0.1" in err
+    assert code == 2 and "the ledger differs from the plan its parameters imply" in err
 
 
 def test_consistent_forgery_is_not_detectable(ws, capsys):

@@ -18,6 +18,7 @@ import pytest
 from scipy import stats
 
 import privbayes.bayesnet.conditionals as conditionals_module
+from privbayes import counting
 import privbayes.privacy.mechanisms as mechanisms_module
 import privbayes.synthesizers.privbayes as privbayes_module
 from privbayes.audit.distinguish import (
@@ -350,22 +351,14 @@ def test_audit_rejects_argmax_selection(argmax_selection):
 def fast_encode(monkeypatch):
     """Make toy fits cheap without touching the privacy path.
 
-    * Memoise Schema.encode per frame: it is deterministic and was ~3/4 of a toy fit's time.
+    * (Tables are opened once per scenario in ``_release``: reading and labelling is
+      deterministic and was ~3/4 of a toy fit's time.)
     * Run numba's parallel kernels (family counts, F scores) on one thread: on 6-row tables the
       thread-pool start-up dominates (≈ 25 ms of CPU per fit with 2 threads on a shared machine,
       5 ms with one); the kernels compute the same exact counts either way.
 
     Everything from the counting layer on runs unchanged.
     """
-    real = Schema.encode
-    cache: dict = {}
-
-    def encode(self, frame, source):
-        key = (id(self), id(frame))
-        if key not in cache:
-            cache[key] = (frame, real(self, frame, source))  # keep the frame alive so its id stays unique
-        return cache[key][1].copy()
-    monkeypatch.setattr(Schema, "encode", encode)
     try:
         import numba
     except ImportError:
@@ -380,8 +373,10 @@ def fast_encode(monkeypatch):
 
 
 def _release(frame, schema, seed_base: int, event, **params):
+    table = counting.open(frame, schema)
+
     def run(i: int):
-        model = PrivBayes(LN3, random_state=seed_base + i, **params).fit(frame, schema)
+        model = PrivBayes(LN3, random_state=seed_base + i, **params).fit(table)
         return event(model)
     return run
 

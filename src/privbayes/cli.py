@@ -21,6 +21,18 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _seed(text: str) -> int:
+    from privbayes.validation import SEED_BOUND
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer seed in [0, 2^63), got {text!r}") from None
+    if not 0 <= value < SEED_BOUND:
+        raise argparse.ArgumentTypeError(f"expected an integer seed in [0, 2^63), got {value}")
+    return value
+
+
 def _number(text: str) -> float:
     try:
         return float(text)
@@ -44,14 +56,18 @@ def _parser() -> argparse.ArgumentParser:
     fit.add_argument("--encoding", choices=["vanilla", "hierarchical", "binary", "gray"],
                      help="attribute encoding (default hierarchical with taxonomies, else vanilla)")
     fit.add_argument("--degree", type=int, help="fixed network degree k instead of θ-usefulness")
-    fit.add_argument("--seed", type=int, help="seed the DP noise (reproducible experiments only)")
-    fit.add_argument("-o", "--output", required=True, help="model file to write (JSON)")
+    fit.add_argument("--seed", type=_seed, help="seed the DP noise (reproducible experiments only)")
+    fit.add_argument("--dry-run", action="store_true",
+                     help="print the budget plan (every paid release and its ε) and stop; reads only n")
+    fit.add_argument("--show-invalid", action="store_true",
+                     help="when values are refused, print up to 5 of their row numbers (locally; never the values)")
+    fit.add_argument("-o", "--output", help="model file to write (JSON); required unless --dry-run")
 
     sample = commands.add_parser("sample", help="draw synthetic rows from a model file")
     sample.add_argument("model")
     sample.add_argument("-n", type=_positive_int, required=True, help="number of rows")
     sample.add_argument("-o", "--output", required=True, help="output table (.csv or .parquet)")
-    sample.add_argument("--seed", type=int, help="seed for sampling")
+    sample.add_argument("--seed", type=_seed, help="seed for sampling")
     sample.add_argument("--bin-labels", action="store_true", help="numeric attributes as bin labels, not values")
 
     inspect = commands.add_parser("inspect", help="print a model's network and privacy ledger")
@@ -74,7 +90,9 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--alpha", default="2,3", help="α of the α-way marginal sets Qα (default 2,3)")
     evaluate.add_argument("--target", action="append", default=[], metavar="COLUMN=VALUE",
                           help="binary SVM target, e.g. income='>50K' or age>=20 (repeatable)")
-    evaluate.add_argument("--seed", type=int, default=0, help="seed of the 80/20 split for the SVM task (default 0)")
+    evaluate.add_argument("--seed", type=_seed, default=0, help="seed of the 80/20 split for the SVM task (default 0)")
+    evaluate.add_argument("--show-invalid", action="store_true",
+                          help="when values are refused, print up to 5 of their row numbers (locally; never the values)")
 
     demo = commands.add_parser("demo", help="run PrivBayes on the bundled Adult data at ε = 1")
     demo.add_argument("-o", "--output", default="adult_synthetic.csv", help="where to write the synthetic CSV")
@@ -83,17 +101,26 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _fit(args: argparse.Namespace) -> None:
-    from privbayes.synthesizers.privbayes import PrivBayes
+    from privbayes.synthesizers.privbayes import INFERRED, PrivBayes, open_private
 
     if args.schema is None and not args.infer_schema:
         raise InputError("fit needs --schema (the public domain), or --infer-schema to read it from the data "
                          "(not covered by epsilon)")
+    if args.output is None and not args.dry_run:
+        raise InputError("fit needs -o/--output (the model file to write), or --dry-run")
     model = PrivBayes(args.epsilon, beta=args.beta, theta=args.theta, score=args.score, encoding=args.encoding,
                       degree=args.degree, random_state=args.seed, progress=True)
-    if args.schema is None:
+    model.check_parameters()
+    table, domain_source = open_private(args.data, args.schema, args.infer_schema, "numpy")
+    if domain_source == INFERRED:
         print("privbayes: warning: the schema is inferred from the data: its categories and bounds are "
               "NOT covered by epsilon", file=sys.stderr)
-    model.fit(args.data, args.schema, infer_schema_from_data=args.infer_schema)
+    if args.dry_run:
+        print(f"budget plan for {args.data} (n = {table.n}, public); nothing has been measured:")
+        for line in model.plan(table.n, table.schema).describe():
+            print(f"  {line}")
+        return
+    model.fit(table)
     model.save(args.output)
     report = model.privacy_report()
     print(f"wrote {args.output}: {len(model.network_.pairs)} attributes, degree {model.degree_}, "
@@ -117,10 +144,10 @@ def _inspect(args: argparse.Namespace) -> None:
     if args.json:
         print(json.dumps(report, indent=2))
         return
-    print(f"model: {args.model}")
+    print(f"model: {args.model} (library {report['library_version']})")
     print(f"  {report['algorithm']}; encoding {report['encoding']}, score {report['score']}, n = {report['n']}")
     print("network (child <- parents; @i = generalised to taxonomy level i):")
-    for line in model.network_.describe(model.encoding_):
+    for line in model.describe():
         print(f"  {line}")
     print(f"privacy: ε = {report['epsilon']:g}, spent {report['epsilon_spent']:g}; "
           f"{'differentially private' if report['differentially_private'] else 'NOT differentially private'}")
@@ -128,6 +155,9 @@ def _inspect(args: argparse.Namespace) -> None:
     print(f"  domain: {report['domain_source']}")
     for caveat in report["caveats"]:
         print(f"  caveat: {caveat}")
+    print("budget plan:")
+    for line in model.plan.describe():
+        print(f"  {line}")
     print("ledger:")
     for entry in report["ledger"]:
         print(f"  {entry['step']:<24} {entry['mechanism']:<17} ε = {entry['epsilon']:.6g}  "
@@ -135,10 +165,10 @@ def _inspect(args: argparse.Namespace) -> None:
 
 
 def _schema_infer(args: argparse.Namespace) -> None:
-    from privbayes.io import read_table, save_schema
-    from privbayes.schema import infer_schema
+    from privbayes.counting.draft import infer_schema
+    from privbayes.io import save_schema
 
-    schema = infer_schema(read_table(args.data), bins=args.bins)
+    schema = infer_schema(args.data, bins=args.bins)
     save_schema(schema, args.output)
     print(f"wrote {args.output} ({len(schema)} attributes)")
     print("warning: categories and bounds were read from the data and are NOT covered by epsilon; "
@@ -168,6 +198,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         handlers[args.command](args)
     except InputError as exc:
         print(f"privbayes: error: {exc}", file=sys.stderr)
+        rows = getattr(exc, "rows", None)
+        if rows and getattr(args, "show_invalid", False):
+            print(f"privbayes: data rows (1 = first row after the header): {', '.join(map(str, rows))}",
+                  file=sys.stderr)
         return 2
     except (OSError, MemoryError) as exc:
         print(f"privbayes: error: {exc.__class__.__name__}: {exc}", file=sys.stderr)

@@ -6,9 +6,9 @@ import time
 from importlib import resources
 
 import numpy as np
-import pandas as pd
 
-from privbayes.evaluation.marginals import average_marginal_tvd
+from privbayes import counting
+from privbayes.evaluation.report import average_tvd_against
 from privbayes.io import load_schema, write_table
 from privbayes.synthesizers.privbayes import PrivBayes
 
@@ -19,23 +19,19 @@ def run_demo(output: str, epsilon: float = 1.0) -> dict[str, float]:
     with resources.as_file(data_dir / "adult.yaml") as schema_path:
         schema = load_schema(schema_path)
     with resources.as_file(data_dir / "adult.csv.gz") as data_path:
-        real = pd.read_csv(data_path)
-    print(f"Adult: {len(real):,} rows × {real.shape[1]} attributes; PrivBayes at ε = {epsilon:g}")
-    start = time.perf_counter()
-    model = PrivBayes(epsilon, progress=True).fit(real, schema)
-    synthetic = model.sample()
-    elapsed = time.perf_counter() - start
-    write_table(synthetic, output)
-
-    sizes = [a.size for a in schema.attributes]
-    real_codes = schema.encode(real, "adult")
-    synth_codes = schema.encode(synthetic, "synthetic")
-    uniform_codes = np.column_stack([np.random.default_rng().integers(0, s, len(real)) for s in sizes])
-    tvd_synth = average_marginal_tvd(real_codes, synth_codes, sizes, 2)
-    tvd_uniform = average_marginal_tvd(real_codes, uniform_codes, sizes, 2)
+        table = counting.open(data_path, schema)
+        print(f"Adult: {table.n:,} rows × {len(schema)} attributes; PrivBayes at ε = {epsilon:g}")
+        start = time.perf_counter()
+        model = PrivBayes(epsilon, progress=True).fit(table)
+        synthetic = model.sample()
+        elapsed = time.perf_counter() - start
+        write_table(synthetic, output)
+        rng = np.random.default_rng()
+        uniform = schema.decode(np.column_stack([rng.integers(0, a.size, table.n) for a in schema.attributes]), rng)
+        tvd_synth, tvd_uniform = average_tvd_against(data_path, [synthetic, uniform], schema, alpha=2)
     report = model.privacy_report()
     print(f"network: degree {model.degree_}, {report['algorithm']}")
-    for line in model.network_.describe(model.encoding_):
+    for line in model.model_.describe():
         print(f"  {line}")
     print(f"privacy: ε spent {report['epsilon_spent']:g} of {report['epsilon']:g} ({len(report['ledger'])} ledger entries)")
     print(f"wrote {len(synthetic):,} synthetic rows to {output} in {elapsed:.2f} s (fit + sample)")

@@ -1,4 +1,5 @@
-"""The PrivBayes authors' released ``.domain`` / ``.dat`` format (see ../shared/data/README.md).
+"""The PrivBayes authors' released ``.domain`` format (see ../shared/data/README.md); their
+headerless ``.dat`` tables are read by the counting layer with such a schema.
 
 ``C min max`` is a continuous attribute cut into 16 equal-width bins; ``D v1 v2 …``
 a categorical one whose ``{ }`` groups form its taxonomy tree.  Reading this format
@@ -10,8 +11,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Sequence
-
-import pandas as pd
 
 from privbayes.errors import InputError
 from privbayes.schema import DEFAULT_BINS, Attribute, Schema
@@ -82,12 +81,3 @@ def read_domain(path: str | os.PathLike, names: Sequence[str] | None = None) -> 
         else:
             raise InputError(f"{where}: expected 'C' or 'D', got {kind!r}")
     return Schema(tuple(attributes))
-
-
-def read_dat(path: str | os.PathLike, schema: Schema) -> pd.DataFrame:
-    """A whitespace-separated ``.dat`` file (no header) with the schema's column names."""
-    frame = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, engine="c")
-    if frame.shape[1] != len(schema):
-        raise InputError(f"{path}: {frame.shape[1]} columns but the schema has {len(schema)} attributes")
-    frame.columns = schema.names
-    return frame

@@ -91,12 +91,16 @@ class Encoding:
         """Encoded codes (n × d') from the schema's leaf codes (n × d)."""
         if self.name in ("vanilla", "hierarchical"):
             return leaves.copy()
-        columns = []
-        for j, attr in enumerate(self.schema.attributes):
-            width = bit_width(attr.size)
-            code = leaves[:, j] if self.name == "binary" else leaves[:, j] ^ (leaves[:, j] >> 1)
-            columns.extend(((code >> (width - 1 - b)) & 1) for b in range(width))
-        return np.column_stack(columns).astype(np.int64)
+        return np.column_stack([self.encode_attribute(j, leaves[:, j]) for j in range(len(self.schema))])
+
+    def encode_attribute(self, j: int, leaves: np.ndarray) -> np.ndarray:
+        """The encoded variables (n × width) of schema attribute ``j`` from its leaf codes."""
+        leaves = np.asarray(leaves, dtype=np.int64)
+        if self.name in ("vanilla", "hierarchical"):
+            return leaves[:, None].copy()
+        width = bit_width(self.schema.attributes[j].size)
+        code = leaves if self.name == "binary" else leaves ^ (leaves >> 1)
+        return np.column_stack([(code >> (width - 1 - b)) & 1 for b in range(width)]).astype(np.int64)
 
     def decode(self, encoded: np.ndarray) -> np.ndarray:
         """The schema's leaf codes (n × d) from encoded codes (n × d')."""

@@ -1,4 +1,7 @@
-"""Reading and writing tables, schemas and other files, with one-line errors and atomic writes."""
+"""Files that are not private data: schemas, model files, synthetic outputs; one-line errors and atomic writes.
+
+Private tables are read by the counting layer only (:func:`privbayes.counting.open`).
+"""
 
 from __future__ import annotations
 
@@ -11,11 +14,12 @@ from typing import Any, Callable
 import pandas as pd
 import yaml
 
-from privbayes.domainfile import read_dat, read_domain
+from privbayes.domainfile import read_domain
 from privbayes.errors import InputError
+from privbayes.limits import check_file_size
 from privbayes.schema import Schema
 
-TABLE_SUFFIXES = (".csv", ".parquet", ".pq")
+OUTPUT_SUFFIXES = (".csv", ".parquet", ".pq")
 
 
 def atomic_write(path: str | os.PathLike, write: Callable[[Path], None]) -> None:
@@ -44,48 +48,16 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
-def _suffix(path: Path, allowed: tuple[str, ...] = TABLE_SUFFIXES) -> str:
+def _output_suffix(path: Path) -> str:
     suffix = path.suffix.lower()
-    if suffix not in allowed:
-        names = " or ".join(s for s in allowed if s != ".pq")
-        raise InputError(f"{path}: unknown table format {suffix or '(none)'!r}; expected {names}")
+    if suffix not in OUTPUT_SUFFIXES:
+        raise InputError(f"{path}: unknown table format {suffix or '(none)'!r}; expected .csv or .parquet")
     return suffix
-
-
-def read_table(path: str | os.PathLike, schema: Schema | None = None) -> pd.DataFrame:
-    """A CSV (with header) or Parquet file as a DataFrame of raw values; also the papers'
-    whitespace-separated ``.dat`` files, whose columns are named by ``schema``."""
-    path = Path(path)
-    suffix = _suffix(path, TABLE_SUFFIXES + (".dat",))
-    if not path.is_file():
-        raise InputError(f"{path}: no such file")
-    if suffix == ".dat" and schema is None:
-        raise InputError(f"{path}: a .dat file has no header; give its schema (for example the authors' .domain file)")
-    try:
-        if suffix == ".csv":
-            frame = pd.read_csv(path, encoding="utf-8", skipinitialspace=True)
-        elif suffix == ".dat":
-            frame = read_dat(path, schema)
-        else:
-            frame = pd.read_parquet(path)
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not valid UTF-8 text (byte {exc.start})") from None
-    except pd.errors.EmptyDataError:
-        raise InputError(f"{path}: the file is empty") from None
-    except (pd.errors.ParserError, ValueError, OSError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"{path}: cannot read the table ({first})") from None
-    if suffix == ".csv":
-        mangled = [c for c in frame.columns if isinstance(c, str) and "." in c and c.rsplit(".", 1)[0] in frame.columns
-                   and c.rsplit(".", 1)[1].isdigit()]
-        if mangled:
-            raise InputError(f"{path}: column {mangled[0].rsplit('.', 1)[0]!r} appears more than once")
-    return frame
 
 
 def write_table(frame: pd.DataFrame, path: str | os.PathLike) -> None:
     path = Path(path)
-    suffix = _suffix(path)
+    suffix = _output_suffix(path)
     if suffix == ".csv":
         atomic_write(path, lambda tmp: frame.to_csv(tmp, index=False))
     else:
@@ -97,6 +69,7 @@ def read_structured(path: str | os.PathLike, what: str) -> Any:
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: no such {what} file")
+    check_file_size(path, what)
     try:
         text = path.read_text(encoding="utf-8")
         if path.suffix.lower() == ".json":
@@ -104,6 +77,8 @@ def read_structured(path: str | os.PathLike, what: str) -> Any:
         return yaml.safe_load(text)
     except UnicodeDecodeError:
         raise InputError(f"{path}: the {what} file is not valid UTF-8 text") from None
+    except RecursionError:
+        raise InputError(f"{path}: the {what} file nests too deeply") from None
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         first = str(exc).strip().splitlines()[0]
         raise InputError(f"{path}: the {what} file is not valid {'JSON' if path.suffix.lower() == '.json' else 'YAML'} ({first})") from None
@@ -113,9 +88,21 @@ def load_schema(path: str | os.PathLike) -> Schema:
     """A schema from YAML/JSON, or from the PrivBayes authors' ``.domain`` format."""
     path = Path(path)
     if path.suffix.lower() == ".domain":
-
+        if path.is_file():
+            check_file_size(path, "domain")
         return read_domain(path)
     return Schema.from_dict(read_structured(path, "schema"), source=str(path))
+
+
+def as_schema(schema: Any) -> Schema:
+    """A :class:`Schema` from a Schema, a schema file path, or a schema dict."""
+    if isinstance(schema, Schema):
+        return schema
+    if isinstance(schema, dict):
+        return Schema.from_dict(schema)
+    if isinstance(schema, (str, os.PathLike)):
+        return load_schema(schema)
+    raise InputError(f"schema must be a Schema, a path or a dict, got {type(schema).__name__}")
 
 
 def save_schema(schema: Schema, path: str | os.PathLike) -> None:

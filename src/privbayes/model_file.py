@@ -1,7 +1,10 @@
-"""The versioned JSON model file: schema, encoding, network, conditionals, parameters, ledger.
+"""The versioned JSON model file: a :class:`~privbayes.bayesnet.model.BayesNetModel`, round-tripped.
 
-Loading validates everything before use: a model file is data, never code, and a
-tampered file cannot claim a smaller ε than its ledger spent.
+Loading validates everything before use: a model file is data, never code.  Declared
+sizes are checked against :mod:`privbayes.limits` before any array is built, and the
+ledger must equal the budget plan that the file's own parameters imply (recomputed
+here), so a tampered file cannot claim a smaller ε than it spent or skip a paid phase.
+Version 1 files (library 0.1) load too: their plan is recomputed the same way.
 """
 
 from __future__ import annotations
@@ -14,30 +17,40 @@ from typing import Any
 
 import numpy as np
 
+from privbayes._version import __version__
+from privbayes.bayesnet.budget import privbayes_plan
+from privbayes.bayesnet.model import BayesNetModel
 from privbayes.bayesnet.network import Network
-from privbayes.encoding import Encoding
+from privbayes.encoding import ENCODINGS, Encoding
 from privbayes.errors import InputError
 from privbayes.io import atomic_write_text
+from privbayes.limits import check_cells, check_file_size
 from privbayes.privacy.accountant import LedgerEntry
+from privbayes.privacy.plan import PlanMismatchError
 from privbayes.schema import Schema
+from privbayes.validation import check_choice, check_count, check_epsilon, check_open_unit, check_positive
 
 FORMAT = "privbayes-model"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
 
 
-def save_model(model: Any, path: str | os.PathLike) -> None:
+def save_model(model: BayesNetModel, path: str | os.PathLike) -> None:
     document = {
         "format": FORMAT,
         "version": VERSION,
-        "schema": model.schema_.to_dict(),
-        "encoding": model.encoding_.name,
-        "parameters": {"epsilon": model.epsilon, "beta": model.beta, "theta": model.theta, "score": model.score_,
-                       "degree": model.degree, "non_private_phase": model.non_private_phase},
-        "fitted": {"n": model.n_, "degree": model.degree_, "algorithm": model.algorithm_, "seeded": model.seeded_,
-                   "domain_source": model.domain_source_, "epsilon_spent": model.epsilon_spent_},
-        "network": model.network_.to_list(),
-        "conditionals": [{"shape": list(c.shape), "probabilities": c.ravel().tolist()} for c in model.conditionals_],
-        "ledger": [entry.to_dict() for entry in model.ledger_],
+        "library_version": model.library_version or __version__,
+        "mechanism": model.mechanism,
+        "schema": model.schema.to_dict(),
+        "encoding": model.encoding.name,
+        "parameters": dict(model.parameters),
+        "fitted": {"n": model.n, "degree": model.degree, "algorithm": model.algorithm, "seeded": model.seeded,
+                   "domain_source": model.domain_source, "epsilon_spent": model.epsilon_spent,
+                   "differentially_private": model.differentially_private, "caveats": list(model.caveats)},
+        "plan": model.plan.to_dict(),
+        "network": model.network.to_list(),
+        "conditionals": [{"shape": list(c.shape), "probabilities": c.ravel().tolist()} for c in model.conditionals],
+        "ledger": [entry.to_dict() for entry in model.ledger],
     }
     atomic_write_text(path, json.dumps(document))
 
@@ -47,20 +60,22 @@ def _require(condition: bool, path: Path, message: str) -> None:
         raise InputError(f"{path}: invalid model file: {message}")
 
 
-def load_model(path: str | os.PathLike) -> Any:
-    """A fitted :class:`~privbayes.PrivBayes` from a model file, validated."""
+def load_model(path: str | os.PathLike) -> BayesNetModel:
+    """A released model from a model file, validated."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: no such model file")
+    check_file_size(path, "model")
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise InputError(f"{path}: not a JSON model file ({type(exc).__name__})") from None
     try:
         return _model_from_document(doc, path)
-    except InputError:
-        raise
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+    except InputError as exc:
+        message = str(exc)
+        raise InputError(message if message.startswith(str(path)) else f"{path}: invalid model file: {message}") from None
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, ZeroDivisionError) as exc:
         raise InputError(f"{path}: invalid model file: {type(exc).__name__}: {exc}") from None
 
 
@@ -68,72 +83,86 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def _model_from_document(doc: Any, path: Path) -> Any:
-    from privbayes.synthesizers.privbayes import PrivBayes
-
+def _model_from_document(doc: Any, path: Path) -> BayesNetModel:
     _require(isinstance(doc, dict) and doc.get("format") == FORMAT, path, f"'format' is not {FORMAT!r}")
-    _require(doc.get("version") == VERSION, path, f"unsupported version {doc.get('version')!r} (this is {VERSION})")
+    version = doc.get("version")
+    _require(version in READABLE_VERSIONS, path,
+             f"unsupported version {version!r} (this library, {__version__}, reads versions "
+             f"{', '.join(map(str, READABLE_VERSIONS))})")
     for key in ("schema", "encoding", "parameters", "fitted", "network", "conditionals", "ledger"):
         _require(key in doc, path, f"missing {key!r}")
     params, fitted = doc["parameters"], doc["fitted"]
     _require(isinstance(params, dict) and isinstance(fitted, dict), path, "parameters/fitted must be objects")
     schema = Schema.from_dict(doc["schema"], source=f"{path}: schema")
+    check_choice(doc["encoding"], "encoding", ENCODINGS, allow_none=False)
     encoding = Encoding.build(schema, doc["encoding"])
+    _require(isinstance(doc["network"], list), path, "the network must be a list")
     network = Network.from_list(doc["network"])
-    _require(isinstance(doc["ledger"], list), path, "the ledger must be a list")
-    ledger = tuple(LedgerEntry(**entry) for entry in doc["ledger"])
-    _require(all(_number(e.epsilon) and _number(e.sensitivity) and isinstance(e.step, str)
-                 and isinstance(e.mechanism, str) and isinstance(e.measured, str) for e in ledger),
-             path, "ledger entries need numeric epsilon/sensitivity and text step/mechanism/measured")
-    model = PrivBayes(params["epsilon"], beta=params["beta"], theta=params["theta"], score=params["score"],
-                      encoding=encoding.name, degree=params["degree"], non_private_phase=params["non_private_phase"])
-    try:
-        model.check_parameters()
-    except InputError as exc:
-        _require(False, path, str(exc))
     d = len(encoding.attributes)
     _require(sorted(p.child for p in network.pairs) == list(range(d)), path, "the network must cover every attribute once")
-    spent = sum(entry.epsilon for entry in ledger)
-    epsilon = params["epsilon"]
-    _require(_number(epsilon) and epsilon > 0, path, "epsilon must be a finite number > 0")
-    _require(_number(fitted.get("epsilon_spent")), path, "epsilon_spent must be a number")
-    _require(isinstance(fitted.get("n"), int) and fitted["n"] > 0, path, "n must be a positive integer")
-    _require(fitted.get("degree") is None or _count(fitted["degree"]), path, "fitted degree must be an integer ≥ 0")
+    _require(isinstance(doc["ledger"], list) and all(isinstance(e, dict) for e in doc["ledger"]), path,
+             "the ledger must be a list of objects")
+    ledger = tuple(LedgerEntry.from_dict(entry) for entry in doc["ledger"])
+    _require(all(e.epsilon > 0 and e.sensitivity > 0 and e.delta >= 0 for e in ledger), path,
+             "ledger entries must have positive epsilon and sensitivity")
+    epsilon = check_epsilon(params.get("epsilon"))
+    check_open_unit(params.get("beta"), "beta")
+    check_positive(params.get("theta"), "theta")
+    check_choice(params.get("score"), "score", ("I", "R", "F"), allow_none=False)
+    if params.get("degree") is not None:
+        check_count(params["degree"], "degree")
+    phase = check_choice(params.get("non_private_phase"), "non_private_phase", ("network", "marginals"))
+    n = check_count(fitted.get("n"), "n", minimum=1)
+    _require(fitted.get("degree") is None or isinstance(fitted["degree"], int) and fitted["degree"] >= 0, path,
+             "fitted degree must be an integer ≥ 0")
     _require(isinstance(fitted.get("seeded"), bool), path, "fitted seeded must be true or false")
-    _require(all(e.epsilon > 0 for e in ledger), path, "ledger entries must have positive epsilon")
-    _require(spent <= epsilon * (1 + 1e-9), path, f"the ledger spends {spent:g}, more than the claimed epsilon {epsilon:g}")
-    _require(math.isclose(fitted.get("epsilon_spent", -1), spent, rel_tol=1e-9, abs_tol=1e-12), path,
+    _require(isinstance(fitted.get("algorithm"), str), path, "fitted algorithm must be text")
+    plan = privbayes_plan(epsilon=epsilon, beta=params["beta"], theta=params["theta"], degree=params["degree"],
+                          non_private_phase=phase, n=n, encoding=encoding)
+    _check_ledger(plan, ledger, version, path)
+    spent = float(sum(e.epsilon for e in ledger))
+    _require(_number(fitted.get("epsilon_spent")) and math.isclose(fitted["epsilon_spent"], spent, rel_tol=1e-9,
+                                                                   abs_tol=1e-12), path,
              "epsilon_spent does not match the ledger")
-    if params["non_private_phase"] is None:  # a DP claim: every phase must have been paid for
-        _check_paid(ledger, network, fitted, path)
-    model.conditionals_ = _conditionals(doc["conditionals"], network, encoding, path)
-    model.schema_, model.encoding_, model.network_, model.ledger_ = schema, encoding, network, ledger
-    model.n_ = int(fitted["n"])
-    model.degree_ = fitted["degree"]
-    model.algorithm_ = str(fitted["algorithm"])
-    model.seeded_ = bool(fitted["seeded"])
-    model.domain_source_ = str(fitted["domain_source"])
-    model.score_ = str(params["score"])
-    model.epsilon_spent_ = float(fitted["epsilon_spent"])
-    return model
+    conditionals = _conditionals(doc["conditionals"], network, encoding, path)
+    dp = phase is None
+    caveats = fitted.get("caveats") if version >= 2 else _v1_caveats(fitted, phase)
+    _require(isinstance(caveats, list) and all(isinstance(c, str) for c in caveats), path, "caveats must be text")
+    _require(fitted.get("differentially_private", dp) == dp, path,
+             "differentially_private contradicts the parameters")
+    k = plan.setting("degree")
+    _require(fitted["algorithm"] == plan.setting("algorithm"), path, "fitted algorithm contradicts the parameters")
+    return BayesNetModel(
+        schema=schema, encoding=encoding, network=network, conditionals=tuple(conditionals), plan=plan, ledger=ledger,
+        parameters={key: params.get(key) for key in ("epsilon", "beta", "theta", "score", "encoding", "degree",
+                                                     "non_private_phase")} | {"encoding": encoding.name},
+        n=n, degree=k if k is not None else network.degree, algorithm=fitted["algorithm"],
+        seeded=fitted["seeded"], domain_source=str(fitted.get("domain_source", "")), differentially_private=dp,
+        caveats=tuple(caveats), library_version=str(doc.get("library_version", "0.1.0")))
 
 
-def _check_paid(ledger: tuple[LedgerEntry, ...], network: Network, fitted: dict, path: Path) -> None:
-    """The ledger of a DP model holds d − 1 selections (if any pair has parents) and one
-    Laplace release per measured table (Alg. 1: d − k; Alg. 3: d)."""
-    d = len(network.pairs)
-    k = fitted.get("degree")
-    measured = d - k if "Alg. 1" in str(fitted.get("algorithm")) and isinstance(k, int) else d
-    releases = sum(e.mechanism == "discrete Laplace" for e in ledger)
-    selections = sum(e.mechanism == "exponential" for e in ledger)
-    _require(releases == measured, path, f"a differentially private model needs {measured} noisy tables in its ledger, "
-                                         f"found {releases}")
-    _require(network.degree == 0 or selections == d - 1, path,
-             f"a differentially private network needs {d - 1} exponential-mechanism steps, found {selections}")
+def _check_ledger(plan: Any, ledger: tuple[LedgerEntry, ...], version: int, path: Path) -> None:
+    """The ledger must hold exactly the releases the parameters imply (version 1 stored ε as floats)."""
+    if version == 1:
+        _require(len(ledger) == len(plan.releases) and all(
+            (p.step, p.mechanism, float(p.epsilon)) == (e.step, e.mechanism, float(e.epsilon))
+            for p, e in zip(plan.releases, ledger)), path, "the ledger differs from the plan its parameters imply")
+        return
+    try:
+        plan.check(ledger)
+    except PlanMismatchError as exc:
+        _require(False, path, f"the ledger differs from the plan its parameters imply ({exc})")
+
+
+def _v1_caveats(fitted: dict, phase: str | None) -> list[str]:
+    caveats = []
+    if not str(fitted.get("domain_source", "")).startswith("given"):
+        caveats.append("the domain (categories, bounds) was read from the data and is not covered by epsilon")
+    if phase:
+        caveats.append(f"the {phase} phase ran WITHOUT noise (analysis mode): this model is NOT differentially private")
+    if fitted.get("seeded"):
+        caveats.append("the DP noise was seeded (reproducible run): do not publish seeded releases")
+    return caveats
 
 
 def _conditionals(raw: Any, network: Network, encoding: Encoding, path: Path) -> list[np.ndarray]:
@@ -146,12 +175,13 @@ def _conditionals(raw: Any, network: Network, encoding: Encoding, path: Path) ->
         shape = [attrs[a].level_size(level) for a, level in pair.parents] + [attrs[pair.child].size]
         _require(isinstance(item, dict) and item.get("shape") == shape, path,
                  f"conditional of attribute {attrs[pair.child].name!r} must have shape {shape}")
-        raw = item.get("probabilities")
-        _require(isinstance(raw, list) and all(_number(v) for v in raw), path, "probabilities must be a list of numbers")
-        values = np.asarray(raw, dtype=np.float64)
-        _require(values.size == int(np.prod(shape)), path, "a conditional has the wrong number of probabilities")
-        table = values.reshape(shape)
-        _require(bool(np.all(np.isfinite(table)) and np.all(table >= 0)), path, "probabilities must be finite and >= 0")
+        check_cells(shape, f"{path}: a conditional table")
+        values = item.get("probabilities")
+        _require(isinstance(values, list) and len(values) == math.prod(shape), path,
+                 "a conditional has the wrong number of probabilities")
+        _require(all(_number(v) for v in values), path, "probabilities must be a list of numbers")
+        table = np.asarray(values, dtype=np.float64).reshape(shape)
+        _require(bool(np.all(table >= 0)), path, "probabilities must be finite and >= 0")
         _require(bool(np.allclose(table.sum(axis=-1), 1.0, atol=1e-6)), path, "each conditional row must sum to 1")
         out.append(table)
     return out

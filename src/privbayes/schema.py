@@ -1,30 +1,34 @@
-"""The public domain of a table: attributes, their kinds, bins and taxonomy trees.
+"""The public domain of a table: attributes, their kinds, bins, taxonomy levels and policies.
 
 The schema is *public input*: categories, bounds and taxonomies come from the
 data steward, not from the private data (TODS 2017 assumes a known domain).
-``infer_schema`` drafts one from data only when asked, and the model's privacy
-report then says that the domain was read from the data and is not covered by ε.
+Drafting one from data is the counting layer's job (``privbayes.counting.draft``)
+and is flagged as not covered by ε.  Reading rows into leaf codes is the counting
+layer's job too (``privbayes.counting.labels``); this module only describes the
+code space: leaf codes 0..size-1 per attribute (the missing code last), their
+generalisation levels (:mod:`privbayes.taxonomy`), bins, and the decoding of codes
+into values, which is post-processing of released codes.
 
-Each attribute maps its values to *leaf codes* 0..size-1 and back, and exposes
-its generalisation levels (TODS 2017, §5.1 "Hierarchical Encoding"): level 0 is
-the leaves; level i maps every leaf to a node of the taxonomy tree; the root is
-omitted.  Numeric attributes get the binary tree over their bins.
+Every declared size is checked against :mod:`privbayes.limits` before an array is built.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Literal, Sequence
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from privbayes.errors import InputError
+from privbayes.limits import limits
+from privbayes.taxonomy import (Taxonomy, binary_tree_levels, depth, leaves, taxonomy_from_lists, taxonomy_levels,
+                                taxonomy_to_lists)
 
 Kind = Literal["categorical", "numeric", "binary"]
 MissingPolicy = Literal["refuse", "category"]
-Taxonomy = tuple  # nested tuples of leaf labels (str) and groups (tuples)
+InvalidPolicy = Literal["refuse", "clip", "category"]
 
 MISSING_LABEL = "<missing>"
 DEFAULT_BINS = 16
@@ -32,7 +36,7 @@ DEFAULT_BINS = 16
 
 @dataclass(frozen=True)
 class Attribute:
-    """One column of the public domain, validated on construction."""
+    """One column of the public domain, validated on construction (sizes capped first)."""
 
     name: str
     kind: Kind
@@ -43,14 +47,23 @@ class Attribute:
     integer: bool = False
     taxonomy: Taxonomy | None = None
     missing: MissingPolicy = "refuse"
+    invalid: InvalidPolicy = "refuse"
+    missing_token: str | None = None
     levels: tuple[np.ndarray, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         where = f"attribute {self.name!r}"
         if not isinstance(self.name, str) or not self.name:
-            raise InputError(f"schema: attribute names must be non-empty strings, got {self.name!r}")
+            raise InputError("schema: attribute names must be non-empty strings")
         if self.missing not in ("refuse", "category"):
             raise InputError(f"schema: {where}: missing must be 'refuse' or 'category', got {self.missing!r}")
+        if self.invalid not in ("refuse", "clip", "category"):
+            raise InputError(f"schema: {where}: invalid must be 'refuse', 'clip' or 'category', got {self.invalid!r}")
+        if self.invalid == "category" and self.missing != "category":
+            raise InputError(f"schema: {where}: 'invalid: category' maps invalid values to the missing category, "
+                             "so it needs 'missing: category'")
+        if self.missing_token is not None and not isinstance(self.missing_token, str):
+            raise InputError(f"schema: {where}: missing_token must be a string, got {self.missing_token!r}")
         if self.kind == "numeric":
             self._check_numeric(where)
         elif self.kind in ("categorical", "binary"):
@@ -68,28 +81,46 @@ class Attribute:
             raise InputError(f"schema: {where}: lower ({self.lower}) must be below upper ({self.upper})")
         if not isinstance(self.bins, int) or isinstance(self.bins, bool) or self.bins < 1:
             raise InputError(f"schema: {where}: bins must be a positive integer, got {self.bins!r}")
+        if self.bins > limits().max_bins:
+            raise InputError(f"schema: {where}: bins ({self.bins}) is above the limit of {limits().max_bins} "
+                             "(PRIVBAYES_MAX_BINS)")
         if not isinstance(self.integer, bool):
             raise InputError(f"schema: {where}: integer must be true or false, got {self.integer!r}")
         if self.taxonomy is not None:
             raise InputError(f"schema: {where}: numeric attributes get their taxonomy from their bins; remove 'taxonomy'")
+        if self.invalid == "category" and self.missing != "category":
+            raise InputError(f"schema: {where}: 'invalid: category' needs 'missing: category'")
 
     def _check_categorical(self, where: str) -> None:
         cats = self.categories
         if self.kind == "binary" and not cats:
             object.__setattr__(self, "categories", (0, 1))
             cats = self.categories
+        if not isinstance(cats, tuple):
+            raise InputError(f"schema: {where}: categories must be a list")
+        if len(cats) > limits().max_categories:
+            raise InputError(f"schema: {where}: {len(cats)} categories is above the limit of "
+                             f"{limits().max_categories} (PRIVBAYES_MAX_CATEGORIES)")
         if len(cats) == 0:
             raise InputError(f"schema: {where}: categorical attributes need a non-empty list of categories")
+        if any(isinstance(c, (list, dict, tuple)) or c is None for c in cats):
+            raise InputError(f"schema: {where}: categories must be strings or numbers")
         if self.kind == "binary" and len(cats) != 2:
             raise InputError(f"schema: {where}: binary attributes have exactly 2 categories, got {len(cats)}")
+        if self.invalid == "clip":
+            raise InputError(f"schema: {where}: 'invalid: clip' is for numeric attributes; use 'refuse' or 'category'")
         labels = [str(c) for c in cats]
         if len(set(labels)) != len(labels):
             raise InputError(f"schema: {where}: categories must be unique")
         if self.missing == "category" and MISSING_LABEL in labels:
             raise InputError(f"schema: {where}: category {MISSING_LABEL!r} is reserved for missing values")
+        if self.missing_token is not None and self.missing_token.strip() in [label.strip() for label in labels]:
+            raise InputError(f"schema: {where}: missing_token {self.missing_token!r} is also a category")
         if self.taxonomy is not None:
-            leaves = [str(leaf) for leaf in _taxonomy_leaves(self.taxonomy)]
-            if sorted(leaves) != sorted(labels):
+            if depth(self.taxonomy) > limits().max_taxonomy_depth:
+                raise InputError(f"schema: {where}: the taxonomy nests more than {limits().max_taxonomy_depth} levels")
+            tree_leaves = [str(leaf) for leaf in leaves(self.taxonomy)]
+            if sorted(tree_leaves) != sorted(labels):
                 raise InputError(f"schema: {where}: the taxonomy's leaves must be exactly the categories, each once")
 
     @property
@@ -112,55 +143,20 @@ class Attribute:
     def _build_levels(self) -> tuple[np.ndarray, ...]:
         base = self.base_size
         if self.kind == "numeric":
-            groups = _binary_tree_levels(base)
+            groups = binary_tree_levels(base)
         elif self.taxonomy is not None:
             index = {str(c): i for i, c in enumerate(self.categories)}
-            groups = _taxonomy_levels(self.taxonomy, index, base)
+            groups = taxonomy_levels(self.taxonomy, index, base)
         else:
             groups = [np.arange(base)]
         if self.missing == "category":  # the missing value is its own node at every level
             groups = [np.append(g, g.max() + 1) for g in groups]
         return tuple(g.astype(np.int64) for g in groups)
 
-    # --- values <-> leaf codes -------------------------------------------------------------
-
-    def encode(self, column: pd.Series, source: str) -> np.ndarray:
-        """Leaf codes of a column; a clear error for anything outside the domain."""
-        where = f"{source}: column {self.name!r}"
-        missing = column.isna().to_numpy()
-        if missing.any() and self.missing == "refuse":
-            raise InputError(
-                f"{where} has {int(missing.sum())} missing values and the schema's missing policy is 'refuse'"
-                " (set 'missing: category' to model them)"
-            )
-        codes = np.zeros(len(column), dtype=np.int64)
-        present = column[~missing]
-        if self.kind == "numeric":
-            codes[~missing] = self._bin_codes(present, where)
-        else:
-            position, distinct = pd.factorize(present)  # label the distinct values only
-            labels = _labels(pd.Series(distinct))
-            mapped = pd.Index([str(c) for c in self.categories]).get_indexer(labels)
-            if (mapped < 0).any():
-                bad = labels.iloc[int(np.argmax(mapped < 0))]
-                raise InputError(f"{where}: value {bad!r} is not one of the schema's {self.base_size} categories")
-            codes[~missing] = mapped[position]
-        codes[missing] = self.base_size
-        return codes
-
-    def _bin_codes(self, values: pd.Series, where: str) -> np.ndarray:
-        try:  # the direct conversion is 3× faster than to_numeric on text columns
-            x = values.to_numpy(dtype=np.float64)
-        except (TypeError, ValueError):
-            x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64)
-        if np.isnan(x).any():
-            bad = values.iloc[int(np.argmax(np.isnan(x)))]
-            raise InputError(f"{where}: value {bad!r} is not a number (the schema says numeric)")
-        outside = (x < self.lower) | (x > self.upper)
-        if outside.any():
-            raise InputError(f"{where}: value {x[outside][0]:g} is outside the schema's bounds [{self.lower:g}, {self.upper:g}]")
+    def bin_codes(self, x: np.ndarray) -> np.ndarray:
+        """Bin of each number in [lower, upper] (equal-width bins; ``upper`` is in the last bin)."""
         step = (self.upper - self.lower) / self.bins
-        return np.minimum(np.floor((x - self.lower) / step).astype(np.int64), self.bins - 1)
+        return np.clip(np.floor((x - self.lower) / step), 0, self.bins - 1).astype(np.int64)
 
     def decode(self, codes: np.ndarray, rng: np.random.Generator, bin_labels: bool = False) -> pd.Series:
         """Values for leaf codes: categories, or numbers drawn uniformly inside their bin."""
@@ -199,31 +195,43 @@ class Attribute:
         else:
             out["categories"] = list(self.categories)
             if self.taxonomy is not None:
-                out["taxonomy"] = _taxonomy_to_lists(self.taxonomy)
+                out["taxonomy"] = taxonomy_to_lists(self.taxonomy)
         out["missing"] = self.missing
+        if self.invalid != "refuse":
+            out["invalid"] = self.invalid
+        if self.missing_token is not None:
+            out["missing_token"] = self.missing_token
         return out
 
     @classmethod
-    def from_dict(cls, raw: Any, source: str) -> "Attribute":
+    def from_dict(cls, raw: Any, source: str, defaults: dict[str, Any] | None = None) -> "Attribute":
         if not isinstance(raw, dict):
             raise InputError(f"{source}: each attribute must be a mapping, got {type(raw).__name__}")
-        allowed = {"name", "kind", "categories", "lower", "upper", "bins", "integer", "taxonomy", "missing"}
+        allowed = {"name", "kind", "categories", "lower", "upper", "bins", "integer", "taxonomy", "missing", "invalid",
+                   "missing_token"}
         unknown = set(raw) - allowed
         if unknown:
             raise InputError(f"{source}: attribute {raw.get('name')!r} has unknown keys {sorted(unknown)}")
         if "name" not in raw or "kind" not in raw:
             raise InputError(f"{source}: every attribute needs 'name' and 'kind'")
-        kwargs = dict(raw)
+        kwargs = {**(defaults or {}), **raw}
         if "categories" in kwargs:
             if not isinstance(kwargs["categories"], list):
                 raise InputError(f"{source}: attribute {raw['name']!r}: categories must be a list")
+            if len(kwargs["categories"]) > limits().max_categories:
+                raise InputError(f"{source}: attribute {raw['name']!r}: {len(kwargs['categories'])} categories is above "
+                                 f"the limit of {limits().max_categories} (PRIVBAYES_MAX_CATEGORIES)")
             kwargs["categories"] = tuple(kwargs["categories"])
         if kwargs.get("taxonomy") is not None:
-            kwargs["taxonomy"] = _taxonomy_from_lists(kwargs["taxonomy"], source)
+            kwargs["taxonomy"] = taxonomy_from_lists(kwargs["taxonomy"], source)
         try:
             return cls(**kwargs)
         except TypeError as exc:
             raise InputError(f"{source}: attribute {raw['name']!r}: {exc}") from None
+
+
+SCHEMA_DEFAULT_KEYS = ("missing", "invalid", "missing_token")
+"""Keys a schema may set once for all its attributes (an attribute's own value wins)."""
 
 
 @dataclass(frozen=True)
@@ -244,6 +252,13 @@ class Schema:
     def names(self) -> list[str]:
         return [a.name for a in self.attributes]
 
+    def index(self, name: str) -> int:
+        """Position of the attribute called ``name``."""
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise InputError(f"schema: no attribute named {name!r}") from None
+
     def __len__(self) -> int:
         return len(self.attributes)
 
@@ -254,128 +269,18 @@ class Schema:
     def from_dict(cls, raw: Any, source: str = "schema") -> "Schema":
         if not isinstance(raw, dict) or not isinstance(raw.get("attributes"), list):
             raise InputError(f"{source}: expected a mapping with a list 'attributes'")
-        return cls(tuple(Attribute.from_dict(a, source) for a in raw["attributes"]))
-
-    def encode(self, frame: pd.DataFrame, source: str) -> np.ndarray:
-        """Leaf codes (n × d) of a frame, checking columns and values against the schema."""
-        columns = [str(c) for c in frame.columns]
-        if len(set(columns)) != len(columns):
-            dup = next(c for c in columns if columns.count(c) > 1)
-            raise InputError(f"{source}: column {dup!r} appears more than once")
-        missing = [n for n in self.names if n not in columns]
-        if missing:
-            raise InputError(f"{source}: column {missing[0]!r} of the schema is missing from the data")
-        extra = [c for c in columns if c not in self.names]
-        if extra:
-            raise InputError(f"{source}: column {extra[0]!r} is not in the schema")
-        if len(frame) == 0:
-            raise InputError(f"{source}: the data has no rows")
-        frame = frame.set_axis(columns, axis=1)
-        return np.column_stack([a.encode(frame[a.name], source) for a in self.attributes])
+        unknown = set(raw) - {"version", "attributes", *SCHEMA_DEFAULT_KEYS}
+        if unknown:
+            raise InputError(f"{source}: unknown top-level keys {sorted(unknown)}")
+        defaults = {key: raw[key] for key in SCHEMA_DEFAULT_KEYS if key in raw}
+        attributes = []
+        for a in raw["attributes"]:
+            own = dict(defaults)
+            if own.get("invalid") == "clip" and isinstance(a, dict) and a.get("kind") != "numeric":
+                del own["invalid"]  # a schema-wide 'clip' concerns numeric attributes only
+            attributes.append(Attribute.from_dict(a, source, own))
+        return cls(tuple(attributes))
 
     def decode(self, codes: np.ndarray, rng: np.random.Generator, bin_labels: bool = False) -> pd.DataFrame:
+        """Values of leaf codes (n × d): categories, or numbers drawn inside their bins."""
         return pd.DataFrame({a.name: a.decode(codes[:, j], rng, bin_labels) for j, a in enumerate(self.attributes)})
-
-
-def _labels(values: pd.Series) -> pd.Series:
-    """String labels of raw values, so that 1, 1.0 and '1' name the same category."""
-    if pd.api.types.is_float_dtype(values):
-        numbers = values.to_numpy(dtype=np.float64)
-        if np.all(np.mod(numbers, 1) == 0):
-            return pd.Series(numbers.astype(np.int64).astype(str), index=values.index)
-    if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
-        return values.astype(str)
-    return values.astype(str).str.strip()
-
-
-def _binary_tree_levels(bins: int) -> list[np.ndarray]:
-    leaves = np.arange(bins)
-    levels = [leaves]
-    shift = 1
-    while math.ceil(bins / 2**shift) >= 2:
-        levels.append(leaves >> shift)
-        shift += 1
-    return levels
-
-
-def _taxonomy_leaves(tree: Taxonomy) -> list:
-    out: list = []
-    for node in tree:
-        out.extend(_taxonomy_leaves(node) if isinstance(node, tuple) else [node])
-    return out
-
-
-def _taxonomy_levels(tree: Taxonomy, index: dict[str, int], size: int) -> list[np.ndarray]:
-    """Top-aligned levels: a group nested in k braces is a node of level H − k.
-
-    H = (deepest nesting) + 1.  A leaf nested in k braces stays itself up to level
-    H − 1 − k and joins its enclosing group above (the convention of the paper's
-    released ``.domain`` files, which this reproduces).
-    """
-    paths: dict[int, list[tuple]] = {}
-
-    def walk(node: Taxonomy, ancestors: list[tuple]) -> None:
-        for child in node:
-            if isinstance(child, tuple):
-                walk(child, ancestors + [child])
-            else:
-                paths[index[str(child)]] = ancestors
-    walk(tree, [])
-    height = max(len(p) for p in paths.values()) + 1
-    levels = []
-    for level in range(height):
-        depth = height - level
-        keys = []
-        for leaf in range(size):
-            path = paths[leaf]
-            keys.append(("group", id(path[depth - 1])) if 1 <= depth <= len(path) else ("leaf", leaf))
-        seen: dict = {}
-        levels.append(np.array([seen.setdefault(k, len(seen)) for k in keys]))
-    return levels
-
-
-def _taxonomy_from_lists(raw: Any, source: str) -> Taxonomy:
-    if not isinstance(raw, list):
-        raise InputError(f"{source}: a taxonomy must be a (nested) list of categories")
-    return tuple(_taxonomy_from_lists(x, source) if isinstance(x, list) else x for x in raw)
-
-
-def _taxonomy_to_lists(tree: Taxonomy) -> list:
-    return [_taxonomy_to_lists(x) if isinstance(x, tuple) else x for x in tree]
-
-
-def infer_schema(frame: pd.DataFrame, max_categories: int = 64, bins: int = DEFAULT_BINS) -> Schema:
-    """Draft a schema from data.  NOT private: bounds and categories reveal the data."""
-    attributes = []
-    for name in frame.columns:
-        column = frame[name]
-        missing: MissingPolicy = "category" if column.isna().any() else "refuse"
-        present = column.dropna()
-        numeric = pd.to_numeric(present, errors="coerce")
-        distinct = present.nunique()
-        if numeric.notna().all() and distinct > max_categories // 4 and len(present) > 0:
-            integer = bool(np.all(np.mod(numeric.to_numpy(dtype=float), 1) == 0))
-            attributes.append(Attribute(str(name), "numeric", lower=float(numeric.min()), upper=float(numeric.max()),
-                                        bins=bins, integer=integer, missing=missing))
-            continue
-        if distinct > max_categories:
-            raise InputError(f"schema infer: column {name!r} has {distinct} distinct non-numeric values (more than {max_categories}); describe it by hand")
-        categories = sorted(set(_labels(present).tolist()), key=_natural_key)
-        kind: Kind = "binary" if len(categories) == 2 else "categorical"
-        attributes.append(Attribute(str(name), kind, categories=tuple(_typed(c) for c in categories), missing=missing))
-    return Schema(tuple(attributes))
-
-
-def _natural_key(label: str) -> tuple:
-    try:
-        return (0, float(label), label)
-    except ValueError:
-        return (1, 0.0, label)
-
-
-def _typed(label: str) -> Any:
-    try:
-        return int(label)
-    except ValueError:
-        return label
-

@@ -24,6 +24,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from privbayes.counting import leaf_codes
+
 
 def clopper_pearson_upper(successes: int, trials: int, alpha: float) -> float:
     """One-sided (1 − α) upper confidence bound on a binomial proportion."""
@@ -89,7 +91,7 @@ def choose_threshold(scores_in: Sequence[float], scores_out: Sequence[float], al
 
 def model_log_likelihood(model, record: pd.DataFrame) -> float:
     """log Pr[record] under a fitted PrivBayes model (white box: the released model is public)."""
-    leaves = model.schema_.encode(record, "target")
+    leaves = leaf_codes(record, model.schema_)
     codes = model.encoding_.encode(leaves)[0]
     attrs = model.encoding_.attributes
     total = 0.0
@@ -117,7 +119,7 @@ def rarest_record(frame: pd.DataFrame, schema) -> pd.DataFrame:
     Values come from the public domain (categories; the midpoint of the emptiest numeric bin),
     so the record is valid but typically unlike every row of the data.
     """
-    leaves = schema.encode(frame, "base")
+    leaves = leaf_codes(frame, schema)
     record = {}
     for j, attr in enumerate(schema.attributes):
         counts = np.bincount(leaves[:, j], minlength=attr.base_size)[: attr.base_size]

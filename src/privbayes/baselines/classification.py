@@ -33,12 +33,13 @@ from scipy import sparse
 from scipy.optimize import minimize
 from sklearn.preprocessing import OneHotEncoder
 
-from privbayes.baselines.common import as_random_source, check_epsilon
+from privbayes.baselines.common import as_random_source
 from privbayes.evaluation.classifiers import Target, svm_misclassification
-from privbayes.evaluation.marginals import _check_codes, _check_sizes
-from privbayes.privacy.accountant import Accountant
-from privbayes.privacy.mechanisms import laplace_counts
+from privbayes.codes import check_codes, check_sizes
+from privbayes.privacy.accountant import Accountant, Cost
+from privbayes.privacy.mechanisms import DiscreteLaplace
 from privbayes.privacy.samplers import RandomSource
+from privbayes.validation import check_epsilon
 
 
 @dataclass(frozen=True)
@@ -49,12 +50,13 @@ class ClassificationResult:
     error: float
     predictions: np.ndarray | None
     accountant: Accountant | None
+    seeded: bool = False
 
 
 def _labelled(train: np.ndarray, test: np.ndarray, sizes: Sequence[int], target: Target):
-    sizes_arr = _check_sizes(sizes)
-    train = _check_codes(train, sizes_arr, "train_codes")
-    test = _check_codes(test, sizes_arr, "test_codes")
+    sizes_arr = check_sizes(sizes)
+    train = check_codes(train, sizes_arr, "train_codes")
+    test = check_codes(test, sizes_arr, "test_codes")
     if not 0 <= target.column < sizes_arr.size:
         raise ValueError(f"target.column ({target.column}) must be a column index in 0..{sizes_arr.size - 1}")
     if not target.positive or not all(0 <= c < sizes_arr[target.column] for c in target.positive):
@@ -63,6 +65,19 @@ def _labelled(train: np.ndarray, test: np.ndarray, sizes: Sequence[int], target:
             f"0..{sizes_arr[target.column] - 1} (sizes[{target.column}])"
         )
     return sizes_arr, train, test, target.labels(train), target.labels(test)
+
+
+@dataclass(frozen=True)
+class ObjectivePerturbation:
+    """The measurement of Chaudhuri et al. 2011, Alg. 2: ε-DP for ‖x‖ ≤ 1, |y| ≤ 1 and a
+    loss with |ℓ'| ≤ 1, whose L2 sensitivity of the gradient sum is 2 (Thm 9)."""
+
+    epsilon: Fraction
+    name = "objective perturbation (floating-point noise)"
+    sensitivity = Fraction(2)
+
+    def cost(self) -> Cost:
+        return Cost(self.epsilon)
 
 
 def _accountant(epsilon: Fraction, accountant: Accountant | None) -> Accountant:
@@ -92,13 +107,14 @@ def majority(
     eps = check_epsilon(epsilon)
     _, train, _, y_train, y_test = _labelled(train_codes, test_codes, sizes, target)
     acc = _accountant(eps, accountant)
-    noisy = laplace_counts(
-        np.array([int(y_train.sum())]), eps, acc, as_random_source(rng),
-        step=f"Majority {target.name}", measured=f"count of {target.name} = 1 in the training data", sensitivity=1,
+    source = as_random_source(rng)
+    noisy = DiscreteLaplace(eps, sensitivity=1).release(
+        np.array([int(y_train.sum())]), acc, source,
+        step=f"Majority {target.name}", measured=f"count of {target.name} = 1 in the training data",
     )
     label = bool(2 * int(noisy[0]) > train.shape[0])
     predictions = np.full(y_test.shape, label)
-    return ClassificationResult(float(np.mean(predictions != y_test)), predictions, acc)
+    return ClassificationResult(float(np.mean(predictions != y_test)), predictions, acc, source.seeded)
 
 
 def huber_svm_loss(z: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray]:
@@ -150,10 +166,8 @@ def private_erm(
     sizes_arr, train, test, y_train, y_test = _labelled(train_codes, test_codes, sizes, target)
     source = as_random_source(rng)
     acc = _accountant(eps, accountant)
-    acc.charge(
-        eps, step=f"PrivateERM {target.name}", mechanism="objective perturbation (floating-point noise)",
-        sensitivity=2, measured=f"Huber-SVM weights for {target.name} (‖x‖ ≤ 1, c = 1/2h)",
-    )
+    acc.charge(ObjectivePerturbation(eps), step=f"PrivateERM {target.name}",
+               measured=f"Huber-SVM weights for {target.name} (‖x‖ ≤ 1, c = 1/2h)")
     features = [j for j in range(sizes_arr.size) if j != target.column]
     encoder = OneHotEncoder(categories=[np.arange(sizes_arr[j]) for j in features])
     scale = 1.0 / math.sqrt(len(features) + 1)
@@ -185,4 +199,4 @@ def private_erm(
 
     result = minimize(objective, np.zeros(p), jac=True, method="L-BFGS-B", options={"maxiter": 5000, "gtol": 1e-10})
     predictions = (x_test @ result.x) > 0
-    return ClassificationResult(float(np.mean(predictions != y_test)), predictions, acc)
+    return ClassificationResult(float(np.mean(predictions != y_test)), predictions, acc, source.seeded)

@@ -16,15 +16,15 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable, Sequence
-from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
 
 from privbayes.counting.base import PrivateTable
 from privbayes.encoding import Encoding
-from privbayes.privacy.accountant import Accountant, as_fraction
+from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import RandomSource, random_source
+from privbayes.validation import check_seed
 
 Subset = tuple[int, ...]
 SubsetsArg = int | Iterable[Sequence[int]]
@@ -35,27 +35,18 @@ DEFAULT_MAX_CELLS = 2**24
 
 class MarginalRelease(NamedTuple):
     """Released marginals (attribute tuple → probability array, one axis per attribute,
-    in the tuple's order) and the accountant whose ledger says what they cost."""
+    in the tuple's order), the accountant whose ledger says what they cost, and whether
+    the noise was seeded (a reproducible run, not for publication)."""
 
     marginals: dict[Subset, np.ndarray]
     accountant: Accountant
-
-
-def check_epsilon(epsilon: object, name: str = "epsilon") -> Fraction:
-    """ε as an exact rational; a clear ValueError unless it is a finite number > 0."""
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, Fraction)):
-        raise ValueError(f"{name} ({epsilon!r}) must be a finite number > 0")
-    if isinstance(epsilon, float) and not math.isfinite(epsilon):
-        raise ValueError(f"{name} ({epsilon!r}) must be a finite number > 0")
-    if epsilon <= 0:
-        raise ValueError(f"{name} ({epsilon!r}) must be a finite number > 0")
-    return as_fraction(epsilon)
+    seeded: bool
 
 
 def as_random_source(rng: RandomSource | int | None) -> RandomSource:
     """The DP random source: the OS CSPRNG for None, a seeded source for an int."""
-    if rng is None or isinstance(rng, int) and not isinstance(rng, bool):
-        return random_source(rng)  # type: ignore[arg-type]
+    if rng is None or isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+        return random_source(check_seed(rng, "rng"))
     if not hasattr(rng, "randbelow"):
         raise ValueError(f"rng ({rng!r}) must be a RandomSource, an int seed or None")
     return rng

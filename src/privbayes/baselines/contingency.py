@@ -24,7 +24,6 @@ from privbayes.baselines.common import (
     MarginalRelease,
     SubsetsArg,
     as_random_source,
-    check_epsilon,
     consistent,
     full_domain_cells,
     project_marginals,
@@ -34,6 +33,7 @@ from privbayes.counting.base import PrivateTable
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import COUNT_TABLE_SENSITIVITY, laplace_counts
 from privbayes.privacy.samplers import RandomSource
+from privbayes.validation import check_epsilon
 
 
 def contingency_marginals(
@@ -67,4 +67,4 @@ def contingency_marginals(
     # and keeps the projection in exact integers.
     clipped = np.maximum(noisy, 0)
     projections = project_marginals(clipped, subsets)
-    return MarginalRelease({s: consistent(p) for s, p in zip(subsets, projections)}, accountant)
+    return MarginalRelease({s: consistent(p) for s, p in zip(subsets, projections)}, accountant, source.seeded)

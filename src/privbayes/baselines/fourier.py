@@ -42,7 +42,6 @@ from privbayes.baselines.common import (
     Subset,
     SubsetsArg,
     as_random_source,
-    check_epsilon,
     consistent,
     resolve_subsets,
     walsh_hadamard,
@@ -52,6 +51,7 @@ from privbayes.encoding import Encoding, bit_width
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import COUNT_TABLE_SENSITIVITY, laplace_counts
 from privbayes.privacy.samplers import RandomSource
+from privbayes.validation import check_epsilon
 
 
 @dataclass(frozen=True)
@@ -148,4 +148,4 @@ def fourier_marginals(
         sensitivity=COUNT_TABLE_SENSITIVITY * len(keys),
     )
     tables = marginals_from_coefficients(dict(zip(keys, noisy.tolist())), table.n, table.encoding, subsets)
-    return MarginalRelease({s: consistent(t) for s, t in tables.items()}, accountant)
+    return MarginalRelease({s: consistent(t) for s, t in tables.items()}, accountant, source.seeded)

@@ -21,7 +21,6 @@ from privbayes.baselines.common import (
     MarginalRelease,
     SubsetsArg,
     as_random_source,
-    check_epsilon,
     consistent,
     resolve_subsets,
 )
@@ -29,6 +28,7 @@ from privbayes.counting.base import PrivateTable
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import COUNT_TABLE_SENSITIVITY, laplace_counts
 from privbayes.privacy.samplers import RandomSource
+from privbayes.validation import check_epsilon
 
 
 def laplace_marginals(
@@ -60,4 +60,4 @@ def laplace_marginals(
             sensitivity=COUNT_TABLE_SENSITIVITY,
         )
         released[subset] = consistent(noisy)
-    return MarginalRelease(released, accountant)
+    return MarginalRelease(released, accountant, source.seeded)

@@ -39,7 +39,6 @@ from privbayes.baselines.common import (
     Subset,
     SubsetsArg,
     as_random_source,
-    check_epsilon,
     consistent,
     full_domain_cells,
     marginal_shape,
@@ -50,6 +49,7 @@ from privbayes.counting.base import PrivateTable
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import exponential_mechanism, laplace_counts
 from privbayes.privacy.samplers import RandomSource
+from privbayes.validation import check_epsilon
 
 QUERY_SENSITIVITY = 1
 """A counting query (one cell of a marginal) changes by at most 1 when a tuple is replaced."""
@@ -121,7 +121,7 @@ def mwem_marginals(
             for index, measured in measurements:
                 histogram.update(index, measured)
     final = project_marginals(histogram.normalised(), subsets)
-    return MarginalRelease({s: consistent(m) for s, m in zip(subsets, final)}, accountant)
+    return MarginalRelease({s: consistent(m) for s, m in zip(subsets, final)}, accountant, source.seeded)
 
 
 def _cell_index(subset: Subset, cell: tuple, d: int) -> tuple:

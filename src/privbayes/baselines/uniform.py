@@ -11,10 +11,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from privbayes.baselines.common import MarginalRelease, SubsetsArg, check_epsilon, marginal_shape, resolve_subsets
+from privbayes.baselines.common import MarginalRelease, SubsetsArg, marginal_shape, resolve_subsets
 from privbayes.counting.base import PrivateTable
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import RandomSource
+from privbayes.validation import check_epsilon
 
 
 def uniform_marginals(
@@ -33,4 +34,4 @@ def uniform_marginals(
     for subset in subsets:
         shape = marginal_shape(table.encoding, subset)
         released[subset] = np.full(shape, 1.0 / float(np.prod(shape)))
-    return MarginalRelease(released, Accountant(eps))
+    return MarginalRelease(released, Accountant(eps), False)

@@ -17,6 +17,7 @@ uniform distribution if that is empty too (docs/decisions.md).
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Mapping
 
 import numpy as np
 
@@ -60,26 +61,26 @@ def _marginalise(joint: np.ndarray, axes: list[Parent], keep: list[Parent]) -> n
 def noisy_conditionals(
     table: PrivateTable,
     network: Network,
-    epsilon2: Fraction | None,
+    budgets: Mapping[int, Fraction | None],
     accountant: Accountant | None,
     rng: RandomSource,
     degree: int | None = None,
 ) -> list[np.ndarray]:
     """One conditional per AP pair, shaped (parent sizes…, child size).
 
-    ``epsilon2=None`` uses exact counts: NOT private, only for the paper's
-    BestMarginal analysis (§6.4).
+    ``budgets`` maps the index of every measured pair to the ε of its noisy table (from
+    the budget plan); ``None`` uses exact counts: NOT private, only for the paper's
+    BestMarginal analysis (§6.4).  With ``degree = k`` (Alg. 1) the pairs before k are
+    not measured: they are derived from pair k's table.
     """
     pairs = network.pairs
     d = len(pairs)
-    k = 0 if degree is None else degree
-    measured = range(k, d) if degree is not None else range(d)
-    share = None if epsilon2 is None else Fraction(epsilon2) / len(measured)
     joints: dict[int, np.ndarray] = {}
-    for i in measured:
+    for i in sorted(budgets):
         pair = pairs[i]
         axes = _variables(pair)
         exact = table.counts([a for a, _ in axes], [lvl for _, lvl in axes])
+        share = budgets[i]
         if share is None:
             noisy = exact
         else:
@@ -87,9 +88,10 @@ def noisy_conditionals(
                                    measured=f"{exact.size}-cell table of AP pair {i + 1}")
         joints[i] = _normalised(noisy)
     conditionals: list[np.ndarray] = [np.empty(0)] * d
-    for i in measured:
+    for i in budgets:
         conditionals[i] = conditional_from_joint(joints[i])
-    for i in range(k if degree is not None else 0):
+    k = degree or 0
+    for i in range(k):
         source = pairs[k]
         if not set(_variables(pairs[i])) <= set(_variables(source)):
             raise ValueError(f"Alg. 1 needs pair {i + 1}'s attributes inside pair {k + 1}'s; the network is not from Alg. 2")

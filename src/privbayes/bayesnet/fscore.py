@@ -31,6 +31,7 @@ F is only tractable for binary X and Π: for general domains it is NP-hard
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 
 import numpy as np
 
@@ -264,6 +265,12 @@ def f_score(joint: np.ndarray, *, use_numba: bool | None = None) -> float:
 def f_scores(joints: np.ndarray, *, use_numba: bool | None = None) -> np.ndarray:
     """F for B tables of the same shape (B, 2, m); with numba, tables run in parallel."""
     counts = _as_counts(joints)
+    return -doubled_costs(counts, use_numba=use_numba) / (2.0 * counts.sum(axis=(1, 2)))
+
+
+def doubled_costs(joints: np.ndarray, *, use_numba: bool | None = None) -> np.ndarray:
+    """The integers D of Eq. (9) for B tables of the same shape (B, 2, m): F = −D / (2n)."""
+    counts = _as_counts(joints)
     if counts.ndim != 3:
         raise ValueError(f"expected tables of shape (B, 2, m); got shape {counts.shape}")
     rows0 = np.ascontiguousarray(counts[:, 0, :])
@@ -273,7 +280,7 @@ def f_scores(joints: np.ndarray, *, use_numba: bool | None = None) -> np.ndarray
         costs = np.array([one(a, b) for a, b in zip(rows0, rows1)], dtype=np.int64)
     else:
         costs = many(rows0, rows1)
-    return -costs / (2.0 * counts.sum(axis=(1, 2)))
+    return np.asarray(costs, dtype=np.int64)
 
 
 def require_binary(
@@ -301,6 +308,7 @@ class MaximumJointDistance:
     distribution; range [−½, 0] and sensitivity 1/n (Thm 4.5); binary domains only."""
 
     name = "F"
+    exact = True
 
     def __init__(self, *, use_numba: bool | None = None) -> None:
         self.use_numba = use_numba
@@ -312,10 +320,17 @@ class MaximumJointDistance:
         """Scores of many tables ``joints[b, x, π]`` of one shape."""
         return f_scores(joints, use_numba=self.use_numba)
 
-    def sensitivity(self, n: int, child_size: int, parent_size: int) -> float:
+    def sensitivity(self, n: int, child_size: int, parent_size: int) -> Fraction:
         if n < 1:
             raise ValueError(f"n ({n}) must be at least 1")
-        return 1 / n
+        return Fraction(1, n)
+
+    def exact_batch(self, joints: np.ndarray) -> np.ndarray:
+        """Numerators −D over 2n (Eq. 9 on integers)."""
+        return -doubled_costs(joints, use_numba=self.use_numba)
+
+    def denominator(self, n: int) -> int:
+        return 2 * n
 
     def supports(self, child_size: int, parent_sizes: tuple[int, ...]) -> bool:
         return child_size == 2 and all(size in (1, 2) for size in parent_sizes)

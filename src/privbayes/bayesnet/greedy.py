@@ -27,8 +27,8 @@ from privbayes.bayesnet.usefulness import domain_bound
 from privbayes.counting import PrivateTable
 from privbayes.errors import InputError
 from privbayes.privacy.accountant import Accountant
-from privbayes.privacy.mechanisms import exponential_mechanism
-from privbayes.privacy.samplers import RandomSource
+from privbayes.privacy.mechanisms import Exponential
+from privbayes.privacy.samplers import RandomSource, RationalScores
 
 CandidateRule = Callable[[int, Sequence[int]], list[tuple[Parent, ...]]]
 
@@ -80,17 +80,17 @@ def maximal_parent_candidates(table: PrivateTable, epsilon2: Fraction, theta: fl
 
 def _joints(table: PrivateTable, pairs: list[tuple[int, tuple[Parent, ...]]]) -> list[np.ndarray]:
     """Exact counts of each (X, Π) laid out as ``joint[x, π]`` for the score functions,
-    counted together when the back-end can."""
+    counted in one batch (the back-end decides how)."""
     requests = [([x] + [a for a, _ in parents], [0] + [lvl for _, lvl in parents]) for x, parents in pairs]
-    many = getattr(table, "counts_many", None)
-    tables = many(requests) if many is not None else [table.counts(*request) for request in requests]
-    return [counts.reshape(counts.shape[0], -1) for counts in tables]
+    return [counts.reshape(counts.shape[0], -1) for counts in table.counts_many(requests)]
 
 
 class _ScoreBook:
     """Exact scores of AP pairs kept across the steps of GreedyBayes (a pair's score never
-    changes, so each is computed once): one row per parent set, one column per child,
-    NaN until scored.  Work per candidate list is kept while the list only grows."""
+    changes, so each is computed once): one row per parent set, one column per child.
+    Rational scores (R, F) are kept as integer numerators over ``score.denominator(n)``,
+    others as floats; ``known`` says which were computed.  Work per candidate list is
+    kept while the list only grows."""
 
     def __init__(self, table: PrivateTable, score: ScoreFunction) -> None:
         self.table, self.score = table, score
@@ -99,7 +99,9 @@ class _ScoreBook:
         self.parent_sets: list[tuple[Parent, ...]] = []
         self.shape_ids: list[int] = []
         self.shapes: dict[tuple[int, ...], int] = {}
-        self.values = np.full((64, len(self.attrs)), np.nan)
+        self.exact = score.exact
+        self.values = np.zeros((64, len(self.attrs)), np.int64 if self.exact else np.float64)
+        self.known = np.zeros((64, len(self.attrs)), bool)
         self._rows: dict[int, tuple[list, np.ndarray]] = {}
 
     def rows(self, options: list[tuple[Parent, ...]]) -> np.ndarray:
@@ -124,7 +126,8 @@ class _ScoreBook:
             sizes = tuple(self.attrs[a].level_size(lvl) for a, lvl in parents)
             self.shape_ids.append(self.shapes.setdefault(sizes, len(self.shapes)))
             if row == len(self.values):
-                self.values = np.vstack([self.values, np.full_like(self.values, np.nan)])
+                self.values = np.vstack([self.values, np.zeros_like(self.values)])
+                self.known = np.vstack([self.known, np.zeros_like(self.known)])
         return row
 
     def parent_shapes(self, rows: np.ndarray) -> list[tuple[int, ...]]:
@@ -133,44 +136,50 @@ class _ScoreBook:
         return [sizes[i] for i in np.unique(np.array(self.shape_ids, np.int64)[rows])]
 
     def scores(self, rows: np.ndarray, children: list[int]) -> np.ndarray:
-        """Scores of every (child, parent set) pair, option-major: ``out[i * len(children) + j]``."""
-        block = self.values[np.ix_(rows, children)]
-        missing = np.isnan(block).any(axis=1)
+        """Scores (numerators for rational scores) of every (child, parent set) pair,
+        option-major: ``out[i * len(children) + j]``."""
+        known = self.known[np.ix_(rows, children)]
+        missing = ~known.all(axis=1)
         if missing.any():
             self._fill(rows[missing], children)
-            block = self.values[np.ix_(rows, children)]
-        return block.ravel()
+        return self.values[np.ix_(rows, children)].ravel()
+
+    def as_scores(self, values: np.ndarray) -> np.ndarray | RationalScores:
+        """What the exponential mechanism takes: exact rationals where the score has them."""
+        return RationalScores(values, self.score.denominator(self.table.n)) if self.exact else values
 
     def _fill(self, rows: np.ndarray, children: list[int]) -> None:
         """Score ``rows`` × ``children``: batched per parent-set size when the back-end counts
-        many binary families in one pass (§4.4's workload), else table by table."""
-        families = getattr(self.table, "binary_families", None)
+        many binary families in one pass (§4.4's workload), else in one counting batch."""
         by_size: dict[int, list[int]] = {}
         for row in rows.tolist():
             by_size.setdefault(len(self.parent_sets[row]), []).append(row)
         for k, group in by_size.items():
             sets = [self.parent_sets[row] for row in group]
             tables = None
-            if families is not None and all(lvl == 0 for parents in sets for _, lvl in parents):
+            if all(lvl == 0 for parents in sets for _, lvl in parents):
                 parents = np.array([[a for a, _ in p] for p in sets], np.int64).reshape(len(sets), k)
-                tables = families(parents, np.array(children, np.int64))
+                tables = self.table.binary_families(parents, np.array(children, np.int64))
             if tables is not None:
-                values = self.score.batch(tables.reshape(-1, 2, 2**k)).reshape(len(group), len(children))
+                values = self._batch(tables.reshape(-1, 2, 2**k)).reshape(len(group), len(children))
             else:
                 joints = _joints(self.table, [(x, p) for p in sets for x in children])
-                values = _batch_scores(self.score, joints).reshape(len(group), len(children))
+                values = self._mixed(joints).reshape(len(group), len(children))
             self.values[np.ix_(group, children)] = values
+            self.known[np.ix_(group, children)] = True
 
+    def _batch(self, joints: np.ndarray) -> np.ndarray:
+        return self.score.exact_batch(joints) if self.exact else self.score.batch(joints)
 
-def _batch_scores(score: ScoreFunction, joints: list[np.ndarray]) -> np.ndarray:
-    """Scores of tables of mixed shapes, one batch call per shape."""
-    by_shape: dict[tuple[int, ...], list[int]] = {}
-    for i, joint in enumerate(joints):
-        by_shape.setdefault(joint.shape, []).append(i)
-    values = np.empty(len(joints))
-    for members in by_shape.values():
-        values[members] = score.batch(np.stack([joints[i] for i in members]))
-    return values
+    def _mixed(self, joints: list[np.ndarray]) -> np.ndarray:
+        """Scores of tables of mixed shapes, one batch call per shape."""
+        by_shape: dict[tuple[int, ...], list[int]] = {}
+        for i, joint in enumerate(joints):
+            by_shape.setdefault(joint.shape, []).append(i)
+        values = np.empty(len(joints), self.values.dtype)
+        for members in by_shape.values():
+            values[members] = self._batch(np.stack([joints[i] for i in members]))
+        return values
 
 
 def greedy_bayes(
@@ -209,8 +218,8 @@ def greedy_bayes(
             chosen = int(np.argmax(scores))
         else:
             sensitivity = max(score.sensitivity(table.n, c, math.prod(p)) for c, p in shapes)
-            chosen = exponential_mechanism(
-                scores, Fraction(epsilon1) / (d - 1), sensitivity, accountant, rng,
+            chosen = Exponential(Fraction(epsilon1) / (d - 1), sensitivity).release(
+                book.as_scores(scores), accountant, rng,
                 step=f"network step {step}/{d - 1}", measured=f"score {score.name} of {len(scores)} AP pairs")
         for options, children, _ in groups:  # decode the option-major position
             if chosen < len(options) * len(children):

@@ -6,28 +6,48 @@ configurations of Π), and returns a float in probability units.  Scores never
 leave the exponential mechanism unprotected: the mechanism that consumes them
 pays ε for them, using the score's ``sensitivity``.
 
-Sensitivities are for the neighbouring relation "replace one tuple, n public".
+Sensitivities are for the neighbouring relation "replace one tuple, n public", as
+exact rationals: R's and F's exactly, I's (irrational) rounded *up*.  R and F also give
+their scores exactly, as integer numerators over a denominator that depends on n
+only (``exact_batch``), so the exponential mechanism samples exactly the distribution
+the ledger pays for; I's scores are floats (see docs/decisions.md).
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Protocol
 
 import numpy as np
+
+_I_MARGIN = Fraction(1, 2**40)
+"""Added to I's sensitivity bound: more than twice the float error of a computed I score
+(< 64 bits · 2^-50 relative), so float scores cannot move by more than the charged Δ."""
 
 
 class ScoreFunction(Protocol):
     """What GreedyBayes needs of a score: a value and its sensitivity."""
 
     name: str
+    exact: bool
+    """Whether :meth:`exact_batch` gives the scores as exact rationals."""
 
     def __call__(self, joint: np.ndarray) -> float:
         """Score of an AP pair from its exact joint counts ``joint[x, pi]``."""
         ...
 
-    def sensitivity(self, n: int, child_size: int, parent_size: int) -> float:
-        """Largest change of the score when one of the n tuples is replaced."""
+    def sensitivity(self, n: int, child_size: int, parent_size: int) -> Fraction:
+        """Largest change of the score when one of the n tuples is replaced (exact or rounded up)."""
+        ...
+
+    def exact_batch(self, joints: np.ndarray) -> np.ndarray:
+        """Integer numerators of the scores of ``joints[b, x, π]`` over :meth:`denominator`
+        (only when ``exact``)."""
+        ...
+
+    def denominator(self, n: int) -> int:
+        """The common denominator of :meth:`exact_batch` for tables of n tuples."""
         ...
 
     def supports(self, child_size: int, parent_sizes: tuple[int, ...]) -> bool:
@@ -52,6 +72,7 @@ class MutualInformation:
     """I(X, Π) in bits (TODS 2017, Eq. 5); sensitivity from Lemma 4.1."""
 
     name = "I"
+    exact = False
 
     def __call__(self, joint: np.ndarray) -> float:
         return float(self.batch(np.asarray(joint)[None])[0])
@@ -63,8 +84,15 @@ class MutualInformation:
         ratio = np.divide(p, independent, out=np.ones_like(p), where=p > 0)
         return np.sum(p * np.log2(ratio), axis=(1, 2))
 
-    def sensitivity(self, n: int, child_size: int, parent_size: int) -> float:
-        return mutual_information_sensitivity(n, binary=min(child_size, parent_size) <= 2)
+    def sensitivity(self, n: int, child_size: int, parent_size: int) -> Fraction:
+        bound = mutual_information_sensitivity(n, binary=min(child_size, parent_size) <= 2)
+        return Fraction(math.nextafter(bound, math.inf)) + _I_MARGIN
+
+    def exact_batch(self, joints: np.ndarray) -> np.ndarray:
+        raise TypeError("I (mutual information) is not rational; use batch")
+
+    def denominator(self, n: int) -> int:
+        raise TypeError("I (mutual information) is not rational")
 
     def supports(self, child_size: int, parent_sizes: tuple[int, ...]) -> bool:
         return True
@@ -86,6 +114,7 @@ class IndependenceDistance:
     """R(X, Π) = ½‖Pr[X, Π] − Pr[X]·Pr[Π]‖₁ (TODS 2017, §5.3); S(R) ≤ 3/n + 2/n² (Thm 5.3)."""
 
     name = "R"
+    exact = True
 
     def __call__(self, joint: np.ndarray) -> float:
         return float(self.batch(np.asarray(joint)[None])[0])
@@ -96,8 +125,18 @@ class IndependenceDistance:
         independent = p.sum(axis=2, keepdims=True) * p.sum(axis=1, keepdims=True)
         return 0.5 * np.abs(p - independent).sum(axis=(1, 2))
 
-    def sensitivity(self, n: int, child_size: int, parent_size: int) -> float:
-        return 3 / n + 2 / n**2
+    def sensitivity(self, n: int, child_size: int, parent_size: int) -> Fraction:
+        return Fraction(3, n) + Fraction(2, n * n)
+
+    def exact_batch(self, joints: np.ndarray) -> np.ndarray:
+        """Numerators Σ|n·c(x,π) − c(x)·c(π)| over 2n² (integer arithmetic)."""
+        c = np.asarray(joints, dtype=np.int64)
+        n = c.sum(axis=(1, 2), keepdims=True)
+        products = c.sum(axis=2, keepdims=True) * c.sum(axis=1, keepdims=True)
+        return np.abs(n * c - products).sum(axis=(1, 2))
+
+    def denominator(self, n: int) -> int:
+        return 2 * n * n
 
     def supports(self, child_size: int, parent_sizes: tuple[int, ...]) -> bool:
         return True

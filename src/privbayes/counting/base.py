@@ -1,23 +1,43 @@
-"""The protocol every counting back-end implements (numpy in memory now; out-of-core later)."""
+"""The protocol every counting back-end implements (numpy in memory now; DuckDB and Spark next).
+
+A back-end must provide ``schema``, ``encoding``, ``n`` and ``counts``.  The batched
+forms have default implementations here, so a minimal back-end (counts only) works
+everywhere; a back-end overrides them when its engine can do better:
+
+* ``counts_many(requests)``: many tables at once (GreedyBayes's candidates);
+* ``binary_families(parents, children)``: every (child, parent set) table of binary
+  data in one pass, or ``None`` — the explicit "not supported" answer — so callers
+  fall back to ``counts_many``;
+* ``encoded(encoding)``: the same rows under another encoding of the schema.  The
+  default (:class:`EncodedView`) derives every encoded table from leaf-level counts
+  of the source attributes — an encoded variable is a function of one attribute's
+  leaf code (the attribute, a taxonomy level, or one bit of its binary/Gray code),
+  so its table is the leaf table summed along those functions: exact, any back-end,
+  the leaf table checked against the size cap first.  In-memory tables re-encode
+  their rows instead.
+
+Exact counts must only flow into a mechanism that pays for them.
+"""
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
 from privbayes.encoding import Encoding
+from privbayes.limits import check_cells
+from privbayes.schema import Schema
+
+Request = tuple[Sequence[int], Sequence[int] | None]
+"""Encoded attribute indices and their generalisation levels (None: all leaves)."""
 
 
+@runtime_checkable
 class PrivateTable(Protocol):
-    """Private rows behind a narrow interface: the row count and exact contingency tables.
+    """Private rows behind a narrow interface: the row count and exact contingency tables."""
 
-    Exact counts must only flow into a mechanism that pays for them.  A back-end may also
-    offer batched forms of ``counts`` for GreedyBayes's many candidate tables
-    (``counts_many(requests)``; ``binary_families(parents, children)`` for binary data);
-    callers use them when present and fall back to ``counts`` otherwise.
-    """
-
+    schema: Schema
     encoding: Encoding
 
     @property
@@ -32,3 +52,63 @@ class PrivateTable(Protocol):
         every cell of the domain is present, empty ones included.
         """
         ...
+
+    def counts_many(self, requests: Sequence[Request]) -> list[np.ndarray]:
+        """:meth:`counts` of many requests, in order."""
+        return [self.counts(attributes, levels) for attributes, levels in requests]
+
+    def binary_families(self, parents: np.ndarray, children: np.ndarray) -> np.ndarray | None:
+        """Tables ``out[p, c, x, π]`` of child ``children[c]`` against parent set ``parents[p]``
+        (binary data, level 0), or None when the back-end has no batched form."""
+        return None
+
+    def encoded(self, encoding: Encoding) -> "PrivateTable":
+        """The same rows, counted over the variables of ``encoding`` (an encoding of ``schema``)."""
+        return EncodedView(self, encoding)
+
+
+class EncodedView(PrivateTable):
+    """``base``'s rows counted over the variables of ``encoding``."""
+
+    def __init__(self, base: PrivateTable, encoding: Encoding) -> None:
+        if encoding.schema != base.schema:
+            raise ValueError("the encoding must be of the table's schema")
+        if base.encoding.name not in ("vanilla", "hierarchical"):
+            raise ValueError("an encoded view needs a base table over the schema's own attributes")
+        self.base, self.schema, self.encoding = base, base.schema, encoding
+        self._leaf_maps = [leaf_map(encoding, v) for v in range(len(encoding.attributes))]
+
+    @property
+    def n(self) -> int:
+        return self.base.n
+
+    def encoded(self, encoding: Encoding) -> PrivateTable:
+        return self.base.encoded(encoding)
+
+    def counts(self, attributes: Sequence[int], levels: Sequence[int] | None = None) -> np.ndarray:
+        attributes = list(attributes)
+        levels = [0] * len(attributes) if levels is None else list(levels)
+        if not attributes:
+            return np.array(self.n, dtype=np.int64)
+        variables = self.encoding.attributes
+        sources = sorted({variables[v].source for v in attributes})
+        shape = [self.schema.attributes[s].size for s in sources]
+        check_cells(shape, "the leaf table behind an encoded table")
+        leaf = self.base.counts(sources)
+        out_shape = tuple(variables[v].level_size(l) for v, l in zip(attributes, levels))
+        grids = np.meshgrid(*[np.arange(size) for size in shape], indexing="ij")
+        index = np.zeros(leaf.shape, np.int64)
+        for v, l, size in zip(attributes, levels, out_shape):
+            code = variables[v].levels[l][self._leaf_maps[v][grids[sources.index(variables[v].source)]]]
+            index = index * size + code
+        return np.bincount(index.ravel(), weights=leaf.ravel(), minlength=int(np.prod(out_shape))
+                           ).astype(np.int64).reshape(out_shape)
+
+
+def leaf_map(encoding: Encoding, variable: int) -> np.ndarray:
+    """Level-0 code of encoded ``variable`` for every leaf code of its source attribute."""
+    attr = encoding.attributes[variable]
+    leaves = np.arange(encoding.schema.attributes[attr.source].size)
+    codes = encoding.encode_attribute(attr.source, leaves)
+    first = next(i for i, a in enumerate(encoding.attributes) if a.source == attr.source)
+    return codes[:, variable - first]

@@ -8,35 +8,24 @@ from typing import Sequence
 
 import numpy as np
 
+from privbayes.codes import distinct_rows
+from privbayes.counting.base import PrivateTable, Request
 from privbayes.counting.families import HAVE_NUMBA, binary_family_counts, contingency_tables
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
+from privbayes.limits import check_cells
 
 _CACHE_CELLS = 2**23
 """Cells of exact leaf-level tables kept for reuse (≈ 64 MB of int64)."""
 
 
-def _distinct_rows(encoded: np.ndarray, sizes: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows (in lexicographic order) and their multiplicities; rows are packed
-    into one mixed-radix integer when the domain fits in 63 bits (5× faster than
-    ``np.unique(axis=0)``)."""
-    if sum(math.log2(max(size, 1)) for size in sizes) >= 62:
-        return np.unique(encoded, axis=0, return_counts=True)
-    keys = np.zeros(len(encoded), np.int64)
-    for j, size in enumerate(sizes):
-        keys = keys * size + encoded[:, j]
-    distinct, counts = np.unique(keys, return_counts=True)
-    rows = np.empty((len(distinct), len(sizes)), encoded.dtype)
-    for j in range(len(sizes) - 1, -1, -1):
-        distinct, rows[:, j] = np.divmod(distinct, sizes[j])
-    return rows, counts
-
-
-class InMemoryTable:
-    """Encoded rows held as an (n × d') integer matrix; counts by ``np.bincount``.
+class InMemoryTable(PrivateTable):
+    """Encoded rows held as distinct rows with multiplicities; counts by (weighted) bincount
+    or, with numba, many tables per compiled pass.
 
     Tables over the same attributes at other generalisation levels are derived from
     one cached leaf-level table (GreedyBayes asks for many such variants, Alg. 6).
+    Built by :func:`privbayes.counting.open`; ``encoded`` re-encodes the rows themselves.
     """
 
     def __init__(self, encoded: np.ndarray, encoding: Encoding) -> None:
@@ -44,12 +33,23 @@ class InMemoryTable:
             raise ValueError(f"encoded rows have shape {encoded.shape}, expected (n, {len(encoding.attributes)})")
         if encoded.shape[0] == 0:
             raise InputError("the data has no rows")
-        self.encoding = encoding
-        self._n = int(encoded.shape[0])
         # Distinct rows with multiplicities: every count is a weighted bincount over far fewer
         # rows when the data repeat (NLTCS: 21,574 rows, 3,152 distinct).
-        self._rows, weights = _distinct_rows(encoded, [a.size for a in encoding.attributes])
-        self._weights = weights.astype(np.float64) if len(weights) < self._n else None
+        rows, group = distinct_rows(encoded, np.array([a.size for a in encoding.attributes]))
+        multiplicity = np.bincount(group, minlength=len(rows))
+        self._setup(rows, multiplicity, encoding)
+
+    @classmethod
+    def _from_distinct(cls, rows: np.ndarray, multiplicity: np.ndarray, encoding: Encoding) -> "InMemoryTable":
+        table = cls.__new__(cls)
+        table._setup(rows, multiplicity, encoding)
+        return table
+
+    def _setup(self, rows: np.ndarray, multiplicity: np.ndarray, encoding: Encoding) -> None:
+        self.schema, self.encoding = encoding.schema, encoding
+        self._rows, self._multiplicity = rows, multiplicity
+        self._n = int(multiplicity.sum())
+        self._weights = multiplicity.astype(np.float64) if len(multiplicity) < self._n else None
         self._generalised: dict[tuple[int, int], np.ndarray] = {}
         self._generalisers: dict[tuple[int, int], np.ndarray] = {}
         self._leaf_tables: OrderedDict[tuple[int, ...], np.ndarray] = OrderedDict()
@@ -60,6 +60,15 @@ class InMemoryTable:
     def n(self) -> int:
         return self._n
 
+    def encoded(self, encoding: Encoding) -> "InMemoryTable":
+        """The same rows re-encoded (distinct rows stay distinct: encodings are injective)."""
+        if encoding.schema != self.schema:
+            raise ValueError("the encoding must be of the table's schema")
+        if encoding == self.encoding:
+            return self
+        leaves = self.encoding.decode(self._rows)
+        return InMemoryTable._from_distinct(encoding.encode(leaves), self._multiplicity, encoding)
+
     def binary_families(self, parents: np.ndarray, children: np.ndarray) -> np.ndarray | None:
         """Exact tables of every (child, parent set) pair at level 0, ``out[p, c, x, π]``,
         when every encoded attribute is binary and numba is available; else None."""
@@ -67,7 +76,7 @@ class InMemoryTable:
             return None
         if self._binary_columns is None:
             self._binary_columns = np.ascontiguousarray(self._rows.T, dtype=np.uint8)
-        weights = np.ones(len(self._rows), np.int64) if self._weights is None else self._weights.astype(np.int64)
+        weights = self._multiplicity.astype(np.int64)
         return binary_family_counts(self._binary_columns, weights, parents, children)
 
     def _column(self, attribute: int, level: int) -> np.ndarray:
@@ -98,7 +107,7 @@ class InMemoryTable:
     def counts(self, attributes: Sequence[int], levels: Sequence[int] | None = None) -> np.ndarray:
         return self.counts_many([(attributes, levels)])[0]
 
-    def counts_many(self, requests: Sequence[tuple[Sequence[int], Sequence[int] | None]]) -> list[np.ndarray]:
+    def counts_many(self, requests: Sequence[Request]) -> list[np.ndarray]:
         """:meth:`counts` of many (attributes, levels) requests; with numba the tables not
         derivable from cached ones are counted together in one parallel pass."""
         normal = [self._check(attributes, levels) for attributes, levels in requests]
@@ -136,6 +145,7 @@ class InMemoryTable:
             raise ValueError("attributes and levels must have the same length")
         if len(set(attributes)) != len(attributes):
             raise ValueError(f"attributes {attributes} repeat")
+        check_cells((self.encoding.attributes[a].level_size(l) for a, l in zip(attributes, levels)), "a counted table")
         return attributes, levels
 
     def _cacheable(self, key: tuple[int, ...]) -> bool:
@@ -157,7 +167,7 @@ class InMemoryTable:
         variants = sorted({(a, l) for attributes, levels in specs for a, l in zip(attributes, levels)})
         row_of = {variant: i for i, variant in enumerate(variants)}
         columns = np.stack([self._column(a, l) for a, l in variants])
-        weights = np.ones(len(self._rows), np.int64) if self._weights is None else self._weights.astype(np.int64)
+        weights = self._multiplicity.astype(np.int64)
         tables = [([row_of[v] for v in zip(attributes, levels)],
                    tuple(self.encoding.attributes[a].level_size(l) for a, l in zip(attributes, levels)))
                   for attributes, levels in specs]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from privbayes.errors import InputError
-from privbayes.evaluation.marginals import _check_codes, _check_sizes
+from privbayes.codes import check_codes, check_sizes
 
 # Cap on liblinear's passes over the data.  On near-separable targets (Adult
 # "female", which relationship = Husband/Wife nearly decides) the dual solver
@@ -110,9 +110,9 @@ def svm_misclassification(
     predicted for every test row.  liblinear's ConvergenceWarning is silenced
     (see ``_SVM_MAX_ITER``): the fit stops after at most that many passes.
     """
-    sizes_arr = _check_sizes(sizes)
-    train = _check_codes(train_codes, sizes_arr, "train_codes")
-    test = _check_codes(test_codes, sizes_arr, "test_codes")
+    sizes_arr = check_sizes(sizes)
+    train = check_codes(train_codes, sizes_arr, "train_codes")
+    test = check_codes(test_codes, sizes_arr, "test_codes")
     d = sizes_arr.size
     if not 0 <= target.column < d:
         raise ValueError(f"target.column ({target.column}) must be a column index in 0..{d - 1}")

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from privbayes.evaluation.marginals import _check_attrs, _check_codes, _check_sizes, _flat_index
+from privbayes.codes import check_codes, check_sizes, flat_index
+from privbayes.evaluation.marginals import _check_attrs
 
 # Tolerance on Σp = 1 accepted by kl_divergence.
 _SUM_TOLERANCE = 1e-9
@@ -29,15 +30,15 @@ def mutual_information(codes: np.ndarray, sizes: Sequence[int], child: int, pare
 
     An empty parent set gives 0.
     """
-    sizes_arr = _check_sizes(sizes)
-    arr = _check_codes(codes, sizes_arr, "codes")
+    sizes_arr = check_sizes(sizes)
+    arr = check_codes(codes, sizes_arr, "codes")
     parents = tuple(parents)
     _check_attrs((child, *parents), sizes_arr.size)
     if not parents:
         return 0.0
     child_size = int(sizes_arr[child])
     parent_cells = int(np.prod(sizes_arr[list(parents)]))
-    index = _flat_index(arr.T, sizes_arr, parents) * child_size + arr[:, child]
+    index = flat_index(arr.T, sizes_arr, parents) * child_size + arr[:, child]
     joint = np.bincount(index, minlength=parent_cells * child_size).reshape(parent_cells, child_size)
     joint = joint / arr.shape[0]
     p_parents = joint.sum(axis=1, keepdims=True)

@@ -25,40 +25,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
-# Largest product of domain sizes packed into one int64 key when merging rows.
-_MAX_KEY = 2**62
-
-
-def _check_sizes(sizes: Sequence[int]) -> np.ndarray:
-    sizes_arr = np.asarray(sizes)
-    if sizes_arr.ndim != 1 or sizes_arr.size == 0:
-        raise ValueError(f"sizes must be a non-empty 1-D sequence, got shape {sizes_arr.shape}")
-    if not np.issubdtype(sizes_arr.dtype, np.integer) or np.any(sizes_arr < 1):
-        raise ValueError(f"sizes must be positive integers, got {list(sizes)}")
-    return sizes_arr.astype(np.intp)
-
-
-def _check_codes(codes: np.ndarray, sizes: np.ndarray, name: str) -> np.ndarray:
-    """Validate an integer-coded table against ``sizes`` and return it as intp."""
-    arr = np.asarray(codes)
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array, got {arr.ndim} dimension(s)")
-    if arr.shape[1] != sizes.size:
-        raise ValueError(f"{name} has {arr.shape[1]} columns but sizes has {sizes.size} entries")
-    if arr.shape[0] == 0:
-        raise ValueError(f"{name} has no rows")
-    if not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(f"{name} must have an integer dtype, got {arr.dtype}")
-    low, high = arr.min(axis=0), arr.max(axis=0)
-    bad = np.flatnonzero((low < 0) | (high >= sizes))
-    if bad.size:
-        j = int(bad[0])
-        raise ValueError(
-            f"{name} column {j} holds codes in [{low[j]}, {high[j]}], "
-            f"outside 0..{sizes[j] - 1} (sizes[{j}] = {sizes[j]})"
-        )
-    return arr.astype(np.intp, copy=False)
-
+from privbayes.codes import check_codes, check_sizes, distinct_rows, flat_index
 
 def _check_alpha(alpha: int, d: int, low: int = 1) -> None:
     if not low <= alpha <= d:
@@ -76,38 +43,9 @@ def _check_attrs(attrs: Sequence[int], d: int) -> tuple[int, ...]:
     return attrs
 
 
-def _flat_index(columns: Sequence[np.ndarray], sizes: np.ndarray, attrs: Sequence[int]) -> np.ndarray:
-    """Mixed-radix (C-order) cell index of every row in the marginal over ``attrs``."""
-    index = np.zeros(columns[0].shape[0], dtype=np.intp)
-    for a in attrs:
-        index = index * sizes[a] + columns[a]
-    return index
-
-
-def _distinct_rows(codes: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows of ``codes`` and, for every input row, the id of its distinct row."""
-    # Pack the columns into as few int64 keys as possible, then sort the keys.
-    words, start, radix = [], 0, 1
-    for j, size in enumerate(sizes.tolist()):
-        if radix * size > _MAX_KEY:
-            words.append(_flat_index(codes.T, sizes, range(start, j)))
-            start, radix = j, 1
-        radix *= size
-    words.append(_flat_index(codes.T, sizes, range(start, sizes.size)))
-    order = np.lexsort(words[::-1])
-    is_new = np.zeros(order.size, dtype=bool)
-    is_new[0] = True
-    for word in words:
-        ordered = word[order]
-        is_new[1:] |= ordered[1:] != ordered[:-1]
-    group = np.empty(order.size, dtype=np.intp)
-    group[order] = np.cumsum(is_new) - 1
-    return codes[order[is_new]], group
-
-
 def _weighted_rows(codes: np.ndarray, sizes: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
     """Distinct rows of ``codes`` as contiguous columns, weighted by their frequency."""
-    rows, group = _distinct_rows(codes, sizes)
+    rows, group = distinct_rows(codes, sizes)
     weights = np.bincount(group, minlength=rows.shape[0]) / codes.shape[0]
     return [np.ascontiguousarray(col) for col in rows.T], weights
 
@@ -120,7 +58,7 @@ def _signed_rows(
     Returns the rows as a list of d contiguous columns (fast to index; empty when
     the two tables have the same distribution) and the weights.
     """
-    rows, group = _distinct_rows(np.concatenate([real, synth]), sizes)
+    rows, group = distinct_rows(np.concatenate([real, synth]), sizes)
     n_real = real.shape[0]
     count_real = np.bincount(group[:n_real], minlength=rows.shape[0])
     count_synth = np.bincount(group[n_real:], minlength=rows.shape[0])
@@ -140,7 +78,7 @@ def _weighted_marginals(
     d = sizes.size
     index = np.empty(weights.size, dtype=np.intp)
     for prefix in itertools.combinations(range(d - 1), alpha - 1):
-        prefix_index = _flat_index(columns, sizes, prefix)
+        prefix_index = flat_index(columns, sizes, prefix)
         prefix_cells = math.prod(sizes[list(prefix)].tolist())
         scaled: dict[int, np.ndarray] = {}  # prefix_index * size, per distinct size
         for last in range(prefix[-1] + 1 if prefix else 0, d):
@@ -155,9 +93,9 @@ def _marginal_tvds(
     real: np.ndarray, synth: np.ndarray, sizes: Sequence[int], alpha: int, min_alpha: int = 1
 ) -> Iterator[tuple[tuple[int, ...], float]]:
     """Yield ``(attrs, TVD)`` for every α-way marginal, attrs in lexicographic order."""
-    sizes_arr = _check_sizes(sizes)
-    real = _check_codes(real, sizes_arr, "real")
-    synth = _check_codes(synth, sizes_arr, "synth")
+    sizes_arr = check_sizes(sizes)
+    real = check_codes(real, sizes_arr, "real")
+    synth = check_codes(synth, sizes_arr, "synth")
     _check_alpha(alpha, sizes_arr.size, min_alpha)
     columns, weights = _signed_rows(real, synth, sizes_arr)
     for attrs, diff in _weighted_marginals(columns, weights, sizes_arr, alpha):
@@ -170,11 +108,11 @@ def marginal(codes: np.ndarray, sizes: Sequence[int], attrs: Sequence[int]) -> n
     The result has shape ``(sizes[attrs[0]], sizes[attrs[1]], ...)``, axes in the
     order given by ``attrs``, and sums to 1.
     """
-    sizes_arr = _check_sizes(sizes)
-    arr = _check_codes(codes, sizes_arr, "codes")
+    sizes_arr = check_sizes(sizes)
+    arr = check_codes(codes, sizes_arr, "codes")
     attrs = _check_attrs(attrs, sizes_arr.size)
     shape = tuple(int(sizes_arr[a]) for a in attrs)
-    counts = np.bincount(_flat_index(arr.T, sizes_arr, attrs), minlength=math.prod(shape))
+    counts = np.bincount(flat_index(arr.T, sizes_arr, attrs), minlength=math.prod(shape))
     return (counts / arr.shape[0]).reshape(shape)
 
 
@@ -185,8 +123,8 @@ def all_marginals(codes: np.ndarray, sizes: Sequence[int], alpha: int) -> dict[t
     :func:`marginal`.  Much faster than calling :func:`marginal` C(d, α) times:
     the table is validated and reduced to its distinct rows once.
     """
-    sizes_arr = _check_sizes(sizes)
-    arr = _check_codes(codes, sizes_arr, "codes")
+    sizes_arr = check_sizes(sizes)
+    arr = check_codes(codes, sizes_arr, "codes")
     _check_alpha(alpha, sizes_arr.size)
     columns, weights = _weighted_rows(arr, sizes_arr)
     return {
@@ -243,8 +181,8 @@ def average_tvd_of_marginals(
     """
     if not released:
         raise ValueError("released must contain at least one marginal")
-    sizes_arr = _check_sizes(sizes)
-    real = _check_codes(real, sizes_arr, "real")
+    sizes_arr = check_sizes(sizes)
+    real = check_codes(real, sizes_arr, "real")
     columns, weights = _weighted_rows(real, sizes_arr)
     total = 0.0
     for key, values in released.items():
@@ -255,6 +193,6 @@ def average_tvd_of_marginals(
             raise ValueError(f"released[{attrs}] has {noisy.size} cells, expected {cells}")
         if not np.all(np.isfinite(noisy)) or np.any(noisy < 0) or noisy.sum() <= 0:
             raise ValueError(f"released[{attrs}] must be finite, non-negative and not all zero")
-        truth = np.bincount(_flat_index(columns, sizes_arr, attrs), weights=weights, minlength=cells)
+        truth = np.bincount(flat_index(columns, sizes_arr, attrs), weights=weights, minlength=cells)
         total += 0.5 * float(np.abs(truth - noisy / noisy.sum()).sum())
     return total / len(released)

@@ -22,7 +22,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from privbayes.errors import InputError
-from privbayes.evaluation.report import NOT_PRIVATE, Evaluation
+from privbayes.evaluation.results import NOT_PRIVATE, Evaluation
 
 REAL_COLOUR = "#1f77b4"
 SYNTH_COLOUR = "#ff7f0e"
@@ -167,8 +167,8 @@ def _img(png: str, alt: str) -> str:
 
 def _model_section(model: Any) -> str:
     report = model.privacy_report()
-    names = [a.name for a in model.encoding_.attributes]
-    pairs = [(p.child, p.parents) for p in model.network_.pairs]
+    names = [a.name for a in model.encoding.attributes]
+    pairs = [(p.child, p.parents) for p in model.network.pairs]
     summary = [("mechanism", report["mechanism"]), ("algorithm", report["algorithm"]),
                ("differentially private", "yes" if report["differentially_private"] else "NO"),
                ("ε (spent / total)", f"{report['epsilon_spent']:g} / {report['epsilon']:g}"),
@@ -177,7 +177,7 @@ def _model_section(model: Any) -> str:
     ledger = [(e["step"], e["mechanism"], f'{e["epsilon"]:.6g}', f'{e["sensitivity"]:.4g}', e["measured"])
               for e in report["ledger"]]
     caveats = "".join(f"<li>{escape(c)}</li>" for c in report["caveats"]) or "<li>none</li>"
-    lines = escape("\n".join(model.network_.describe(model.encoding_)))
+    lines = escape("\n".join(model.describe()))
     return ("<h2>Learned network</h2><p>Nodes are numbered in sampling order (green: no parents); an arrow "
             "runs from each parent to its child; a dashed arrow labelled @i is a parent generalised to taxonomy "
             "level i.</p>" + _img(network_png(pairs, names), "network") + f"<pre>{lines}</pre>"

@@ -25,73 +25,35 @@ import operator
 import os
 import re
 import sys
-from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence, TextIO
 
 import numpy as np
-import pandas as pd
 
 from privbayes.errors import InputError
 from privbayes.evaluation.classifiers import Target, svm_misclassification, train_test_split_indices
 from privbayes.evaluation.marginals import average_marginal_tvd, marginal
+from privbayes.evaluation.results import NOT_PRIVATE, AttributeScore, Evaluation, MarginalScore, SvmScore
 from privbayes.schema import MISSING_LABEL, Attribute, Schema
+
+
+def target_codes(attr: Attribute, values: Sequence[str], where: str) -> np.ndarray:
+    """Leaf codes of values named on the command line (parameters, so the message may echo them)."""
+    from privbayes.counting.labels import label_column
+
+    codes = []
+    for value in values:
+        try:
+            codes.append(label_column(attr, np.zeros(1, np.int64), np.array([value], dtype=object), where)[0])
+        except InputError:
+            raise InputError(f"{where}: value {value!r} is not one of the schema's values of {attr.name!r}") from None
+    return np.array(codes)
 
 DEFAULT_ALPHAS: tuple[int, ...] = (2, 3)
 MAX_MARGINALS = 50_000
-NOT_PRIVATE = ("these statistics describe REAL exactly and are NOT differentially private: "
-               "keep them with the data steward")
 
 _TARGET = re.compile(r"^(?P<column>[^<>=]+?)\s*(?P<op>>=|<=|=|>|<)\s*(?P<value>.+)$")
 _COMPARE: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
-
-
-@dataclass(frozen=True)
-class MarginalScore:
-    """Average TVD over Qα, or ``tvd = None`` and a note when α was skipped."""
-
-    alpha: int
-    count: int
-    tvd: float | None
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class AttributeScore:
-    """One attribute's 1-way distributions (real, synthetic) and their TVD."""
-
-    name: str
-    kind: str
-    labels: tuple[str, ...]
-    real: np.ndarray = field(repr=False)
-    synth: np.ndarray = field(repr=False)
-
-    @property
-    def tvd(self) -> float:
-        return 0.5 * float(np.abs(self.real - self.synth).sum())
-
-
-@dataclass(frozen=True)
-class SvmScore:
-    """Misclassification rates for one target (TODS 2017, §6.1, the multiple-SVM task)."""
-
-    target: str
-    positive_real: float
-    positive_synth: float
-    synthetic: float
-    reference: float
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """Everything ``privbayes evaluate`` prints and the HTML report shows."""
-
-    n_real: int
-    n_synth: int
-    marginals: tuple[MarginalScore, ...]
-    attributes: tuple[AttributeScore, ...]
-    svm: tuple[SvmScore, ...]
-    notes: tuple[str, ...] = ()
 
 
 # --- parsing command-line values ----------------------------------------------------------------
@@ -124,7 +86,7 @@ def parse_target(text: str, schema: Schema) -> Target:
     attr = schema.attributes[j]
     if op == "=":
         values = [v.strip() for v in value.split("|")]
-        positive = {int(attr.encode(pd.Series([v], dtype=object), f"--target {text!r}")[0]) for v in values}
+        positive = {int(code) for code in target_codes(attr, values, f"--target {text!r}")}
     elif attr.kind != "numeric":
         raise InputError(f"--target ({text!r}): {op} needs a numeric attribute; use {column}=V1|V2")
     else:
@@ -214,27 +176,37 @@ def format_text(ev: Evaluation, real_name: str = "REAL", synth_name: str = "SYNT
     return "\n".join(lines)
 
 
+def average_tvd_against(real: Any, others: Sequence[Any], schema: Schema, alpha: int = 2) -> list[float]:
+    """Average α-way marginal TVD of each of ``others`` (paths or DataFrames) against ``real``."""
+    from privbayes.counting import leaf_codes
+
+    sizes = [a.size for a in schema.attributes]
+    real_codes = leaf_codes(real, schema)
+    return [average_marginal_tvd(real_codes, leaf_codes(other, schema), sizes, alpha) for other in others]
+
+
 # --- the command --------------------------------------------------------------------------------
 
 def _load_inputs(real_path: str, synth_path: str, schema_path: str | None,
                  model_path: str | None) -> tuple[Schema, Any, np.ndarray, np.ndarray, list[str]]:
-    from privbayes.io import load_schema, read_table
+    from privbayes.counting import leaf_codes
+    from privbayes.io import load_schema
     from privbayes.model_file import load_model
 
     if schema_path is None and model_path is None:
         raise InputError("evaluate needs --schema (the public domain), or --model to use the model's schema")
     notes: list[str] = []
     model = load_model(model_path) if model_path is not None else None
-    schema = load_schema(schema_path) if schema_path is not None else model.schema_
+    schema = load_schema(schema_path) if schema_path is not None else model.schema
     if model is not None:
-        if model.schema_.names != schema.names:
-            raise InputError(f"{model_path}: the model's attributes {model.schema_.names} differ from the "
+        if model.schema.names != schema.names:
+            raise InputError(f"{model_path}: the model's attributes {model.schema.names} differ from the "
                              f"schema's {schema.names}")
-        differ = [a.name for a, b in zip(schema.attributes, model.schema_.attributes) if a != b]
+        differ = [a.name for a, b in zip(schema.attributes, model.schema.attributes) if a != b]
         if differ:
             notes.append(f"the model's domain of {differ[0]!r} differs from --schema; the metrics use --schema")
-    real = schema.encode(read_table(real_path, schema), str(real_path))
-    synth = schema.encode(read_table(synth_path, schema), str(synth_path))
+    real = leaf_codes(real_path, schema)
+    synth = leaf_codes(synth_path, schema)
     return schema, model, real, synth, notes
 
 

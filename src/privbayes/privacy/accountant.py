@@ -1,56 +1,115 @@
 """The privacy budget accountant and its ledger.
 
-One accountant per release.  Every mechanism asks it for permission *before*
-touching data (``charge``); it refuses with :class:`BudgetExceededError` when the
-request would exceed the total ε.  Budgets are kept as exact rationals so that
-Σ ε over many steps never drifts above the total by floating-point error.
+One accountant per release.  Every mechanism is charged *before* it touches data
+(``charge``), from the cost it declares (its privacy map, :mod:`privacy.mechanisms`);
+the accountant refuses with :class:`BudgetExceededError` when the charge would exceed
+the total.  Budgets are exact rationals, so Σ ε over many steps never drifts above
+the total by floating-point error, and the ledger keeps the exact values.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any, Protocol
 
 NEIGHBOURING_RELATION = "replace one tuple; the number of tuples n is public (TODS 2017, Def. 2.1)"
 
 
 class BudgetExceededError(RuntimeError):
-    """A mechanism asked for more ε than the accountant has left."""
+    """A mechanism asked for more ε (or δ) than the accountant has left."""
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What a release costs under the library's neighbouring relation: (ε, δ)-DP, exact."""
+
+    epsilon: Fraction
+    delta: Fraction = Fraction(0)
+
+
+class Measurement(Protocol):
+    """A mechanism as a value: what it adds, at which sensitivity, and what it costs."""
+
+    name: str
+
+    @property
+    def sensitivity(self) -> Fraction:
+        ...
+
+    def cost(self) -> Cost:
+        """The privacy map at the declared sensitivity, known before any data is read."""
+        ...
 
 
 @dataclass(frozen=True)
 class LedgerEntry:
-    """One paid-for release: what was measured, how, and what it cost."""
+    """One paid-for release: what was measured, how, and what it cost (exact rationals)."""
 
     step: str
     mechanism: str
-    epsilon: float
-    sensitivity: float
+    epsilon: Fraction
+    sensitivity: Fraction
     measured: str
+    delta: Fraction = Fraction(0)
 
-    def to_dict(self) -> dict:
-        return asdict(self)
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"step": self.step, "mechanism": self.mechanism, "epsilon": float(self.epsilon),
+                               "sensitivity": float(self.sensitivity), "measured": self.measured,
+                               "epsilon_exact": str(self.epsilon), "sensitivity_exact": str(self.sensitivity)}
+        if self.delta:
+            out["delta"] = float(self.delta)
+            out["delta_exact"] = str(self.delta)
+        return out
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> "LedgerEntry":
+        """An entry from :meth:`to_dict` (exact values when present, else the floats' exact values)."""
+        def exact(key: str) -> Fraction:
+            shown, text = raw.get(key, 0), raw.get(f"{key}_exact")
+            value = as_fraction(shown)
+            if text is not None:
+                if not isinstance(text, str) or Fraction(text) != value and float(Fraction(text)) != shown:
+                    raise ValueError(f"ledger {key} and {key}_exact disagree")
+                value = Fraction(text)
+            return value
+        allowed = {"step", "mechanism", "epsilon", "sensitivity", "measured", "delta",
+                   "epsilon_exact", "sensitivity_exact", "delta_exact"}
+        if set(raw) - allowed:
+            raise ValueError(f"unknown ledger keys {sorted(set(raw) - allowed)}")
+        if not all(isinstance(raw.get(k), str) for k in ("step", "mechanism", "measured")):
+            raise ValueError("ledger step, mechanism and measured must be text")
+        return cls(raw["step"], raw["mechanism"], exact("epsilon"), exact("sensitivity"), raw["measured"],
+                   exact("delta"))
 
 
 def as_fraction(value: float | Fraction | int) -> Fraction:
     """The exact rational value of a float, int or Fraction."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
+        raise TypeError(f"expected a number, got {type(value).__name__}")
     return value if isinstance(value, Fraction) else Fraction(value)
 
 
 class Accountant:
-    """Tracks ε spent under sequential composition and refuses to overspend."""
+    """Tracks (ε, δ) spent under sequential composition and refuses to overspend."""
 
-    def __init__(self, total_epsilon: float | Fraction) -> None:
+    def __init__(self, total_epsilon: float | Fraction, total_delta: float | Fraction = 0) -> None:
         total = as_fraction(total_epsilon)
         if total <= 0:
             raise ValueError(f"epsilon ({float(total)}) must be positive")
         self.total = total
+        self.total_delta = as_fraction(total_delta)
         self._spent = Fraction(0)
+        self._spent_delta = Fraction(0)
         self._ledger: list[LedgerEntry] = []
 
     @property
     def spent(self) -> Fraction:
         return self._spent
+
+    @property
+    def spent_delta(self) -> Fraction:
+        return self._spent_delta
 
     @property
     def remaining(self) -> Fraction:
@@ -60,15 +119,20 @@ class Accountant:
     def ledger(self) -> tuple[LedgerEntry, ...]:
         return tuple(self._ledger)
 
-    def charge(self, epsilon: float | Fraction, *, step: str, mechanism: str, sensitivity: float, measured: str) -> None:
-        """Debit ``epsilon`` and record it; raise before anything is spent if it does not fit."""
-        cost = as_fraction(epsilon)
-        if cost <= 0:
-            raise ValueError(f"epsilon of step {step!r} ({float(cost)}) must be positive")
-        if self._spent + cost > self.total:
+    def charge(self, measurement: Measurement, *, step: str, measured: str) -> Cost:
+        """Debit what ``measurement`` declares and record it; raise before anything is spent
+        if it does not fit."""
+        cost = measurement.cost()
+        if cost.epsilon <= 0 or cost.delta < 0:
+            raise ValueError(f"step {step!r}: a charge needs epsilon > 0 and delta >= 0")
+        if self._spent + cost.epsilon > self.total or self._spent_delta + cost.delta > self.total_delta:
             raise BudgetExceededError(
-                f"step {step!r} needs ε = {float(cost):.6g} but only {float(self.remaining):.6g} "
+                f"step {step!r} needs ε = {float(cost.epsilon):.6g} but only {float(self.remaining):.6g} "
                 f"of {float(self.total):.6g} is left"
-            )
-        self._spent += cost
-        self._ledger.append(LedgerEntry(step, mechanism, float(cost), float(sensitivity), measured))
+                + (f" (δ: needs {float(cost.delta):.3g}, {float(self.total_delta - self._spent_delta):.3g} left)"
+                   if cost.delta else ""))
+        self._spent += cost.epsilon
+        self._spent_delta += cost.delta
+        self._ledger.append(LedgerEntry(step, measurement.name, cost.epsilon, Fraction(measurement.sensitivity),
+                                        measured, cost.delta))
+        return cost

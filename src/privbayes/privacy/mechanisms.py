@@ -1,62 +1,105 @@
-"""Mechanisms that turn exact statistics into paid-for, private ones.
+"""Mechanisms as values that declare their sensitivity and cost before they run.
 
-Each mechanism debits the accountant itself, so the ledger is written by the
-mechanism and never by hand.  Proof sketches:
+Each mechanism is a frozen object: its privacy map (``cost()``) is known before any
+data is read, so a plan can be priced in advance, and ``release`` charges the
+accountant from that declaration — the ledger is written by the mechanism, never by
+hand.  Proof sketches:
 
-* Laplace on counts: a contingency table changes by at most 2 in L1 when one
-  tuple is replaced (one cell −1, another +1), so discrete Laplace noise of
-  scale 2/ε on *every* cell (empty cells included) is ε-DP.  In probability
+* :class:`DiscreteLaplace` on counts: a contingency table changes by at most 2 in L1
+  when one tuple is replaced (one cell −1, another +1), so discrete Laplace noise of
+  scale Δ/ε = 2/ε on *every* cell (empty cells included) is ε-DP.  In probability
   units this is the paper's Lap(2/(nε)) with sensitivity 2/n (TODS 2017, §3).
-* Exponential mechanism: selecting ω with probability ∝ exp(ε·u(ω)/(2Δ)) is
-  ε-DP when Δ bounds the change of every score u(ω) between neighbours
-  (McSherry & Talwar 2007; TODS 2017, §2.1).
+* :class:`Exponential`: selecting ω with probability ∝ exp(ε·u(ω)/(2Δ)) is ε-DP when
+  Δ bounds the change of every score u(ω) between neighbours (McSherry & Talwar
+  2007; TODS 2017, §2.1).  Δ is an exact rational (rounded up where a bound is
+  irrational), and scores may be exact rationals, so the sampled distribution is the
+  one the ledger pays for, exactly.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
 
 import numpy as np
 
-from privbayes.privacy.accountant import Accountant, as_fraction
+from privbayes.privacy.accountant import Accountant, Cost, as_fraction
 from privbayes.privacy.samplers import RandomSource, discrete_laplace, exponential_choice
 
-COUNT_TABLE_SENSITIVITY = 2
+COUNT_TABLE_SENSITIVITY = Fraction(2)
 """L1 change of a count table when one tuple is replaced."""
 
 
-def laplace_counts(
-    counts: np.ndarray,
-    epsilon: float | Fraction,
-    accountant: Accountant,
-    rng: RandomSource,
-    *,
-    step: str,
-    measured: str,
-    sensitivity: int = COUNT_TABLE_SENSITIVITY,
-) -> np.ndarray:
-    """Noisy integer counts: every cell plus discrete Laplace of scale sensitivity/ε."""
-    eps = as_fraction(epsilon)
-    accountant.charge(eps, step=step, mechanism="discrete Laplace", sensitivity=sensitivity, measured=measured)
-    exact = np.asarray(counts, dtype=np.int64)
-    noise = discrete_laplace(Fraction(sensitivity) / eps, exact.size, rng)
-    return exact + noise.reshape(exact.shape)
+def _positive(value: float | Fraction, name: str) -> Fraction:
+    exact = as_fraction(value)
+    if exact <= 0:
+        raise ValueError(f"{name} ({float(exact)}) must be positive")
+    return exact
 
 
-def exponential_mechanism(
-    scores: Sequence[float],
-    epsilon: float | Fraction,
-    sensitivity: float,
-    accountant: Accountant,
-    rng: RandomSource,
-    *,
-    step: str,
-    measured: str,
-) -> int:
-    """Index of the chosen candidate, with probability ∝ exp(ε·score/(2·sensitivity))."""
-    if len(scores) == 0:
-        raise ValueError(f"step {step!r}: the exponential mechanism needs at least one candidate")
-    eps = as_fraction(epsilon)
-    accountant.charge(eps, step=step, mechanism="exponential", sensitivity=sensitivity, measured=measured)
-    return exponential_choice(scores, eps / (2 * as_fraction(sensitivity)), rng)
+@dataclass(frozen=True)
+class DiscreteLaplace:
+    """Integer vector + discrete Laplace noise of scale Δ/ε per coordinate: ε-DP for L1 sensitivity Δ."""
+
+    epsilon: Fraction
+    sensitivity: Fraction = COUNT_TABLE_SENSITIVITY
+    name = "discrete Laplace"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", _positive(self.epsilon, "epsilon"))
+        object.__setattr__(self, "sensitivity", _positive(self.sensitivity, "sensitivity"))
+
+    @property
+    def scale(self) -> Fraction:
+        return self.sensitivity / self.epsilon
+
+    def cost(self) -> Cost:
+        return Cost(self.epsilon)
+
+    def release(self, counts: np.ndarray, accountant: Accountant, rng: RandomSource, *, step: str,
+                measured: str) -> np.ndarray:
+        accountant.charge(self, step=step, measured=measured)
+        exact = np.asarray(counts, dtype=np.int64)
+        return exact + discrete_laplace(self.scale, exact.size, rng).reshape(exact.shape)
+
+
+@dataclass(frozen=True)
+class Exponential:
+    """Index chosen with probability ∝ exp(ε·score/(2Δ)): ε-DP when each score moves by ≤ Δ."""
+
+    epsilon: Fraction
+    sensitivity: Fraction
+    name = "exponential"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", _positive(self.epsilon, "epsilon"))
+        object.__setattr__(self, "sensitivity", _positive(self.sensitivity, "sensitivity"))
+
+    @property
+    def factor(self) -> Fraction:
+        """The exponent's coefficient ε/(2Δ)."""
+        return self.epsilon / (2 * self.sensitivity)
+
+    def cost(self) -> Cost:
+        return Cost(self.epsilon)
+
+    def release(self, scores: Sequence[float] | np.ndarray, accountant: Accountant, rng: RandomSource, *,
+                step: str, measured: str) -> int:
+        if len(scores) == 0:
+            raise ValueError(f"step {step!r}: the exponential mechanism needs at least one candidate")
+        accountant.charge(self, step=step, measured=measured)
+        return exponential_choice(scores, self.factor, rng)
+
+
+def laplace_counts(counts: np.ndarray, epsilon: float | Fraction, accountant: Accountant, rng: RandomSource, *,
+                   step: str, measured: str, sensitivity: float | Fraction = COUNT_TABLE_SENSITIVITY) -> np.ndarray:
+    """Shorthand for ``DiscreteLaplace(epsilon, sensitivity).release(counts, ...)``."""
+    return DiscreteLaplace(epsilon, sensitivity).release(counts, accountant, rng, step=step, measured=measured)
+
+
+def exponential_mechanism(scores: Sequence[float] | np.ndarray, epsilon: float | Fraction,
+                          sensitivity: float | Fraction, accountant: Accountant, rng: RandomSource, *, step: str,
+                          measured: str) -> int:
+    """Shorthand for ``Exponential(epsilon, sensitivity).release(scores, ...)``."""
+    return Exponential(epsilon, sensitivity).release(scores, accountant, rng, step=step, measured=measured)

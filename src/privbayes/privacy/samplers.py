@@ -181,10 +181,42 @@ def discrete_laplace(scale: Fraction, size: int, rng: RandomSource) -> np.ndarra
     return out
 
 
-def exponential_choice(scores: Sequence[float], factor: Fraction, rng: RandomSource) -> int:
+class RationalScores:
+    """Scores ``numerators[i] / denominator`` kept exact (integer numerators, one positive
+    denominator); indexing gives a :class:`Fraction`."""
+
+    def __init__(self, numerators: np.ndarray, denominator: int) -> None:
+        if denominator <= 0:
+            raise ValueError(f"denominator ({denominator}) must be positive")
+        self.numerators = np.asarray(numerators, dtype=np.int64)
+        self.denominator = int(denominator)
+
+    def __len__(self) -> int:
+        return len(self.numerators)
+
+    def __getitem__(self, i: int) -> Fraction:
+        return Fraction(int(self.numerators[i]), self.denominator)
+
+    def max(self) -> Fraction:
+        return Fraction(int(self.numerators.max()), self.denominator)
+
+    def to_float(self) -> np.ndarray:
+        return self.numerators / self.denominator
+
+
+def _top(scores: Sequence[float] | np.ndarray | RationalScores) -> Fraction:
+    if isinstance(scores, RationalScores):
+        return scores.max()
+    if isinstance(scores, np.ndarray):
+        return Fraction(float(scores.max()))
+    return Fraction(max(scores))  # float/Fraction comparisons are exact in Python
+
+
+def exponential_choice(scores: Sequence[float] | np.ndarray | RationalScores, factor: Fraction,
+                       rng: RandomSource) -> int:
     """Index i with probability exp(factor·scores[i]) / Σ_j exp(factor·scores[j]), exactly.
 
-    Scores (floats or Fractions) are taken as the exact rationals they denote.  Uniform proposals
+    Scores (floats, Fractions or :class:`RationalScores`) are taken as the exact rationals they denote.  Uniform proposals
     are accepted with probability exp(−factor·(max − score_i)); the accepted index is
     then distributed exactly as the softmax.  The expected number of proposals is at
     most len(scores); each gap is computed only when its candidate is proposed.
@@ -194,7 +226,7 @@ def exponential_choice(scores: Sequence[float], factor: Fraction, rng: RandomSou
     factor = Fraction(factor)
     if factor < 0:
         raise ValueError(f"factor ({float(factor)}) must be non-negative")
-    top = Fraction(max(scores))  # float/Fraction comparisons are exact in Python
+    top = _top(scores)
     while True:
         i = rng.randbelow(len(scores))
         gap = factor * (top - Fraction(scores[i]))

@@ -1,0 +1,216 @@
+"""Private values → leaf codes, each value labelled on its own by the schema.
+
+Whether a value is accepted, and which code it gets, depends only on that value and
+the public schema — never on the other rows — so whether ``fit`` succeeds cannot
+reveal anything about a row beyond its own validity.  The rules (docs/decisions.md,
+"Reading values"):
+
+* **Text** (CSV, ``.dat``, strings in Parquet or a DataFrame) is stripped of
+  surrounding blanks.  A categorical value is the category whose text (``str`` of the
+  declared value) it equals; if none does and the text is a decimal number, it is
+  the one category whose text is a decimal number of the same value (so ``1.0`` and
+  ``01`` name category ``1`` unless a category is spelled exactly so).  A numeric
+  attribute's text must be a decimal number (``NaN``/``inf`` words are not numbers).
+* **Typed numbers** (Parquet or DataFrame numeric values) match the category spelled
+  as their canonical text (``1`` for 1 and 1.0), else the one category of the same
+  numeric value.
+* **Missing**: a null in Parquet or a DataFrame (None, NaN, pd.NA), the empty field,
+  or the attribute's ``missing_token``.  No other word (``NA``, ``null``, ``None``…) is
+  missing: it is an ordinary value, and may be a category.  An empty field is a
+  category if ``""`` is declared as one.
+* **Invalid** values follow the attribute's ``invalid`` policy: ``refuse`` (stop with
+  an :class:`InvalidValuesError` naming the column and the kind of problem — never
+  the value, never a count), ``clip`` (numbers outside the bounds go to the nearest
+  bound) or ``category`` (to the missing category).  Missing values under
+  ``missing: refuse`` stop the same way.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from privbayes.errors import InputError
+from privbayes.schema import Attribute
+
+NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+_NUMBER = re.compile(NUMBER)
+_MISSING, _INVALID, _OUTSIDE, _AMBIGUOUS = -1, -2, -3, -4
+_SHOWN_ROWS = 5
+
+
+class InvalidValuesError(InputError):
+    """Values that the schema refuses.  The message names the column and the problem only;
+    ``rows`` holds up to five 1-based data row numbers for local diagnosis
+    (``--show-invalid``), never printed unless asked."""
+
+    def __init__(self, message: str, rows: tuple[int, ...]) -> None:
+        super().__init__(message)
+        self.rows = rows
+
+
+def category_text(value: Any) -> str:
+    """The text a declared category is matched by."""
+    return str(value)
+
+
+def _number_of(text: str) -> float | None:
+    return float(text) if _NUMBER.fullmatch(text) else None
+
+
+def _canonical(x: float) -> str:
+    return str(int(x)) if x.is_integer() and abs(x) < 2**63 else repr(x)
+
+
+class _Categories:
+    """Lookups of one categorical attribute: by text, and by numeric value."""
+
+    def __init__(self, attr: Attribute) -> None:
+        texts = [category_text(c).strip() for c in attr.categories]
+        self.by_text = {t: i for i, t in enumerate(texts)}
+        self.by_number: dict[float, list[int]] = {}
+        for i, t in enumerate(texts):
+            x = _number_of(t)
+            if x is not None:
+                self.by_number.setdefault(x, []).append(i)
+
+    def number(self, x: float) -> int:
+        found = self.by_number.get(x, [])
+        return found[0] if len(found) == 1 else (_AMBIGUOUS if found else _INVALID)
+
+
+def _label_distinct(attr: Attribute, distinct: np.ndarray) -> np.ndarray:
+    """A code (or one of the negative markers) for each distinct value, each on its own."""
+    token = None if attr.missing_token is None else attr.missing_token.strip()
+    cats = _Categories(attr) if attr.kind != "numeric" else None
+    out = np.empty(len(distinct), np.int64)
+    for i, value in enumerate(distinct):
+        out[i] = _label_one(attr, value, token, cats)
+    return out
+
+
+def _label_one(attr: Attribute, value: Any, token: str | None, cats: _Categories | None) -> int:
+    if value is None or value is pd.NA:
+        return _MISSING
+    if isinstance(value, (bool, np.bool_)):
+        value = int(value)
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        x = float(value)
+        if math.isnan(x):
+            return _MISSING
+        if cats is None:
+            return _numeric(attr, x)
+        found = cats.by_text.get(_canonical(x)) if math.isfinite(x) else None
+        return found if found is not None else cats.number(x)
+    text = str(value).strip()
+    if token is not None and text == token:
+        return _MISSING
+    if cats is not None:
+        found = cats.by_text.get(text)
+        if found is not None:
+            return found
+        if text == "":
+            return _MISSING
+        x = _number_of(text)
+        return _INVALID if x is None else cats.number(x)
+    if text == "":
+        return _MISSING
+    x = _number_of(text)
+    return _INVALID if x is None else _numeric(attr, x)
+
+
+def _numeric(attr: Attribute, x: float) -> int:
+    """Bin of x, or the _OUTSIDE marker."""
+    if not attr.lower <= x <= attr.upper:
+        return _OUTSIDE
+    return int(attr.bin_codes(np.array([x]))[0])
+
+
+def _label_numeric_numbers(attr: Attribute, x: np.ndarray) -> np.ndarray:
+    """Vectorised :func:`_label_one` for a numeric attribute whose distinct values are typed numbers."""
+    out = np.full(len(x), _OUTSIDE, np.int64)
+    inside = (x >= attr.lower) & (x <= attr.upper)
+    out[inside] = attr.bin_codes(x[inside])
+    out[np.isnan(x)] = _MISSING
+    return out
+
+
+def _label_numeric_texts(attr: Attribute, distinct: np.ndarray) -> np.ndarray:
+    """Vectorised :func:`_label_one` for a numeric attribute whose distinct values are all text."""
+    texts = pd.Series(distinct, dtype=object).astype(str).str.strip()
+    token = None if attr.missing_token is None else attr.missing_token.strip()
+    numeric = texts.str.fullmatch(NUMBER).to_numpy(dtype=bool)
+    x = pd.to_numeric(texts.where(numeric, "0"), errors="coerce").to_numpy(dtype=np.float64)
+    out = np.full(len(distinct), _INVALID, np.int64)
+    inside = numeric & (x >= attr.lower) & (x <= attr.upper)
+    out[inside] = attr.bin_codes(x[inside])
+    out[numeric & ~inside] = _OUTSIDE
+    empty = (texts == "").to_numpy() | ((texts == token).to_numpy() if token is not None else False)
+    out[empty] = _MISSING
+    return out
+
+
+def label_column(attr: Attribute, positions: np.ndarray, distinct: np.ndarray, where: str,
+                 clipped: np.ndarray | None = None) -> np.ndarray:
+    """Leaf codes of one column given as ``distinct`` values and each row's position in them
+    (−1 for a null).  Refuses, clips or recodes per the attribute's policies."""
+    typed = np.asarray(distinct)
+    distinct = typed.astype(object)
+    if attr.kind == "numeric" and typed.dtype.kind in "biuf":
+        labels = _label_numeric_numbers(attr, typed.astype(np.float64))
+    elif attr.kind == "numeric" and len(distinct) and all(isinstance(v, str) for v in distinct):
+        labels = _label_numeric_texts(attr, distinct)
+    else:
+        labels = _label_distinct(attr, distinct)
+    labels = np.append(labels, _MISSING)  # position −1 (a null) reads the last entry
+    codes = labels[positions]
+    _apply_policies(attr, codes, positions, distinct, where)
+    return codes
+
+
+def _rows(mask: np.ndarray) -> tuple[int, ...]:
+    return tuple(int(r) + 1 for r in np.flatnonzero(mask)[:_SHOWN_ROWS])
+
+
+def _apply_policies(attr: Attribute, codes: np.ndarray, positions: np.ndarray, distinct: np.ndarray,
+                    where: str) -> None:
+    outside = codes == _OUTSIDE
+    if outside.any() and attr.invalid == "clip":
+        values = np.array([_clip_number(v) for v in distinct] + [0.0])[positions[outside]]
+        codes[outside] = np.where(values <= attr.lower, 0, attr.bins - 1)
+        outside[:] = False
+    problems = [
+        (codes == _AMBIGUOUS, "a value matches more than one category (they are equal as numbers)"),
+        (codes == _INVALID, "a value is not a number (the schema says numeric)" if attr.kind == "numeric"
+         else f"a value is not one of the schema's {attr.base_size} categories"),
+    ]
+    if attr.kind == "numeric":
+        problems.append((outside, f"a value is outside the schema's bounds [{attr.lower:g}, {attr.upper:g}]"))
+    for mask, problem in problems:
+        if mask.any():
+            if attr.invalid == "category":
+                codes[mask] = attr.base_size
+                continue
+            hint = " (invalid: clip maps only numbers outside the bounds)" if attr.invalid == "clip" else ""
+            raise InvalidValuesError(f"{where}: {problem}; the schema's invalid policy is '{attr.invalid}'{hint}"
+                                     " (--show-invalid lists row numbers locally)", _rows(mask))
+    missing = codes == _MISSING
+    if missing.any():
+        if attr.missing == "refuse":
+            raise InvalidValuesError(f"{where}: a value is missing and the schema's missing policy is 'refuse' "
+                                     "(set 'missing: category' to model missing values)", _rows(missing))
+        codes[missing] = attr.base_size
+
+
+def _clip_number(value: Any) -> float:
+    if isinstance(value, str):
+        x = _number_of(value.strip())
+        return 0.0 if x is None else x
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return 0.0

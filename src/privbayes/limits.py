@@ -1,0 +1,93 @@
+"""Size caps checked before anything a schema, model file or plan declares is allocated.
+
+A schema or model file is untrusted input: a few bytes can declare 2^23 bins or a
+2^40-cell table.  Every declared size is compared with these caps *before* an array
+is built, so hostile files are refused in milliseconds.  The defaults fit a 24 GB
+machine with room to spare; each can be raised through an environment variable
+(``PRIVBAYES_MAX_BINS``, ``PRIVBAYES_MAX_CATEGORIES``, ``PRIVBAYES_MAX_TAXONOMY_DEPTH``,
+``PRIVBAYES_MAX_TABLE_CELLS``, ``PRIVBAYES_MAX_FILE_MB``) or :func:`configure`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, replace
+from typing import Iterable
+
+from privbayes.errors import InputError
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_bins: int = 2**16
+    """Bins of one numeric attribute."""
+    max_categories: int = 10**6
+    """Categories of one categorical attribute."""
+    max_taxonomy_depth: int = 32
+    """Nesting depth of a taxonomy tree."""
+    max_table_cells: int = 2**27
+    """Cells of one released or counted table (2^27 int64 cells = 1 GiB)."""
+    max_file_bytes: int = 64 * 2**20
+    """Size of a schema or model file."""
+
+
+_ENV = {"max_bins": "PRIVBAYES_MAX_BINS", "max_categories": "PRIVBAYES_MAX_CATEGORIES",
+        "max_taxonomy_depth": "PRIVBAYES_MAX_TAXONOMY_DEPTH", "max_table_cells": "PRIVBAYES_MAX_TABLE_CELLS"}
+
+
+def _from_environment() -> Limits:
+    values: dict[str, int] = {}
+    for field, variable in _ENV.items():
+        if variable in os.environ:
+            values[field] = _positive(os.environ[variable], variable)
+    if "PRIVBAYES_MAX_FILE_MB" in os.environ:
+        values["max_file_bytes"] = _positive(os.environ["PRIVBAYES_MAX_FILE_MB"], "PRIVBAYES_MAX_FILE_MB") * 2**20
+    return Limits(**values)
+
+
+def _positive(text: str, name: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise InputError(f"{name} ({text!r}) must be a positive integer") from None
+    if value < 1:
+        raise InputError(f"{name} ({text!r}) must be a positive integer")
+    return value
+
+
+_current: Limits | None = None
+
+
+def limits() -> Limits:
+    """The caps in force (defaults, overridden by the environment, then by :func:`configure`)."""
+    global _current
+    if _current is None:
+        _current = _from_environment()
+    return _current
+
+
+def configure(**caps: int) -> Limits:
+    """Change caps for this process, e.g. ``configure(max_table_cells=2**30)``."""
+    global _current
+    _current = replace(limits(), **caps)
+    return _current
+
+
+def check_cells(sizes: Iterable[int], what: str) -> int:
+    """The number of cells of a table with these axis sizes; refuse it above the cap."""
+    cells = math.prod(int(s) for s in sizes)
+    cap = limits().max_table_cells
+    if cells > cap:
+        raise InputError(f"{what} would have {cells:.3g} cells, more than the limit of {cap:,} "
+                         "(PRIVBAYES_MAX_TABLE_CELLS)")
+    return cells
+
+
+def check_file_size(path: os.PathLike | str, what: str) -> None:
+    """Refuse a schema or model file above the size cap before reading it."""
+    size = os.path.getsize(path)
+    cap = limits().max_file_bytes
+    if size > cap:
+        raise InputError(f"{path}: the {what} file has {size / 2**20:.1f} MB, more than the limit of "
+                         f"{cap / 2**20:.0f} MB (PRIVBAYES_MAX_FILE_MB)")

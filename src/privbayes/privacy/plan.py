@@ -1,0 +1,77 @@
+"""A budget plan: every paid release of a fit, named and priced before any data is read.
+
+A synthesizer computes its plan from public inputs only (parameters, the schema and
+its encoding, n), stores it in the released model, shows it on ``fit --dry-run``, and
+after fitting checks that the accountant's ledger holds exactly the planned releases.
+A model file whose ledger differs from the plan its parameters imply is refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Sequence
+
+from privbayes.privacy.accountant import LedgerEntry
+
+
+class PlanMismatchError(RuntimeError):
+    """The ledger of a run differs from its plan (a bug, or a tampered model file)."""
+
+
+@dataclass(frozen=True)
+class PlannedRelease:
+    step: str
+    mechanism: str
+    epsilon: Fraction
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"step": self.step, "mechanism": self.mechanism, "epsilon": float(self.epsilon),
+                "epsilon_exact": str(self.epsilon)}
+
+
+@dataclass(frozen=True)
+class BudgetPlan:
+    """The releases of one fit in order, their exact ε, and the public settings that fixed them."""
+
+    total: Fraction
+    releases: tuple[PlannedRelease, ...]
+    settings: tuple[tuple[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.spent > self.total:
+            raise ValueError(f"the plan spends {float(self.spent)}, more than its total {float(self.total)}")
+
+    @property
+    def spent(self) -> Fraction:
+        return sum((r.epsilon for r in self.releases), Fraction(0))
+
+    def setting(self, name: str) -> Any:
+        return dict(self.settings).get(name)
+
+    def check(self, ledger: Sequence[LedgerEntry]) -> None:
+        """Raise :class:`PlanMismatchError` unless ``ledger`` holds exactly the planned releases."""
+        if len(ledger) != len(self.releases):
+            raise PlanMismatchError(f"the ledger has {len(ledger)} releases, the plan {len(self.releases)}")
+        for planned, entry in zip(self.releases, ledger):
+            if (planned.step, planned.mechanism, planned.epsilon) != (entry.step, entry.mechanism, entry.epsilon):
+                raise PlanMismatchError(f"ledger step {entry.step!r} ({entry.mechanism}, ε = {float(entry.epsilon):.6g}) "
+                                        f"differs from the plan's {planned.step!r} ({planned.mechanism}, "
+                                        f"ε = {float(planned.epsilon):.6g})")
+
+    def describe(self) -> list[str]:
+        """Readable lines: settings, then releases grouped by mechanism and ε."""
+        lines = [f"{name} = {value}" for name, value in self.settings]
+        groups: dict[tuple[str, Fraction], list[str]] = {}
+        for r in self.releases:
+            groups.setdefault((r.mechanism, r.epsilon), []).append(r.step)
+        for (mechanism, epsilon), steps in groups.items():
+            span = steps[0] if len(steps) == 1 else f"{steps[0]} … {steps[-1]}"
+            lines.append(f"{len(steps)} × {mechanism} at ε = {float(epsilon):.6g} ({span})")
+        lines.append(f"total ε = {float(self.spent):.6g} of {float(self.total):.6g}")
+        return lines
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"total": float(self.total), "total_exact": str(self.total),
+                "settings": {name: value for name, value in self.settings},
+                "releases": [r.to_dict() for r in self.releases]}

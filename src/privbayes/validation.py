@@ -1,0 +1,75 @@
+"""Checks of user-given parameters, shared by the synthesizers, baselines and the CLI.
+
+Each raises :class:`~privbayes.errors.InputError` with a one-line message that names
+the parameter and echoes its value (parameters are not private; data never appears).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+from privbayes.errors import InputError
+
+SEED_BOUND = 2**63
+
+
+def is_real(value: Any) -> bool:
+    """A finite int, float or Fraction that is not a bool."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
+        return False
+    return not isinstance(value, float) or math.isfinite(value)
+
+
+def check_epsilon(value: Any, name: str = "epsilon") -> Fraction:
+    """ε (or any budget) as an exact rational; it must be a finite number > 0."""
+    if not is_real(value) or value <= 0:
+        raise InputError(f"{name} ({value!r}) must be a finite number > 0")
+    return value if isinstance(value, Fraction) else Fraction(value)
+
+
+def check_delta(value: Any, name: str = "delta") -> Fraction:
+    """δ as an exact rational in [0, 1)."""
+    if not is_real(value) or not 0 <= value < 1:
+        raise InputError(f"{name} ({value!r}) must be a number in [0, 1)")
+    return value if isinstance(value, Fraction) else Fraction(value)
+
+
+def check_open_unit(value: Any, name: str) -> float:
+    """A share such as β: a number in (0, 1)."""
+    if not is_real(value) or not 0 < value < 1:
+        raise InputError(f"{name} ({value!r}) must be in (0, 1)")
+    return value
+
+
+def check_positive(value: Any, name: str) -> float:
+    if not is_real(value) or value <= 0:
+        raise InputError(f"{name} ({value!r}) must be a finite number > 0")
+    return value
+
+
+def check_count(value: Any, name: str, minimum: int = 0) -> int:
+    """An integer ≥ ``minimum`` (numpy integers accepted, bools refused)."""
+    import numpy as np
+
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise InputError(f"{name} ({value!r}) must be an integer ≥ {minimum}")
+    return int(value)
+
+
+def check_seed(value: Any, name: str = "seed") -> int | None:
+    """None (the operating system's CSPRNG) or an integer seed in [0, 2^63)."""
+    if value is None:
+        return None
+    import numpy as np
+
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < SEED_BOUND:
+        raise InputError(f"{name} ({value!r}) must be an integer in [0, 2^63), or None")
+    return int(value)
+
+
+def check_choice(value: Any, name: str, choices: tuple, allow_none: bool = True) -> Any:
+    if (value is None and allow_none) or value in choices:
+        return value
+    raise InputError(f"{name} ({value!r}) must be one of {', '.join(map(str, choices))}")

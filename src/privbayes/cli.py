@@ -97,6 +97,10 @@ def _parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="run PrivBayes on the bundled Adult data at ε = 1")
     demo.add_argument("-o", "--output", default="adult_synthetic.csv", help="where to write the synthetic CSV")
     demo.add_argument("--epsilon", type=_number, default=1.0)
+
+    from privbayes.nbc.cli import add_commands as add_nbc_commands
+
+    add_nbc_commands(commands)
     return parser
 
 
@@ -182,6 +186,12 @@ def _evaluate(args: argparse.Namespace) -> None:
                  alpha=args.alpha, targets=args.target, split_seed=args.seed)
 
 
+def _nbc(args: argparse.Namespace) -> None:
+    from privbayes.nbc.cli import run
+
+    run(args)
+
+
 def _demo(args: argparse.Namespace) -> None:
     from privbayes.demo import run_demo
 
@@ -191,7 +201,7 @@ def _demo(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handlers = {"fit": _fit, "sample": _sample, "inspect": _inspect, "demo": _demo,
-                "schema": _schema_infer, "evaluate": _evaluate}
+                "schema": _schema_infer, "evaluate": _evaluate, "nbc": _nbc}
     try:
         if getattr(args, "epsilon", None) is not None and not (math.isfinite(args.epsilon) and args.epsilon > 0):
             raise InputError(f"--epsilon ({args.epsilon:g}) must be a finite number > 0")

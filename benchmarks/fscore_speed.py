@@ -21,8 +21,8 @@ from privbayes.bayesnet.fscore import HAVE_NUMBA
 from privbayes.bayesnet.greedy import fixed_degree_candidates, greedy_bayes
 from privbayes.bayesnet.registry import get_score
 from privbayes.bayesnet.usefulness import binary_degree
-from privbayes.counting import InMemoryTable
-from privbayes.domainfile import read_dat, read_domain
+from privbayes import counting
+from privbayes.domainfile import read_domain
 from privbayes.encoding import Encoding
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import random_source
@@ -34,7 +34,7 @@ def learn(name: str, eps: float, seed: int) -> dict:
     schema = read_domain(DATA / name / f"{name}.domain")
     encoding = Encoding.build(schema, "vanilla")
     start = time.perf_counter()
-    table = InMemoryTable(encoding.encode(schema.encode(read_dat(DATA / name / f"{name}.dat", schema), name)), encoding)
+    table = counting.open(DATA / name / f"{name}.dat", schema).encoded(encoding)
     d, eps_f = len(encoding.attributes), Fraction(eps)
     k = binary_degree(table.n, d, eps_f * Fraction(7, 10), 4.0)
     accountant = Accountant(eps)

@@ -10,7 +10,7 @@ Peers (each imported lazily; a method whose package is missing gets a "not insta
   bins numeric attributes itself (20 equal-width bins).  ``--datasynthesizer-k`` sets the
   degree of its network (default 1; at 2, its example's value, one fit takes ~20 CPU minutes).
 * ``mst`` / ``aim``: MST and AIM of SmartNoise Synth (PyPI ``smartnoise-synth``, on private-pgm
-  ``mbi`` 1.x), fed our leaf codes (``schema.encode``) with label transformers fitted on the
+  ``mbi`` 1.x), fed our leaf codes (``counting.leaf_codes``) with label transformers fitted on the
   public code range, so their domains are ours.  These are (ε, δ)-DP with SmartNoise's
   default δ = 1e-9; ours and DataSynthesizer claim ε-DP.  Each fit gives two rows: the
   synthesizer's own ``sample`` and ``+sample``, the same model drawn i.i.d. (see
@@ -56,6 +56,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from privbayes.counting import leaf_codes
 from privbayes.evaluation import PAPER_TARGETS, average_marginal_tvd, svm_misclassification, train_test_split_indices
 from privbayes.io import load_schema
 from privbayes.schema import Schema
@@ -90,7 +91,7 @@ def run_ours(eps: float, schema: Schema, train: pd.DataFrame, codes: np.ndarray,
     from privbayes import PrivBayes
 
     synthetic = PrivBayes(eps).fit(train, schema).sample(len(train))
-    return schema.encode(synthetic, "ours")
+    return leaf_codes(synthetic, schema)
 
 
 datasynthesizer_k = DATASYNTHESIZER_K  # --datasynthesizer-k
@@ -129,7 +130,7 @@ def run_datasynthesizer(eps: float, schema: Schema, train: pd.DataFrame, codes: 
             generator = DataGenerator()
             generator.generate_dataset_in_correlated_attribute_mode(len(train), description_file, seed=1000 + rep)
         synthetic = generator.synthetic_dataset[schema.names]
-    return {f"datasynthesizer k={datasynthesizer_k}": (schema.encode(synthetic, "DataSynthesizer output"),)}
+    return {f"datasynthesizer k={datasynthesizer_k}": (leaf_codes(synthetic, schema),)}
 
 
 def _smartnoise(name: str) -> Callable[..., dict]:
@@ -202,7 +203,7 @@ def evaluate(synth: np.ndarray, train_codes: np.ndarray, test_codes: np.ndarray,
 def run(methods: list[str], epsilons: list[float], repeats: int, budget: float) -> list[dict]:
     schema, train, test = load_adult()
     sizes = [a.size for a in schema.attributes]
-    train_codes, test_codes = schema.encode(train, "train"), schema.encode(test, "test")
+    train_codes, test_codes = leaf_codes(train, schema), leaf_codes(test, schema)
     rows: list[dict] = []
     for method in methods:
         for eps in epsilons:

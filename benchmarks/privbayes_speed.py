@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 
 from privbayes import PrivBayes
-from privbayes.domainfile import read_dat, read_domain
+from privbayes import counting
+from privbayes.domainfile import read_domain
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -26,15 +27,15 @@ def run(datasets: list[str], epsilons: list[float], repeats: int) -> list[dict]:
     rows = []
     for name in datasets:
         schema = read_domain(DATA / name / f"{name}.domain")
-        frame = read_dat(DATA / name / f"{name}.dat", schema)
+        path = DATA / name / f"{name}.dat"
         for eps in epsilons:
             for rep in range(repeats):
                 start = time.perf_counter()
-                model = PrivBayes(eps).fit(frame, schema)
+                model = PrivBayes(eps).fit(counting.open(path, schema))  # reading and labelling included
                 fitted = time.perf_counter()
-                model.sample(len(frame))
+                model.sample()
                 done = time.perf_counter()
-                rows.append({"dataset": name, "n": len(frame), "d": len(schema), "epsilon": eps, "repeat": rep,
+                rows.append({"dataset": name, "n": model.n_, "d": len(schema), "epsilon": eps, "repeat": rep,
                              "encoding": model.encoding_.name, "score": model.score_, "degree": model.degree_,
                              "fit_s": round(fitted - start, 3), "sample_s": round(done - fitted, 3),
                              "total_s": round(done - start, 3)})

@@ -26,7 +26,9 @@ import numpy as np
 import privbayes
 from privbayes import PrivBayes
 from privbayes.bayesnet.usefulness import binary_degree
-from privbayes.domainfile import read_dat, read_domain
+from privbayes.counting import leaf_codes
+from privbayes.counting.reading import read_frame
+from privbayes.domainfile import read_domain
 from privbayes.evaluation import train_test_split_indices
 from privbayes.schema import Schema
 
@@ -44,8 +46,8 @@ def out_dir() -> Path:
 def load(name: str) -> tuple[Schema, "object", np.ndarray]:
     """Schema, raw frame and leaf codes of one of the papers' datasets."""
     schema = read_domain(DATA / name / f"{name}.domain")
-    frame = read_dat(DATA / name / f"{name}.dat", schema)
-    return schema, frame, schema.encode(frame, name)
+    frame = read_frame(DATA / name / f"{name}.dat", schema)
+    return schema, frame, leaf_codes(frame, schema)
 
 
 def write_csv(rows: list[dict], path: Path) -> None:
@@ -128,7 +130,7 @@ def privbayes_codes(name: str, epsilon: float, rep: int, *, part: str = "full", 
         raise ValueError(f"part ({part!r}) must be 'full' or 'train'")
     start = time.perf_counter()
     model = PrivBayes(epsilon, random_state=fit_seed(rep), **params).fit(frame, schema)
-    codes = schema.encode(model.sample(random_state=fit_seed(rep)), "synthetic").astype(np.int16)
+    codes = leaf_codes(model.sample(random_state=fit_seed(rep)), schema).astype(np.int16)
     seconds = time.perf_counter() - start
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)

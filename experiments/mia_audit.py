@@ -26,6 +26,7 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
+from privbayes.counting import leaf_codes
 from privbayes.audit.mia import (
     choose_threshold,
     distance_score,
@@ -56,9 +57,9 @@ def load_data(rows: int, seed: int):
 def scores_for(release, schema, target, target_codes) -> tuple[float, float]:
     """(white-box score, black-box score) of one release; ``release`` is a model or a DataFrame."""
     if isinstance(release, pd.DataFrame):  # the ε = ∞ control: the data itself
-        return float("nan"), distance_score(schema.encode(release, "release"), target_codes)
+        return float("nan"), distance_score(leaf_codes(release, schema), target_codes)
     synthetic = release.sample(SYNTHETIC_ROWS, random_state=0)
-    return model_log_likelihood(release, target), distance_score(schema.encode(synthetic, "synthetic"), target_codes)
+    return model_log_likelihood(release, target), distance_score(leaf_codes(synthetic, schema), target_codes)
 
 
 def run_side(frame, schema, target, target_codes, epsilon, seeds, **params):
@@ -70,7 +71,7 @@ def run_side(frame, schema, target, target_codes, epsilon, seeds, **params):
 
 
 def audit(epsilon: float, runs: int, calibration: int, schema, d0, d1, target, **params) -> dict:
-    target_codes = schema.encode(target, "target")[0]
+    target_codes = leaf_codes(target, schema)[0]
     start = time.perf_counter()
     first = 10**6 * (1 + int(min(epsilon, 99)))
     seeds = iter(range(first, first + 10**6))

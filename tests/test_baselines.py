@@ -320,3 +320,8 @@ def test_private_erm_validates_its_parameters():
         private_erm(codes, codes, [2] * D, Target("t", 0, frozenset({1})), 1.0, 1, regularization=0)
     with pytest.raises(ValueError, match=r"target.positive \[2\]"):
         private_erm(codes, codes, [2] * D, Target("t", 0, frozenset({2})), 1.0, 1)
+
+
+def test_results_record_whether_their_noise_was_seeded():
+    assert laplace_marginals(TABLE, ALPHA, 1.0, 1).seeded is True
+    assert laplace_marginals(TABLE, ALPHA, 1.0, None).seeded is False

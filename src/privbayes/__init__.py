@@ -15,6 +15,7 @@ from privbayes.model_file import load_model as load
 from privbayes.privacy.accountant import Accountant, BudgetExceededError
 from privbayes.schema import Attribute, Schema
 from privbayes.synthesizers.privbayes import PrivBayes
+from privbayes.synthesizers.sa_privbayes import SAPrivBayes
 
-__all__ = ["Accountant", "Attribute", "BayesNetModel", "BudgetExceededError", "InputError", "PrivBayes", "Schema",
-           "__version__", "infer_schema", "load"]
+__all__ = ["Accountant", "Attribute", "BayesNetModel", "BudgetExceededError", "InputError", "PrivBayes", "SAPrivBayes",
+           "Schema", "__version__", "infer_schema", "load"]

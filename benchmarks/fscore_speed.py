@@ -14,14 +14,12 @@ import json
 import os
 import platform
 import time
-from fractions import Fraction
 from pathlib import Path
 
 from privbayes.bayesnet.fscore import HAVE_NUMBA
 from privbayes.bayesnet.greedy import fixed_degree_candidates, greedy_bayes
 from privbayes.bayesnet.registry import get_score
-from privbayes.bayesnet.usefulness import binary_degree
-from privbayes import counting
+from privbayes import PrivBayes, counting
 from privbayes.domainfile import read_domain
 from privbayes.encoding import Encoding
 from privbayes.privacy.accountant import Accountant
@@ -35,13 +33,13 @@ def learn(name: str, eps: float, seed: int) -> dict:
     encoding = Encoding.build(schema, "vanilla")
     start = time.perf_counter()
     table = counting.open(DATA / name / f"{name}.dat", schema).encoded(encoding)
-    d, eps_f = len(encoding.attributes), Fraction(eps)
-    k = binary_degree(table.n, d, eps_f * Fraction(7, 10), 4.0)
+    plan = PrivBayes(eps, score="F").plan(table.n, schema)  # β = 0.3, θ = 4: the paper's defaults
+    k = plan.setting("degree")
+    learn = sum(r.epsilon for r in plan.releases if r.mechanism == "exponential")
     accountant = Accountant(eps)
     begin = time.perf_counter()
     if k > 0:
-        greedy_bayes(table, get_score("F"), fixed_degree_candidates(k), eps_f * Fraction(3, 10), accountant,
-                     random_source(seed))
+        greedy_bayes(table, get_score("F"), fixed_degree_candidates(k), learn, accountant, random_source(seed))
     return {"dataset": name, "epsilon": eps, "k": k, "learn_s": round(time.perf_counter() - begin, 3),
             "load_s": round(begin - start, 3)}
 

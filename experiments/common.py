@@ -18,19 +18,17 @@ import math
 import os
 import signal
 import time
-from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
 import privbayes
 from privbayes import PrivBayes
-from privbayes.bayesnet.usefulness import binary_degree
 from privbayes.counting import leaf_codes
 from privbayes.counting.reading import read_frame
 from privbayes.domainfile import read_domain
 from privbayes.evaluation import train_test_split_indices
-from privbayes.schema import Schema
+from privbayes.schema import Attribute, Schema
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 OUT = Path(__file__).resolve().parents[1] / "docs" / "figures"  # default output folder; reproduce_all reads it
@@ -272,7 +270,8 @@ def alg2_cost(n: int, d: int, epsilon: float, beta: float, theta: float) -> tupl
     """(k, number of AP-pair candidates exhaustive Alg. 2 scores) for ``d`` binary attributes and
     ``n`` rows: k from Lemma 4.8 at ε2 = (1 − β)ε (at most d − 1), and Σ_t (d − t)·C(t, k)
     candidates over the steps t = 1 … d − 1 (0 when k = 0)."""
-    k = min(binary_degree(n, d, Fraction(epsilon) * (1 - Fraction(beta)), theta), d - 1)
+    schema = Schema(tuple(Attribute(f"b{j}", "binary") for j in range(d)))
+    k = PrivBayes(epsilon, beta=beta, theta=theta).plan(n, schema).setting("degree")
     return k, (0 if k == 0 else sum((d - t) * math.comb(t, min(k, t)) for t in range(1, d)))
 
 

@@ -64,7 +64,7 @@ def test_fit_without_schema_is_refused_and_infer_is_flagged(workspace, capsys):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--epsilon", "0"], "--epsilon (0) must be a finite number > 0"),
+    (["--epsilon", "0"], "--epsilon (0.0) must be a finite number > 0"),
     (["--epsilon", "nan"], "--epsilon (nan) must be a finite number > 0"),
     (["--epsilon", "1", "--beta", "1"], "beta (1.0) must be in (0, 1)"),
     (["--epsilon", "1", "--theta", "-2"], "theta (-2.0) must be a finite number > 0"),
@@ -83,3 +83,18 @@ def test_no_traceback_for_a_missing_file(tmp_path):
     assert result.returncode == 2
     assert result.stderr.strip() == f"privbayes: error: {tmp_path / 'nope.json'}: no such model file"
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path, capsys):
+    from privbayes.cli import main
+
+    frame = pd.DataFrame({"a": [0, 1, 2, 1] * 25, "b": [0, 1, 1, 0] * 25})
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "s.yaml").write_text("attributes:\n- {name: a, kind: categorical, categories: [0, 1, 2]}\n"
+                                     "- {name: b, kind: binary}\n")
+    assert main(["fit", str(tmp_path / "d.csv"), "--schema", str(tmp_path / "s.yaml"), "--epsilon", "0.5",
+                 "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "n = 100, public" in out and "1 × exponential at ε = 0.15" in out
+    assert "2 × discrete Laplace at ε = 0.175" in out and "total ε = 0.5 of 0.5" in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv", "s.yaml"]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from typing import Sequence
 
 from privbayes.errors import InputError
+from privbayes.validation import check_epsilon
 
 
 def _positive_int(text: str) -> int:
@@ -120,8 +120,9 @@ def _fit(args: argparse.Namespace) -> None:
         print("privbayes: warning: the schema is inferred from the data: its categories and bounds are "
               "NOT covered by epsilon", file=sys.stderr)
     if args.dry_run:
+        lines = model.plan(table.n, table.schema).describe()
         print(f"budget plan for {args.data} (n = {table.n}, public); nothing has been measured:")
-        for line in model.plan(table.n, table.schema).describe():
+        for line in lines:
             print(f"  {line}")
         return
     model.fit(table)
@@ -203,8 +204,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers = {"fit": _fit, "sample": _sample, "inspect": _inspect, "demo": _demo,
                 "schema": _schema_infer, "evaluate": _evaluate, "nbc": _nbc}
     try:
-        if getattr(args, "epsilon", None) is not None and not (math.isfinite(args.epsilon) and args.epsilon > 0):
-            raise InputError(f"--epsilon ({args.epsilon:g}) must be a finite number > 0")
+        if getattr(args, "epsilon", None) is not None:
+            check_epsilon(args.epsilon, "--epsilon")
         handlers[args.command](args)
     except InputError as exc:
         print(f"privbayes: error: {exc}", file=sys.stderr)

@@ -4,6 +4,11 @@ A synthesizer computes its plan from public inputs only (parameters, the schema 
 its encoding, n), stores it in the released model, shows it on ``fit --dry-run``, and
 after fitting checks that the accountant's ledger holds exactly the planned releases.
 A model file whose ledger differs from the plan its parameters imply is refused.
+
+Some budgets are fixed as a set but not per release: SA-PrivBayes knows before the data
+the multiset of its per-table budgets (from the public number of tables and q) but not
+which table gets which (that follows from noisy scores).  Releases that share a ``group``
+are checked by step name and mechanism in order, and by ε as a multiset.
 """
 
 from __future__ import annotations
@@ -21,13 +26,17 @@ class PlanMismatchError(RuntimeError):
 
 @dataclass(frozen=True)
 class PlannedRelease:
+    """One planned release; with a ``group``, its ε is one element of the group's multiset."""
+
     step: str
     mechanism: str
     epsilon: Fraction
+    group: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"step": self.step, "mechanism": self.mechanism, "epsilon": float(self.epsilon),
-                "epsilon_exact": str(self.epsilon)}
+        out = {"step": self.step, "mechanism": self.mechanism, "epsilon": float(self.epsilon),
+               "epsilon_exact": str(self.epsilon)}
+        return out | ({"group": self.group} if self.group is not None else {})
 
 
 @dataclass(frozen=True)
@@ -50,18 +59,28 @@ class BudgetPlan:
         return dict(self.settings).get(name)
 
     def check(self, ledger: Sequence[LedgerEntry]) -> None:
-        """Raise :class:`PlanMismatchError` unless ``ledger`` holds exactly the planned releases."""
+        """Raise :class:`PlanMismatchError` unless ``ledger`` holds exactly the planned releases
+        (grouped releases: the same steps and mechanisms, and the same multiset of ε)."""
         if len(ledger) != len(self.releases):
             raise PlanMismatchError(f"the ledger has {len(ledger)} releases, the plan {len(self.releases)}")
+        groups: dict[str, tuple[list[Fraction], list[Fraction]]] = {}
         for planned, entry in zip(self.releases, ledger):
-            if (planned.step, planned.mechanism, planned.epsilon) != (entry.step, entry.mechanism, entry.epsilon):
+            if planned.group is not None and (planned.step, planned.mechanism) == (entry.step, entry.mechanism):
+                groups.setdefault(planned.group, ([], []))
+                groups[planned.group][0].append(planned.epsilon)
+                groups[planned.group][1].append(entry.epsilon)
+            elif (planned.step, planned.mechanism, planned.epsilon) != (entry.step, entry.mechanism, entry.epsilon):
                 raise PlanMismatchError(f"ledger step {entry.step!r} ({entry.mechanism}, ε = {float(entry.epsilon):.6g}) "
                                         f"differs from the plan's {planned.step!r} ({planned.mechanism}, "
                                         f"ε = {float(planned.epsilon):.6g})")
+        for group, (planned_budgets, spent) in groups.items():
+            if sorted(planned_budgets) != sorted(spent):
+                raise PlanMismatchError(f"the ledger's budgets for {group!r} differ from the plan's (compared as a "
+                                        "multiset)")
 
     def describe(self) -> list[str]:
         """Readable lines: settings, then releases grouped by mechanism and ε."""
-        lines = [f"{name} = {value}" for name, value in self.settings]
+        lines = [f"{name} = {'(per child, by θ-usefulness)' if value is None else value}" for name, value in self.settings]
         groups: dict[tuple[str, Fraction], list[str]] = {}
         for r in self.releases:
             groups.setdefault((r.mechanism, r.epsilon), []).append(r.step)

@@ -7,15 +7,54 @@ synthetic data sampled from them.  Private data enters only through
 (:class:`BayesNetModel`) that :func:`load` reads back.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from privbayes._version import __version__
-from privbayes.bayesnet.model import BayesNetModel
-from privbayes.counting.draft import infer_schema
-from privbayes.errors import InputError
-from privbayes.model_file import load_model as load
-from privbayes.privacy.accountant import Accountant, BudgetExceededError
-from privbayes.schema import Attribute, Schema
-from privbayes.synthesizers.privbayes import PrivBayes
-from privbayes.synthesizers.sa_privbayes import SAPrivBayes
+
+_EXPORTS = {
+    "Accountant": "privbayes.privacy.accountant",
+    "Attribute": "privbayes.schema",
+    "BayesNetModel": "privbayes.bayesnet.model",
+    "BudgetExceededError": "privbayes.privacy.accountant",
+    "InputError": "privbayes.errors",
+    "PrivBayes": "privbayes.synthesizers.privbayes",
+    "SAPrivBayes": "privbayes.synthesizers.sa_privbayes",
+    "Schema": "privbayes.schema",
+    "infer_schema": "privbayes.counting.draft",
+    "load": "privbayes.model_file",
+}
+"""Public names and their modules, imported on first use (PEP 562) so that ``import privbayes``
+and ``privbayes --help`` do not pay for pandas, pyarrow or numba."""
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from privbayes.bayesnet.model import BayesNetModel
+    from privbayes.counting.draft import infer_schema
+    from privbayes.errors import InputError
+    from privbayes.model_file import load_model as load
+    from privbayes.privacy.accountant import Accountant, BudgetExceededError
+    from privbayes.schema import Attribute, Schema
+    from privbayes.synthesizers.privbayes import PrivBayes
+    from privbayes.synthesizers.sa_privbayes import SAPrivBayes
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), "load_model" if name == "load" else name)
+    else:
+        try:
+            value = importlib.import_module(f"{__name__}.{name}")  # privbayes.counting and other subpackages
+        except ModuleNotFoundError:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + list(_EXPORTS))
+
 
 __all__ = ["Accountant", "Attribute", "BayesNetModel", "BudgetExceededError", "InputError", "PrivBayes", "SAPrivBayes",
            "Schema", "__version__", "infer_schema", "load"]

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+from dataclasses import dataclass
 import json
 import sys
-from typing import Sequence
+import warnings
+from typing import Callable, Iterator, Sequence
 
 from privbayes.errors import InputError
 from privbayes.validation import check_epsilon
@@ -40,48 +43,76 @@ def _number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
 
 
+def _table_options(command: argparse.ArgumentParser, model_encoding: bool = False) -> None:
+    """--sep and --encoding (--file-encoding where --encoding names the model's attribute encoding),
+    on every command that reads a table."""
+    command.add_argument("--sep", help="CSV column separator, e.g. ';' or '\\t' (default: detected from the header "
+                                       "line only)")
+    names = ("--file-encoding",) if model_encoding else ("--encoding", "--file-encoding")
+    command.add_argument(*names, dest="text_encoding", default="utf-8", metavar="ENCODING",
+                         help="text encoding of CSV files (default utf-8; e.g. latin-1)")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="privbayes", description="Differentially private synthetic data with PrivBayes.")
+    from privbayes._version import __version__
+
+    parser = argparse.ArgumentParser(prog="privbayes", description="Differentially private synthetic data with "
+                                     "PrivBayes (Zhang et al., ACM TODS 2017).")
+    parser.add_argument("--version", action="version", version=f"privbayes {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    fit = commands.add_parser("fit", help="learn an ε-DP model from a CSV/Parquet table")
-    fit.add_argument("data", help="input table (.csv with header, or .parquet)")
-    fit.add_argument("--schema", help="public schema (.yaml/.json, or the authors' .domain format)")
+    fit = commands.add_parser("fit", help="learn a private model of a table (CSV, compressed CSV, Parquet)")
+    fit.add_argument("data", help="input table: .csv with a header (also .csv.gz/.bz2/.xz/.zip), .parquet, or .dat")
+    fit.add_argument("--schema", help="the public description of the columns (.yaml/.json, or the authors' .domain)")
     fit.add_argument("--infer-schema", action="store_true",
-                     help="read the domain from the data (NOT covered by ε; recorded in the privacy report)")
-    fit.add_argument("--epsilon", type=_number, required=True, help="total privacy budget ε > 0")
-    fit.add_argument("--beta", type=_number, default=0.3, help="share of ε for network learning (default 0.3)")
-    fit.add_argument("--theta", type=_number, default=4.0, help="θ-usefulness threshold (default 4)")
-    fit.add_argument("--score", choices=["I", "R", "F"], help="score function (default F for binary data, else R)")
+                     help="read the columns' description from the data itself (NOT covered by the privacy budget; "
+                          "recorded in the privacy report)")
+    fit.add_argument("--epsilon", type=_number, required=True,
+                     help="privacy budget: smaller is more private and noisier (ε > 0; 1 is a common choice)")
+    fit.add_argument("--beta", type=_number, default=0.3,
+                     help="share of the budget spent on choosing which columns depend on which (β, default 0.3)")
+    fit.add_argument("--theta", type=_number, default=4.0,
+                     help="how much signal each released table must keep over the noise; higher gives simpler "
+                          "models (θ-usefulness, default 4)")
+    fit.add_argument("--score", choices=["I", "R", "F"],
+                     help="how column dependencies are scored (score function: I mutual information, R, F; "
+                          "default F for binary data, else R)")
     fit.add_argument("--encoding", choices=["vanilla", "hierarchical", "binary", "gray"],
-                     help="attribute encoding (default hierarchical with taxonomies, else vanilla)")
-    fit.add_argument("--degree", type=int, help="fixed network degree k instead of θ-usefulness")
+                     help="how columns become model variables (encoding; default hierarchical with taxonomies, "
+                          "else vanilla)")
+    fit.add_argument("--degree", type=int, help="fixed number of parents per column (network degree k) instead "
+                                                "of choosing it from θ")
     fit.add_argument("--seed", type=_seed, help="seed the DP noise (reproducible experiments only)")
     fit.add_argument("--dry-run", action="store_true",
                      help="print the budget plan (every paid release and its ε) and stop; reads only n")
     fit.add_argument("--show-invalid", action="store_true",
                      help="when values are refused, print up to 5 of their row numbers (locally; never the values)")
     fit.add_argument("-o", "--output", help="model file to write (JSON); required unless --dry-run")
+    _table_options(fit, model_encoding=True)
 
-    sample = commands.add_parser("sample", help="draw synthetic rows from a model file")
+    sample = commands.add_parser("sample", help="draw synthetic rows from a model file (never reads the data)")
     sample.add_argument("model")
     sample.add_argument("-n", type=_positive_int, required=True, help="number of rows")
     sample.add_argument("-o", "--output", required=True, help="output table (.csv or .parquet)")
     sample.add_argument("--seed", type=_seed, help="seed for sampling")
     sample.add_argument("--bin-labels", action="store_true", help="numeric attributes as bin labels, not values")
 
-    inspect = commands.add_parser("inspect", help="print a model's network and privacy ledger")
+    inspect = commands.add_parser("inspect", help="print a model's dependencies (network) and privacy ledger")
     inspect.add_argument("model")
     inspect.add_argument("--json", action="store_true", help="print the privacy report as JSON")
 
     schema = commands.add_parser("schema", help="schema tools")
     schema_commands = schema.add_subparsers(dest="schema_command", required=True)
-    infer = schema_commands.add_parser("infer", help="draft a schema from data (NOT private: review it)")
+    infer = schema_commands.add_parser("infer", help="draft a commented schema from data (NOT private: review it)")
     infer.add_argument("data")
-    infer.add_argument("-o", "--output", required=True, help="schema file to write (.yaml or .json)")
-    infer.add_argument("--bins", type=_positive_int, default=16, help="bins per numeric attribute (default 16)")
+    infer.add_argument("-o", "--output", required=True, help="schema draft to write (.yaml, with comments; or .json)")
+    infer.add_argument("--bins", type=_positive_int, default=16, help="bins per numeric column (default 16)")
+    infer.add_argument("--max-categories", type=_positive_int, default=64,
+                       help="text columns with more distinct values are proposed as dropped (default 64)")
+    _table_options(infer)
 
-    evaluate = commands.add_parser("evaluate", help="compare a synthetic table with the real one (TODS 2017 §6.1)")
+    evaluate = commands.add_parser("evaluate", help="compare a synthetic table with the real one and give a verdict "
+                                   "(TODS 2017 §6.1)")
     evaluate.add_argument("real", help="the real table (.csv or .parquet)")
     evaluate.add_argument("synth", help="the synthetic table (.csv or .parquet)")
     evaluate.add_argument("--schema", help="public schema (default: the --model's schema)")
@@ -89,10 +120,13 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--report", help="write a self-contained HTML report (needs privbayes[eval])")
     evaluate.add_argument("--alpha", default="2,3", help="α of the α-way marginal sets Qα (default 2,3)")
     evaluate.add_argument("--target", action="append", default=[], metavar="COLUMN=VALUE",
-                          help="binary SVM target, e.g. income='>50K' or age>=20 (repeatable)")
+                          help="classifier check target, e.g. income='>50K' or age>=20 (repeatable; default: "
+                               "the last categorical column's most frequent value) (the paper's SVM task)")
+    evaluate.add_argument("--no-classifier", action="store_true", help="skip the classifier check")
     evaluate.add_argument("--seed", type=_seed, default=0, help="seed of the 80/20 split for the SVM task (default 0)")
     evaluate.add_argument("--show-invalid", action="store_true",
                           help="when values are refused, print up to 5 of their row numbers (locally; never the values)")
+    _table_options(evaluate)
 
     demo = commands.add_parser("demo", help="run PrivBayes on the bundled Adult data at ε = 1")
     demo.add_argument("-o", "--output", default="adult_synthetic.csv", help="where to write the synthetic CSV")
@@ -104,6 +138,31 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _table(args: argparse.Namespace, path: str) -> object:
+    """A path with the command's --sep/--encoding (Parquet and .dat ignore them)."""
+    from privbayes.counting.reading import TableFile
+
+    sep = {"\\t": "\t", "tab": "\t"}.get(args.sep, args.sep) if args.sep else None
+    return TableFile(path, sep, args.text_encoding)
+
+
+def _writable(path: str | None, what: str, suffixes: tuple[str, ...] = ()) -> None:
+    """Check an output path before any work: known suffix, existing writable folder, not a folder."""
+    import os
+
+    if path is None:
+        return
+    if suffixes and not path.lower().endswith(suffixes):
+        raise InputError(f"{path}: the {what} must end in {' or '.join(suffixes)}")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise InputError(f"{path}: the folder {folder!r} does not exist")
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a folder; give a file name for the {what}")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise InputError(f"{path}: cannot write the {what} there (permission denied)")
+
+
 def _fit(args: argparse.Namespace) -> None:
     from privbayes.synthesizers.privbayes import INFERRED, PrivBayes, open_private
 
@@ -112,30 +171,141 @@ def _fit(args: argparse.Namespace) -> None:
                          "(not covered by epsilon)")
     if args.output is None and not args.dry_run:
         raise InputError("fit needs -o/--output (the model file to write), or --dry-run")
+    _writable(args.output, "model file", (".json",))
     model = PrivBayes(args.epsilon, beta=args.beta, theta=args.theta, score=args.score, encoding=args.encoding,
                       degree=args.degree, random_state=args.seed, progress=True)
     model.check_parameters()
-    table, domain_source = open_private(args.data, args.schema, args.infer_schema, "numpy")
-    if domain_source == INFERRED:
-        print("privbayes: warning: the schema is inferred from the data: its categories and bounds are "
-              "NOT covered by epsilon", file=sys.stderr)
+    table, domain_source = open_private(_table(args, args.data), args.schema, args.infer_schema, "numpy")
+    if domain_source == INFERRED or table.schema.inferred:
+        print("privbayes: warning: the schema is inferred from the data (an unreviewed draft: 'inferred: true'); "
+              "its categories and bounds are NOT covered by epsilon", file=sys.stderr)
+    plan = model.plan(table.n, table.schema)
     if args.dry_run:
-        lines = model.plan(table.n, table.schema).describe()
         print(f"budget plan for {args.data} (n = {table.n}, public); nothing has been measured:")
-        for line in lines:
+        for line in plan.describe():
             print(f"  {line}")
+        print(f"  {cost_estimate(model, plan, table.schema).describe()}")
         return
-    model.fit(table)
+    cost = cost_estimate(model, plan, table.schema)
+    check_cost(cost)
+    if cost.time_class != "seconds":
+        print(f"privbayes: warning: {cost.describe()}; lower --epsilon, raise --theta or set --degree to "
+              "go faster", file=sys.stderr)
+    _interruptible(lambda: model.fit(table))
     model.save(args.output)
     report = model.privacy_report()
     print(f"wrote {args.output}: {len(model.network_.pairs)} attributes, degree {model.degree_}, "
           f"ε spent {report['epsilon_spent']:g} of {report['epsilon']:g}")
 
 
+@dataclass(frozen=True)
+class CostEstimate:
+    """What a fit will cost, from public inputs only (parameters, schema, n), before any count.
+
+    GreedyBayes (TODS 2017, Alg. 4) scores, at each step, every maximal θ-useful parent set
+    (Alg. 5/6) of every remaining child; their number, not the size of one table, drives
+    time and memory.  ``candidates`` bounds the last step's count from above (all generalised
+    subsets within the bound τ of the smallest child, which has the largest τ);
+    ``largest_cells`` is the largest noisy table (τ·|dom(X)|, Alg. 4 line 6).  Time and
+    memory are rough fits to Adult on a 2-core machine (ε = 1, 10, 100: 10 s, 19 s, 197 s;
+    0.3, 0.6, 11 GB): about 1.6·10⁻⁴ s and τ bytes per candidate.  With a fixed degree k
+    (binary encodings) the candidates are the k-subsets of the placed attributes."""
+
+    candidates: int
+    largest_cells: int
+    seconds: float
+    bytes: int
+
+    @property
+    def time_class(self) -> str:
+        return ("seconds" if self.seconds < 60 else "minutes" if self.seconds < 3600 else "hours")
+
+    def describe(self) -> str:
+        return (f"cost estimate: up to {self.candidates:,} candidate parent sets per step, largest noisy table "
+                f"{self.largest_cells:,} cells; about {self.bytes / 2**30:,.1f} GB of memory; expected time: "
+                f"{self.time_class}")
+
+
+def count_parent_sets(level_sizes: Sequence[Sequence[int]], bound: int) -> int:
+    """The number of generalised subsets (each attribute absent or at one of its levels) whose
+    domain size is at most ``bound``: an upper bound on Alg. 5/6's maximal parent sets, counted
+    without listing them (memoised on the integer bound, as Alg. 5's recursion)."""
+    from functools import lru_cache
+
+    sizes = [tuple(s) for s in level_sizes]
+
+    @lru_cache(maxsize=None)
+    def count(i: int, left: int) -> int:
+        if left < 1:
+            return 0
+        if i == len(sizes):
+            return 1
+        return count(i + 1, left) + sum(count(i + 1, left // s) for s in sizes[i])
+    return count(0, bound)
+
+
+def cost_estimate(model: object, plan: object, schema: object) -> CostEstimate:
+    """:class:`CostEstimate` of ``model`` (a PrivBayes) on ``schema`` with budget ``plan``."""
+    import math
+    from fractions import Fraction
+
+    from privbayes.bayesnet.usefulness import domain_bound
+
+    attrs = model.encoding_for(schema).attributes
+    d, k, n = len(attrs), plan.setting("degree"), plan.setting("n")
+    sizes = sorted(a.size for a in attrs)
+    if k is not None:
+        candidates = max(math.comb(d - 1, k), 1) if k else 1
+        largest = math.prod(sizes[-(k + 1):]) if k else sizes[-1]
+        per_candidate = 2 ** (k + 1)
+    else:
+        eps2 = (1 - Fraction(model.beta)) * Fraction(model.epsilon)
+        small = min(range(d), key=lambda j: attrs[j].size)
+        tau = domain_bound(n, d, eps2, model.theta, attrs[small].size)
+        levels = [[a.level_size(i) for i in range(a.height)] for j, a in enumerate(attrs) if j != small]
+        candidates = count_parent_sets(levels, math.floor(tau))
+        largest = min(math.floor(domain_bound(n, d, eps2, model.theta, sizes[-1])) * sizes[-1], math.prod(sizes))
+        per_candidate = max(1, math.floor(tau))
+    return CostEstimate(candidates, int(largest), 1.6e-4 * candidates, candidates * per_candidate + 32 * int(largest))
+
+
+def check_cost(cost: CostEstimate) -> None:
+    """Refuse a fit whose memory estimate exceeds the guard (one line, with the settings to change)."""
+    from privbayes.limits import limits
+
+    cap = limits().max_fit_bytes
+    if cost.bytes > cap:
+        raise InputError(f"this fit would need about {cost.bytes / 2**30:,.0f} GB of memory ({cost.candidates:,} "
+                         f"candidate parent sets), more than the limit of {cap / 2**30:g} GB (PRIVBAYES_MAX_FIT_GB); "
+                         "lower --epsilon, raise --theta, set --degree or use --encoding vanilla")
+
+
+def _interruptible(work: "Callable[[], object]") -> None:
+    """Run ``work`` in a worker thread and wait in short slices, so that Ctrl-C is handled within
+    a fraction of a second even while compiled loops hold the worker (they release no signal
+    to Python).  The worker is a daemon: on Ctrl-C it is abandoned and the process exits."""
+    import threading
+
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            work()
+        except BaseException as exc:  # handed to the main thread
+            failure.append(exc)
+    worker = threading.Thread(target=run, name="privbayes-fit", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.05)
+    if failure:
+        raise failure[0]
+
+
 def _sample(args: argparse.Namespace) -> None:
     from privbayes.io import write_table
     from privbayes.model_file import load_model
 
+    _writable(args.output, "output table", (".csv", ".parquet", ".pq"))
     model = load_model(args.model)
     write_table(model.sample(args.n, random_state=args.seed, bin_labels=args.bin_labels), args.output)
     print(f"wrote {args.n} rows to {args.output}")
@@ -147,7 +317,7 @@ def _inspect(args: argparse.Namespace) -> None:
     model = load_model(args.model)
     report = model.privacy_report()
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(json.dumps(report.to_dict(), indent=2))
         return
     print(f"model: {args.model} (library {report['library_version']})")
     print(f"  {report['algorithm']}; encoding {report['encoding']}, score {report['score']}, n = {report['n']}")
@@ -170,21 +340,40 @@ def _inspect(args: argparse.Namespace) -> None:
 
 
 def _schema_infer(args: argparse.Namespace) -> None:
-    from privbayes.counting.draft import infer_schema
-    from privbayes.io import save_schema
+    from privbayes.counting.draft import draft_schema
+    from privbayes.io import atomic_write_text
 
-    schema = infer_schema(args.data, bins=args.bins)
-    save_schema(schema, args.output)
-    print(f"wrote {args.output} ({len(schema)} attributes)")
-    print("warning: categories and bounds were read from the data and are NOT covered by epsilon; "
-          "replace them with public knowledge before a release", file=sys.stderr)
+    _writable(args.output, "schema file", (".yaml", ".yml", ".json"))
+    draft = draft_schema(_table(args, args.data), max_categories=args.max_categories, bins=args.bins)
+    if args.output.lower().endswith(".json"):
+        atomic_write_text(args.output, json.dumps(draft.to_dict(), indent=2))
+    else:
+        atomic_write_text(args.output, draft.to_yaml())
+    kept = [p for p in draft.proposals if p.attribute is not None]
+    dropped = [p.name for p in draft.proposals if p.attribute is None]
+    questions = [p.name for p in draft.proposals if p.question]
+    print(f"wrote {args.output}: a draft with {len(kept)} attributes"
+          + (f", {len(dropped)} column(s) proposed as dropped ({', '.join(dropped)})" if dropped else ""))
+    if questions:
+        print(f"questions to answer in the file: {', '.join(questions)}")
+    print("warning: the draft was read from the data and is NOT covered by epsilon; review it and delete "
+          "'inferred: true' before a release", file=sys.stderr)
+    try:
+        draft.schema()
+    except InputError as exc:
+        print(f"privbayes: warning: the draft is not a usable schema yet: {exc}", file=sys.stderr)
 
 
 def _evaluate(args: argparse.Namespace) -> None:
     from privbayes.evaluation.report import run_evaluate
 
-    run_evaluate(args.real, args.synth, schema_path=args.schema, model_path=args.model, report_path=args.report,
-                 alpha=args.alpha, targets=args.target, split_seed=args.seed)
+    _writable(args.report, "report", (".html", ".htm"))
+    from privbayes.counting.reading import TableFile
+
+    # --sep/--encoding describe the real table; the synthetic one (written by `sample`) is detected.
+    real, synth = _table(args, args.real), TableFile(args.synth)
+    run_evaluate(real, synth, schema_path=args.schema, model_path=args.model, report_path=args.report,
+                 alpha=args.alpha, targets=args.target, split_seed=args.seed, classifier=not args.no_classifier)
 
 
 def _nbc(args: argparse.Namespace) -> None:
@@ -196,6 +385,7 @@ def _nbc(args: argparse.Namespace) -> None:
 def _demo(args: argparse.Namespace) -> None:
     from privbayes.demo import run_demo
 
+    _writable(args.output, "output table", (".csv", ".parquet", ".pq"))
     run_demo(args.output, args.epsilon)
 
 
@@ -206,7 +396,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if getattr(args, "epsilon", None) is not None:
             check_epsilon(args.epsilon, "--epsilon")
-        handlers[args.command](args)
+        with _notes():
+            handlers[args.command](args)
     except InputError as exc:
         print(f"privbayes: error: {exc}", file=sys.stderr)
         rows = getattr(exc, "rows", None)
@@ -221,6 +412,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("privbayes: interrupted", file=sys.stderr)
         return 130
     return 0
+
+
+@contextlib.contextmanager
+def _notes() -> "Iterator[None]":
+    """Print the library's notes (columns left out, …) as one ``privbayes: note:`` line each."""
+    from privbayes.counting.reading import ColumnsLeftOut
+
+    def show(message: Warning | str, category: type, *rest: object) -> None:
+        if issubclass(category, ColumnsLeftOut):
+            print(f"privbayes: note: {message}", file=sys.stderr)
+        else:
+            original(message, category, *rest)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", ColumnsLeftOut)
+        original = warnings.showwarning
+        warnings.showwarning = show
+        try:
+            yield
+        finally:
+            warnings.showwarning = original
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from importlib import resources
 import numpy as np
 
 from privbayes import counting
-from privbayes.evaluation.report import average_tvd_against
+from privbayes.evaluation.report import average_tvd_against, verdict_against
 from privbayes.io import load_schema, write_table
 from privbayes.synthesizers.privbayes import PrivBayes
 
@@ -29,6 +29,7 @@ def run_demo(output: str, epsilon: float = 1.0) -> dict[str, float]:
         rng = np.random.default_rng()
         uniform = schema.decode(np.column_stack([rng.integers(0, a.size, table.n) for a in schema.attributes]), rng)
         tvd_synth, tvd_uniform = average_tvd_against(data_path, [synthetic, uniform], schema, alpha=2)
+        judged = verdict_against(data_path, synthetic, schema)
     report = model.privacy_report()
     print(f"network: degree {model.degree_}, {report['algorithm']}")
     for line in model.model_.describe():
@@ -38,4 +39,5 @@ def run_demo(output: str, epsilon: float = 1.0) -> dict[str, float]:
     print("average total variation distance over all 2-way marginals (lower is better):")
     print(f"  synthetic vs input: {tvd_synth:.4f}")
     print(f"  uniform   vs input: {tvd_uniform:.4f}")
+    print(f"verdict: {judged}")
     return {"tvd_synthetic": tvd_synth, "tvd_uniform": tvd_uniform, "seconds": elapsed}

@@ -5,7 +5,7 @@ A schema or model file is untrusted input: a few bytes can declare 2^23 bins or 
 is built, so hostile files are refused in milliseconds.  The defaults fit a 24 GB
 machine with room to spare; each can be raised through an environment variable
 (``PRIVBAYES_MAX_BINS``, ``PRIVBAYES_MAX_CATEGORIES``, ``PRIVBAYES_MAX_TAXONOMY_DEPTH``,
-``PRIVBAYES_MAX_TABLE_CELLS``, ``PRIVBAYES_MAX_FILE_MB``) or :func:`configure`.
+``PRIVBAYES_MAX_TABLE_CELLS``, ``PRIVBAYES_MAX_FILE_MB``, ``PRIVBAYES_MAX_FIT_GB``) or :func:`configure`.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ class Limits:
     """Cells of one released or counted table (2^27 int64 cells = 1 GiB)."""
     max_file_bytes: int = 64 * 2**20
     """Size of a schema or model file."""
+    max_fit_bytes: int = 12 * 2**30
+    """Estimated memory of one fit (the cost estimate refuses a fit above it before reading data)."""
 
 
 _ENV = {"max_bins": "PRIVBAYES_MAX_BINS", "max_categories": "PRIVBAYES_MAX_CATEGORIES",
@@ -43,6 +45,8 @@ def _from_environment() -> Limits:
             values[field] = _positive(os.environ[variable], variable)
     if "PRIVBAYES_MAX_FILE_MB" in os.environ:
         values["max_file_bytes"] = _positive(os.environ["PRIVBAYES_MAX_FILE_MB"], "PRIVBAYES_MAX_FILE_MB") * 2**20
+    if "PRIVBAYES_MAX_FIT_GB" in os.environ:
+        values["max_fit_bytes"] = _positive(os.environ["PRIVBAYES_MAX_FIT_GB"], "PRIVBAYES_MAX_FIT_GB") * 2**30
     return Limits(**values)
 
 

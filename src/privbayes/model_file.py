@@ -21,6 +21,8 @@ from privbayes._version import __version__
 from privbayes.bayesnet.budget import privbayes_plan
 from privbayes.bayesnet.model import BayesNetModel
 from privbayes.bayesnet.network import Network
+from privbayes.bayesnet.sa_budget import FAITHFUL_CAVEATS, SASettings
+from privbayes.bayesnet.sa_budget import METHOD as SA_METHOD
 from privbayes.encoding import ENCODINGS, Encoding
 from privbayes.errors import InputError
 from privbayes.io import atomic_write_text
@@ -105,6 +107,44 @@ def _model_from_document(doc: Any, path: Path) -> BayesNetModel:
     ledger = tuple(LedgerEntry.from_dict(entry) for entry in doc["ledger"])
     _require(all(e.epsilon > 0 and e.sensitivity > 0 and e.delta >= 0 for e in ledger), path,
              "ledger entries must have positive epsilon and sensitivity")
+    method = check_choice(params.get("method", "privbayes"), "method", ("privbayes", SA_METHOD), allow_none=False)
+    n = check_count(fitted.get("n"), "n", minimum=1)
+    _require(fitted.get("degree") is None or isinstance(fitted["degree"], int) and fitted["degree"] >= 0, path,
+             "fitted degree must be an integer ≥ 0")
+    _require(isinstance(fitted.get("seeded"), bool), path, "fitted seeded must be true or false")
+    _require(isinstance(fitted.get("algorithm"), str), path, "fitted algorithm must be text")
+    if method == SA_METHOD:
+        _require(version >= 2 and encoding.name == "vanilla", path, "an SA-PrivBayes model is version 2, vanilla encoding")
+        settings = SASettings.from_parameters(params)
+        plan, dp, parameters = settings.plan(n, encoding), settings.differentially_private, settings.to_parameters(
+            params["epsilon"])
+        mechanism, required = settings.mechanism, () if settings.differentially_private else FAITHFUL_CAVEATS
+    else:
+        plan, dp, parameters = _privbayes_plan(params, n, encoding)
+        mechanism, required = BayesNetModel.mechanism, ()
+    _check_ledger(plan, ledger, version, path)
+    spent = float(sum(e.epsilon for e in ledger))
+    _require(_number(fitted.get("epsilon_spent")) and math.isclose(fitted["epsilon_spent"], spent, rel_tol=1e-9,
+                                                                   abs_tol=1e-12), path,
+             "epsilon_spent does not match the ledger")
+    conditionals = _conditionals(doc["conditionals"], network, encoding, path)
+    caveats = fitted.get("caveats") if version >= 2 else _v1_caveats(fitted, params.get("non_private_phase"))
+    _require(isinstance(caveats, list) and all(isinstance(c, str) for c in caveats), path, "caveats must be text")
+    _require(set(required) <= set(caveats), path, "the caveats of a faithful-mode model are missing")
+    _require(fitted.get("differentially_private", dp) == dp, path,
+             "differentially_private contradicts the parameters")
+    k = plan.setting("degree")
+    _require(fitted["algorithm"] == plan.setting("algorithm"), path, "fitted algorithm contradicts the parameters")
+    return BayesNetModel(
+        schema=schema, encoding=encoding, network=network, conditionals=tuple(conditionals), plan=plan, ledger=ledger,
+        parameters=parameters, n=n, degree=k if k is not None else network.degree, algorithm=fitted["algorithm"],
+        seeded=fitted["seeded"], domain_source=str(fitted.get("domain_source", "")), differentially_private=dp,
+        caveats=tuple(caveats), mechanism=mechanism, library_version=str(doc.get("library_version", "0.1.0")))
+
+
+def _privbayes_plan(params: dict, n: int, encoding: Encoding) -> tuple[Any, bool, dict]:
+    """A PrivBayes model's plan recomputed from its parameters (validated), whether it is DP, and the
+    parameters kept."""
     epsilon = check_epsilon(params.get("epsilon"))
     check_open_unit(params.get("beta"), "beta")
     check_positive(params.get("theta"), "theta")
@@ -112,33 +152,12 @@ def _model_from_document(doc: Any, path: Path) -> BayesNetModel:
     if params.get("degree") is not None:
         check_count(params["degree"], "degree")
     phase = check_choice(params.get("non_private_phase"), "non_private_phase", ("network", "marginals"))
-    n = check_count(fitted.get("n"), "n", minimum=1)
-    _require(fitted.get("degree") is None or isinstance(fitted["degree"], int) and fitted["degree"] >= 0, path,
-             "fitted degree must be an integer ≥ 0")
-    _require(isinstance(fitted.get("seeded"), bool), path, "fitted seeded must be true or false")
-    _require(isinstance(fitted.get("algorithm"), str), path, "fitted algorithm must be text")
     plan = privbayes_plan(epsilon=epsilon, beta=params["beta"], theta=params["theta"], degree=params["degree"],
                           non_private_phase=phase, n=n, encoding=encoding)
-    _check_ledger(plan, ledger, version, path)
-    spent = float(sum(e.epsilon for e in ledger))
-    _require(_number(fitted.get("epsilon_spent")) and math.isclose(fitted["epsilon_spent"], spent, rel_tol=1e-9,
-                                                                   abs_tol=1e-12), path,
-             "epsilon_spent does not match the ledger")
-    conditionals = _conditionals(doc["conditionals"], network, encoding, path)
-    dp = phase is None
-    caveats = fitted.get("caveats") if version >= 2 else _v1_caveats(fitted, phase)
-    _require(isinstance(caveats, list) and all(isinstance(c, str) for c in caveats), path, "caveats must be text")
-    _require(fitted.get("differentially_private", dp) == dp, path,
-             "differentially_private contradicts the parameters")
-    k = plan.setting("degree")
-    _require(fitted["algorithm"] == plan.setting("algorithm"), path, "fitted algorithm contradicts the parameters")
-    return BayesNetModel(
-        schema=schema, encoding=encoding, network=network, conditionals=tuple(conditionals), plan=plan, ledger=ledger,
-        parameters={key: params.get(key) for key in ("epsilon", "beta", "theta", "score", "encoding", "degree",
-                                                     "non_private_phase")} | {"encoding": encoding.name},
-        n=n, degree=k if k is not None else network.degree, algorithm=fitted["algorithm"],
-        seeded=fitted["seeded"], domain_source=str(fitted.get("domain_source", "")), differentially_private=dp,
-        caveats=tuple(caveats), library_version=str(doc.get("library_version", "0.1.0")))
+    estimation = check_choice(params.get("estimation", "paper"), "estimation", ("paper", "consistent"), allow_none=False)
+    kept = {key: params.get(key) for key in ("epsilon", "beta", "theta", "score", "encoding", "degree",
+                                             "non_private_phase")} | {"encoding": encoding.name, "estimation": estimation}
+    return plan, phase is None, kept
 
 
 def _check_ledger(plan: Any, ledger: tuple[LedgerEntry, ...], version: int, path: Path) -> None:

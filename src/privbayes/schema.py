@@ -9,12 +9,22 @@ code space: leaf codes 0..size-1 per attribute (the missing code last), their
 generalisation levels (:mod:`privbayes.taxonomy`), bins, and the decoding of codes
 into values, which is post-processing of released codes.
 
+Numeric attributes (issue 16) have equal-width bins over [lower, upper] (``scale:
+linear``), bins equal-width in log(1 + x − lower) (``scale: log``), or explicit public
+``edges``; ``special_values`` are numbers with a leaf code of their own beside the
+bins (sentinels such as 999, point masses such as 0), matched before the bins and
+decoded exactly.  Leaf codes: bins 0..b−1, then the special values in declared
+order, then the missing code.  ``kind: date`` is a numeric attribute over whole days,
+months or years (``granularity``) with ISO bounds, written back as ISO text.
+
 Every declared size is checked against :mod:`privbayes.limits` before an array is built.
 """
 
 from __future__ import annotations
 
+import datetime
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -26,12 +36,54 @@ from privbayes.limits import limits
 from privbayes.taxonomy import (Taxonomy, binary_tree_levels, depth, leaves, taxonomy_from_lists, taxonomy_levels,
                                 taxonomy_to_lists)
 
-Kind = Literal["categorical", "numeric", "binary"]
+Kind = Literal["categorical", "numeric", "binary", "date"]
+NUMERIC_KINDS = ("numeric", "date")
+Scale = Literal["linear", "log"]
+Granularity = Literal["day", "month", "year"]
 MissingPolicy = Literal["refuse", "category"]
 InvalidPolicy = Literal["refuse", "clip", "category"]
 
 MISSING_LABEL = "<missing>"
 DEFAULT_BINS = 16
+MAX_DECIMALS = 12
+_EPOCH = np.datetime64("1970-01-01", "D")
+_DATE_TEXT = re.compile(r"(?P<y>\d{4})(?:-(?P<m>\d{2})(?:-(?P<d>\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?)?)?")
+
+
+def date_ordinal(value: Any, granularity: str) -> float | None:
+    """A date as a whole number of days since 1970-01-01, months since year 0, or years; None if
+    ``value`` is not an ISO date (``YYYY-MM-DD``, optionally with a time) precise enough for the
+    granularity (``YYYY-MM`` suffices for months, ``YYYY`` for years).  Typed dates are accepted."""
+    if isinstance(value, (np.datetime64, pd.Timestamp, datetime.date)):
+        day = np.datetime64(pd.Timestamp(value).date(), "D") if not isinstance(value, np.datetime64) else value
+        if pd.isna(day):
+            return None
+        text = str(np.datetime64(day, "D"))
+    else:
+        text = str(value).strip()
+    match = _DATE_TEXT.fullmatch(text)
+    if match is None or (granularity == "day" and match["d"] is None) or (granularity == "month" and match["m"] is None):
+        return None
+    year, month, day = int(match["y"]), int(match["m"] or 1), int(match["d"] or 1)
+    try:
+        stamp = datetime.date(year, month, day)
+    except ValueError:
+        return None
+    if granularity == "year":
+        return float(year)
+    if granularity == "month":
+        return float(year * 12 + month - 1)
+    return float((np.datetime64(stamp, "D") - _EPOCH).astype(np.int64))
+
+
+def date_text(ordinal: float, granularity: str) -> str:
+    """ISO text of an ordinal of :func:`date_ordinal` (``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``)."""
+    k = int(ordinal)
+    if granularity == "year":
+        return f"{k:04d}"
+    if granularity == "month":
+        return f"{k // 12:04d}-{k % 12 + 1:02d}"
+    return str(_EPOCH + np.timedelta64(k, "D"))
 
 
 @dataclass(frozen=True)
@@ -49,6 +101,11 @@ class Attribute:
     missing: MissingPolicy = "refuse"
     invalid: InvalidPolicy = "refuse"
     missing_token: str | None = None
+    special_values: tuple = ()
+    edges: tuple | None = None
+    scale: Scale = "linear"
+    decimals: int | None = None
+    granularity: Granularity | None = None
     levels: tuple[np.ndarray, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -64,15 +121,42 @@ class Attribute:
                              "so it needs 'missing: category'")
         if self.missing_token is not None and not isinstance(self.missing_token, str):
             raise InputError(f"schema: {where}: missing_token must be a string, got {self.missing_token!r}")
-        if self.kind == "numeric":
+        if self.kind == "date":
+            self._check_date(where)
+        if self.kind in NUMERIC_KINDS:
             self._check_numeric(where)
         elif self.kind in ("categorical", "binary"):
             self._check_categorical(where)
         else:
-            raise InputError(f"schema: {where}: kind must be categorical, numeric or binary, got {self.kind!r}")
+            raise InputError(f"schema: {where}: kind must be categorical, numeric, binary or date, got {self.kind!r}")
         object.__setattr__(self, "levels", self._build_levels())
 
+    @property
+    def numeric(self) -> bool:
+        """Numeric or date: bins (and special values) rather than categories."""
+        return self.kind in NUMERIC_KINDS
+
+    def _check_date(self, where: str) -> None:
+        if self.granularity is None:
+            object.__setattr__(self, "granularity", "day")
+        if self.granularity not in ("day", "month", "year"):
+            raise InputError(f"schema: {where}: granularity must be day, month or year, got {self.granularity!r}")
+        for bound in ("lower", "upper"):
+            value = getattr(self, bound)
+            ordinal = date_ordinal(value, self.granularity) if isinstance(value, (str, datetime.date)) else None
+            if ordinal is None:
+                raise InputError(f"schema: {where}: date attributes need an ISO date as {bound} bound "
+                                 f"(YYYY-MM-DD), got {value!r}")
+            object.__setattr__(self, bound, ordinal)
+        if self.special_values or self.edges is not None or self.scale != "linear" or self.decimals is not None:
+            raise InputError(f"schema: {where}: date attributes take lower, upper, bins and granularity only")
+        object.__setattr__(self, "integer", True)
+
     def _check_numeric(self, where: str) -> None:
+        if self.kind == "numeric" and self.granularity is not None:
+            raise InputError(f"schema: {where}: granularity is for date attributes")
+        if self.edges is not None:
+            self._check_edges(where)
         for bound in ("lower", "upper"):
             value = getattr(self, bound)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
@@ -88,10 +172,53 @@ class Attribute:
             raise InputError(f"schema: {where}: integer must be true or false, got {self.integer!r}")
         if self.taxonomy is not None:
             raise InputError(f"schema: {where}: numeric attributes get their taxonomy from their bins; remove 'taxonomy'")
-        if self.invalid == "category" and self.missing != "category":
-            raise InputError(f"schema: {where}: 'invalid: category' needs 'missing: category'")
+        if self.scale not in ("linear", "log"):
+            raise InputError(f"schema: {where}: scale must be linear or log, got {self.scale!r}")
+        if self.scale == "log" and self.edges is not None:
+            raise InputError(f"schema: {where}: give either edges or scale: log, not both")
+        if self.decimals is not None and (not isinstance(self.decimals, int) or isinstance(self.decimals, bool)
+                                          or not 0 <= self.decimals <= MAX_DECIMALS):
+            raise InputError(f"schema: {where}: decimals must be an integer in [0, {MAX_DECIMALS}], got {self.decimals!r}")
+        self._check_special_values(where)
+        if self.kind == "date" and self.bins > self.upper - self.lower + 1:  # at most one bin per day/month/year
+            object.__setattr__(self, "bins", int(self.upper - self.lower + 1))
+
+    def _check_edges(self, where: str) -> None:
+        edges = self.edges
+        if not isinstance(edges, tuple) or len(edges) > limits().max_bins + 1:
+            raise InputError(f"schema: {where}: edges must be a list of at most {limits().max_bins + 1} numbers "
+                             "(PRIVBAYES_MAX_BINS)")
+        if len(edges) < 2 or not all(isinstance(e, (int, float)) and not isinstance(e, bool) and math.isfinite(e)
+                                     for e in edges):
+            raise InputError(f"schema: {where}: edges must be at least 2 finite numbers")
+        if any(b <= a for a, b in zip(edges, edges[1:])):
+            raise InputError(f"schema: {where}: edges must be strictly increasing")
+        for bound, edge in (("lower", edges[0]), ("upper", edges[-1])):
+            if getattr(self, bound) is not None and getattr(self, bound) != edge:
+                raise InputError(f"schema: {where}: {bound} ({getattr(self, bound)}) differs from the edges; "
+                                 "leave it out (the edges give it)")
+        if self.bins not in (DEFAULT_BINS, len(edges) - 1):
+            raise InputError(f"schema: {where}: bins ({self.bins}) differs from the {len(edges) - 1} bins the edges "
+                             "give; leave it out")
+        object.__setattr__(self, "lower", edges[0])
+        object.__setattr__(self, "upper", edges[-1])
+        object.__setattr__(self, "bins", len(edges) - 1)
+
+    def _check_special_values(self, where: str) -> None:
+        values = self.special_values
+        if not isinstance(values, tuple) or len(values) > limits().max_bins:
+            raise InputError(f"schema: {where}: special_values must be a list of at most {limits().max_bins} numbers "
+                             "(PRIVBAYES_MAX_BINS)")
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values):
+            raise InputError(f"schema: {where}: special_values must be finite numbers")
+        if len(set(values)) != len(values):
+            raise InputError(f"schema: {where}: special_values must be unique")
 
     def _check_categorical(self, where: str) -> None:
+        if self.special_values or self.edges is not None or self.scale != "linear" or self.decimals is not None \
+                or self.granularity is not None:
+            raise InputError(f"schema: {where}: special_values, edges, scale, decimals and granularity are for "
+                             "numeric attributes")
         cats = self.categories
         if self.kind == "binary" and not cats:
             object.__setattr__(self, "categories", (0, 1))
@@ -130,7 +257,8 @@ class Attribute:
 
     @property
     def base_size(self) -> int:
-        return self.bins if self.kind == "numeric" else len(self.categories)
+        """Leaf codes of values: bins and special values, or categories."""
+        return self.bins + len(self.special_values) if self.numeric else len(self.categories)
 
     @property
     def height(self) -> int:
@@ -141,57 +269,131 @@ class Attribute:
         return int(self.levels[level].max()) + 1
 
     def _build_levels(self) -> tuple[np.ndarray, ...]:
-        base = self.base_size
-        if self.kind == "numeric":
-            groups = binary_tree_levels(base)
+        if self.numeric:
+            groups = binary_tree_levels(self.bins)
+            for _ in self.special_values:  # each special value is its own node at every level
+                groups = [np.append(g, g.max() + 1) for g in groups]
         elif self.taxonomy is not None:
             index = {str(c): i for i, c in enumerate(self.categories)}
-            groups = taxonomy_levels(self.taxonomy, index, base)
+            groups = taxonomy_levels(self.taxonomy, index, self.base_size)
         else:
-            groups = [np.arange(base)]
+            groups = [np.arange(self.base_size)]
         if self.missing == "category":  # the missing value is its own node at every level
             groups = [np.append(g, g.max() + 1) for g in groups]
         return tuple(g.astype(np.int64) for g in groups)
 
-    def bin_codes(self, x: np.ndarray) -> np.ndarray:
-        """Bin of each number in [lower, upper] (equal-width bins; ``upper`` is in the last bin)."""
+    # --- numeric bins -------------------------------------------------------------------------
+
+    def bin_edges(self) -> np.ndarray:
+        """The b + 1 public bin edges (equal-width, log-spaced, or declared)."""
+        if self.edges is not None:
+            return np.array(self.edges, dtype=np.float64)
+        if self.scale == "log":
+            return self.lower + np.expm1(np.linspace(0.0, math.log1p(self.upper - self.lower), self.bins + 1))
         step = (self.upper - self.lower) / self.bins
-        return np.clip(np.floor((x - self.lower) / step), 0, self.bins - 1).astype(np.int64)
+        return self.lower + np.arange(self.bins + 1) * step
+
+    def bin_codes(self, x: np.ndarray) -> np.ndarray:
+        """Bin of each number in [lower, upper] (bins are [e_i, e_i+1); ``upper`` is in the last bin)."""
+        if self.edges is None and self.scale == "linear":
+            step = (self.upper - self.lower) / self.bins
+            return np.clip(np.floor((x - self.lower) / step), 0, self.bins - 1).astype(np.int64)
+        return np.clip(np.searchsorted(self.bin_edges(), x, side="right") - 1, 0, self.bins - 1).astype(np.int64)
+
+    def number_codes(self, x: np.ndarray) -> np.ndarray:
+        """Leaf code of each number: its special value's code, else its bin; −1 outside the bounds."""
+        x = np.asarray(x, dtype=np.float64)
+        out = np.full(len(x), -1, np.int64)
+        inside = (x >= self.lower) & (x <= self.upper)
+        out[inside] = self.bin_codes(x[inside])
+        for i, value in enumerate(self.special_values):
+            out[x == value] = self.bins + i
+        return out
+
+    def _bin_bounds(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self.edges is None and self.scale == "linear":
+            step = (self.upper - self.lower) / self.bins
+            low = self.lower + codes * step
+            return low, low + step
+        edges = self.bin_edges()
+        return edges[codes], edges[codes + 1]
+
+    def bin_labels(self, digits: int = 4) -> list[str]:
+        """Display labels of the leaf codes of values: ``[lo, hi)`` per bin, then the special values."""
+        edges = self.bin_edges()
+        if self.kind == "date":
+            labels = [f"[{date_text(math.ceil(a), self.granularity)}, {date_text(math.ceil(b), self.granularity)})"
+                      for a, b in zip(edges, edges[1:])]
+        else:
+            labels = [f"[{a:.{digits}g}, {b:.{digits}g})" for a, b in zip(edges, edges[1:])]
+        return labels + [f"={v:g}" for v in self.special_values]
 
     def decode(self, codes: np.ndarray, rng: np.random.Generator, bin_labels: bool = False) -> pd.Series:
-        """Values for leaf codes: categories, or numbers drawn uniformly inside their bin."""
+        """Values for leaf codes: categories; special values exactly; numbers drawn uniformly inside
+        their bin at the declared precision; dates as ISO text."""
         codes = np.asarray(codes, dtype=np.int64)
         missing = codes >= self.base_size
-        if self.kind != "numeric":
+        if not self.numeric:
             cats = np.array(list(self.categories) + [None], dtype=object)
             return pd.Series(cats[np.minimum(codes, self.base_size)], name=self.name)
-        step = (self.upper - self.lower) / self.bins
         if bin_labels:
-            labels = np.array([f"[{self.lower + b * step:g}, {self.lower + (b + 1) * step:g})" for b in range(self.bins)] + [None], dtype=object)
-            return pd.Series(labels[np.minimum(codes, self.bins)], name=self.name)
-        safe = np.where(missing, 0, codes)
-        low = self.lower + safe * step
-        if self.integer:
-            first = np.ceil(low)
-            last = np.where(safe == self.bins - 1, np.floor(self.upper), np.ceil(low + step) - 1)
-            empty = last < first  # a bin narrower than 1 holding no integer: use its rounded midpoint
-            span = np.maximum(last - first + 1, 1).astype(np.int64)
-            values = np.where(empty, np.round(low + step / 2), first + rng.integers(0, span)).astype(np.float64)
-            values = np.clip(values, math.ceil(self.lower), math.floor(self.upper))
-        else:
-            values = low + rng.random(len(codes)) * step
+            labels = np.array(self.bin_labels(6) + [None], dtype=object)
+            return pd.Series(labels[np.minimum(codes, self.base_size)], name=self.name)
+        special = (codes >= self.bins) & ~missing
+        safe = np.where(codes < self.bins, codes, 0)
+        values = self._draw_in_bins(safe, rng)
+        if self.special_values:
+            values[special] = np.array(self.special_values, dtype=np.float64)[codes[special] - self.bins]
+        if self.kind == "date":
+            texts = np.array([date_text(v, self.granularity) for v in values], dtype=object)
+            texts[missing] = None
+            return pd.Series(texts, name=self.name)
         out = pd.Series(values, name=self.name)
         out[missing] = np.nan
         if self.integer:
             return out.astype("Int64")
         return out
 
+    def _draw_in_bins(self, safe: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        low, high = self._bin_bounds(safe)
+        if not self.integer:
+            values = low + rng.random(len(safe)) * (high - low)
+            if self.decimals is not None:
+                values = np.clip(np.round(values, self.decimals), self.lower, self.upper)
+            return values
+        first = np.ceil(low)
+        last = np.where(safe == self.bins - 1, np.floor(self.upper), np.ceil(high) - 1)
+        empty = last < first  # a bin narrower than 1 holding no integer: use its rounded midpoint
+        span = np.maximum(last - first + 1, 1).astype(np.int64)
+        values = np.where(empty, np.round((low + high) / 2), first + rng.integers(0, span)).astype(np.float64)
+        if self.special_values:  # a special value has its own code: draw another integer of the bin if there is one
+            specials = np.array(self.special_values, dtype=np.float64)
+            for _ in range(8):
+                again = np.isin(values, specials) & (span > 1) & ~empty
+                if not again.any():
+                    break
+                values[again] = (first + rng.integers(0, span))[again]
+        return np.clip(values, math.ceil(self.lower), math.floor(self.upper))
+
     # --- serialisation ------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "kind": self.kind}
-        if self.kind == "numeric":
-            out.update(lower=self.lower, upper=self.upper, bins=self.bins, integer=self.integer)
+        if self.kind == "date":
+            out.update(lower=date_text(self.lower, self.granularity), upper=date_text(self.upper, self.granularity),
+                       bins=self.bins, granularity=self.granularity)
+        elif self.kind == "numeric":
+            if self.edges is not None:
+                out["edges"] = list(self.edges)
+            else:
+                out.update(lower=self.lower, upper=self.upper, bins=self.bins)
+            out["integer"] = self.integer
+            if self.scale != "linear":
+                out["scale"] = self.scale
+            if self.decimals is not None:
+                out["decimals"] = self.decimals
+            if self.special_values:
+                out["special_values"] = list(self.special_values)
         else:
             out["categories"] = list(self.categories)
             if self.taxonomy is not None:
@@ -208,20 +410,26 @@ class Attribute:
         if not isinstance(raw, dict):
             raise InputError(f"{source}: each attribute must be a mapping, got {type(raw).__name__}")
         allowed = {"name", "kind", "categories", "lower", "upper", "bins", "integer", "taxonomy", "missing", "invalid",
-                   "missing_token"}
+                   "missing_token", "special_values", "edges", "scale", "decimals", "granularity"}
         unknown = set(raw) - allowed
         if unknown:
             raise InputError(f"{source}: attribute {raw.get('name')!r} has unknown keys {sorted(unknown)}")
         if "name" not in raw or "kind" not in raw:
             raise InputError(f"{source}: every attribute needs 'name' and 'kind'")
         kwargs = {**(defaults or {}), **raw}
-        if "categories" in kwargs:
-            if not isinstance(kwargs["categories"], list):
-                raise InputError(f"{source}: attribute {raw['name']!r}: categories must be a list")
-            if len(kwargs["categories"]) > limits().max_categories:
-                raise InputError(f"{source}: attribute {raw['name']!r}: {len(kwargs['categories'])} categories is above "
-                                 f"the limit of {limits().max_categories} (PRIVBAYES_MAX_CATEGORIES)")
-            kwargs["categories"] = tuple(kwargs["categories"])
+        for key in ("categories", "special_values", "edges"):
+            if key in kwargs:
+                if not isinstance(kwargs[key], list):
+                    raise InputError(f"{source}: attribute {raw['name']!r}: {key} must be a list")
+                cap = limits().max_categories if key == "categories" else limits().max_bins + 1
+                if len(kwargs[key]) > cap:
+                    raise InputError(f"{source}: attribute {raw['name']!r}: {len(kwargs[key])} {key} is above the "
+                                     f"limit of {cap} (PRIVBAYES_MAX_{'CATEGORIES' if key == 'categories' else 'BINS'})")
+                kwargs[key] = tuple(kwargs[key])
+        if "edges" in raw and "bins" in raw and isinstance(kwargs.get("edges"), tuple) \
+                and raw["bins"] != len(kwargs["edges"]) - 1:
+            raise InputError(f"{source}: attribute {raw['name']!r}: bins ({raw['bins']}) differs from the "
+                             f"{len(kwargs['edges']) - 1} bins the edges give; leave it out")
         if kwargs.get("taxonomy") is not None:
             kwargs["taxonomy"] = taxonomy_from_lists(kwargs["taxonomy"], source)
         try:
@@ -236,9 +444,17 @@ SCHEMA_DEFAULT_KEYS = ("missing", "invalid", "missing_token")
 
 @dataclass(frozen=True)
 class Schema:
-    """The ordered attributes of a table; names are unique."""
+    """The ordered attributes of a table; names are unique.
+
+    ``dropped`` names columns of the data that are deliberately left out (an identifier, free
+    text); ``inferred`` marks a draft read from the data (``schema infer``) that nobody has
+    reviewed yet: while it stays, fitting says so and the privacy report says the domain was
+    taken from the data, which ε does not cover.
+    """
 
     attributes: tuple[Attribute, ...]
+    dropped: tuple[str, ...] = ()
+    inferred: bool = False
 
     def __post_init__(self) -> None:
         names = [a.name for a in self.attributes]
@@ -247,6 +463,13 @@ class Schema:
             raise InputError(f"schema: attribute name {dup!r} appears more than once")
         if len(names) < 2:
             raise InputError(f"schema: PrivBayes needs at least 2 attributes, got {len(names)}")
+        if not isinstance(self.dropped, tuple) or not all(isinstance(c, str) for c in self.dropped):
+            raise InputError("schema: drop must be a list of column names")
+        both = [c for c in self.dropped if c in names]
+        if both:
+            raise InputError(f"schema: column {both[0]!r} is both an attribute and in drop")
+        if not isinstance(self.inferred, bool):
+            raise InputError(f"schema: inferred must be true or false, got {self.inferred!r}")
 
     @property
     def names(self) -> list[str]:
@@ -263,23 +486,32 @@ class Schema:
         return len(self.attributes)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"version": 1, "attributes": [a.to_dict() for a in self.attributes]}
+        out: dict[str, Any] = {"version": 1}
+        if self.inferred:
+            out["inferred"] = True
+        out["attributes"] = [a.to_dict() for a in self.attributes]
+        if self.dropped:
+            out["drop"] = list(self.dropped)
+        return out
 
     @classmethod
     def from_dict(cls, raw: Any, source: str = "schema") -> "Schema":
         if not isinstance(raw, dict) or not isinstance(raw.get("attributes"), list):
             raise InputError(f"{source}: expected a mapping with a list 'attributes'")
-        unknown = set(raw) - {"version", "attributes", *SCHEMA_DEFAULT_KEYS}
+        unknown = set(raw) - {"version", "attributes", "drop", "inferred", *SCHEMA_DEFAULT_KEYS}
         if unknown:
             raise InputError(f"{source}: unknown top-level keys {sorted(unknown)}")
         defaults = {key: raw[key] for key in SCHEMA_DEFAULT_KEYS if key in raw}
         attributes = []
         for a in raw["attributes"]:
             own = dict(defaults)
-            if own.get("invalid") == "clip" and isinstance(a, dict) and a.get("kind") != "numeric":
+            if own.get("invalid") == "clip" and isinstance(a, dict) and a.get("kind") not in NUMERIC_KINDS:
                 del own["invalid"]  # a schema-wide 'clip' concerns numeric attributes only
             attributes.append(Attribute.from_dict(a, source, own))
-        return cls(tuple(attributes))
+        dropped = raw.get("drop") or []
+        if not isinstance(dropped, list) or len(dropped) > limits().max_categories:
+            raise InputError(f"{source}: drop must be a list of column names")
+        return cls(tuple(attributes), tuple(str(c) for c in dropped), raw.get("inferred", False))
 
     def decode(self, codes: np.ndarray, rng: np.random.Generator, bin_labels: bool = False) -> pd.DataFrame:
         """Values of leaf codes (n × d): categories, or numbers drawn inside their bins."""

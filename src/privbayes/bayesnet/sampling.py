@@ -2,16 +2,21 @@
 
 Sampling reads only the released model, never the data: it is post-processing.
 Parents that enter a pair generalised are generalised before look-up (§5.2).
+:func:`sample_to` streams rows to a file in chunks, for tables larger than memory.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+import os
+from pathlib import Path
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
+import pandas as pd
 
 from privbayes.bayesnet.network import Network
 from privbayes.encoding import Encoding
+from privbayes.errors import InputError
 
 _CHUNK = 65536
 
@@ -34,3 +39,64 @@ def ancestral_sample(
             picked = (draws[part, None] >= cdf[rows[part]]).sum(axis=1)
             out[part, pair.child] = np.minimum(picked, size - 1)
     return out
+
+
+BLOCK_ROWS = 65536
+"""Rows drawn from one generator: block b uses the b-th child of the seed's SeedSequence, so
+the rows written do not depend on ``chunk_rows`` (only on the seed and n)."""
+
+
+def sample_to(path: str | os.PathLike, network: Network, conditionals: Sequence[np.ndarray], encoding: Encoding,
+              n: int, seed: int | None, chunk_rows: int = 4 * BLOCK_ROWS, bin_labels: bool = False,
+              progress: Callable[[int, int], None] | None = None) -> None:
+    """Write ``n`` synthetic rows to a CSV or Parquet file, ``chunk_rows`` at a time.
+
+    Memory stays bounded by one chunk (codes and decoded values) whatever ``n``; the file
+    appears only when complete (written beside it, then renamed).  Post-processing of the
+    released model: no data is read."""
+    from privbayes.io import OUTPUT_SUFFIXES, atomic_write
+
+    target = Path(path)
+    suffix = target.suffix.lower()
+    if suffix not in OUTPUT_SUFFIXES:
+        raise InputError(f"{target}: unknown table format {suffix or '(none)'!r}; expected .csv or .parquet")
+    if not isinstance(chunk_rows, (int, np.integer)) or chunk_rows < 1:
+        raise InputError(f"chunk_rows ({chunk_rows!r}) must be a positive integer")
+    blocks_per_chunk = max(1, -(-int(chunk_rows) // BLOCK_ROWS))
+    schema = encoding.schema
+    seeds = np.random.SeedSequence(seed)
+
+    def chunks() -> Iterator[pd.DataFrame]:
+        done = 0
+        while done < n:
+            frames = []
+            for _ in range(blocks_per_chunk):
+                rows = min(BLOCK_ROWS, n - done)
+                if rows <= 0:
+                    break
+                rng = np.random.default_rng(seeds.spawn(1)[0])
+                codes = ancestral_sample(network, conditionals, encoding, rows, rng)
+                frames.append(schema.decode(encoding.decode(codes), rng, bin_labels=bin_labels))
+                done += rows
+            yield pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+            if progress is not None:
+                progress(done, n)
+
+    def write_csv(tmp: Path) -> None:
+        with open(tmp, "w", encoding="utf-8", newline="") as handle:
+            for i, frame in enumerate(chunks()):
+                frame.to_csv(handle, header=i == 0, index=False)
+
+    def write_parquet(tmp: Path) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        probe = np.arange(min(1024, max(a.size for a in encoding.attributes)))[:, None]
+        leaves = np.column_stack([probe[:, 0] % a.size for a in schema.attributes])
+        kinds = pa.Schema.from_pandas(schema.decode(leaves, np.random.default_rng(0), bin_labels=bin_labels),
+                                      preserve_index=False)  # column types from values of every code, not a chunk
+        with pq.ParquetWriter(tmp, kinds) as writer:
+            for frame in chunks():
+                writer.write_table(pa.Table.from_pandas(frame, schema=kinds, preserve_index=False))
+
+    atomic_write(target, write_csv if suffix == ".csv" else write_parquet)

@@ -14,6 +14,11 @@ reveal anything about a row beyond its own validity.  The rules (docs/decisions.
 * **Typed numbers** (Parquet or DataFrame numeric values) match the category spelled
   as their canonical text (``1`` for 1 and 1.0), else the one category of the same
   numeric value.
+* **Numbers** equal to one of the attribute's ``special_values`` get that value's own
+  code (before the bounds are checked, so a sentinel may lie outside them); other
+  numbers their bin.  **Dates** (``kind: date``) are ISO text ``YYYY-MM-DD`` (a time
+  part is ignored; ``YYYY-MM`` suffices at month granularity, ``YYYY`` at year) or typed
+  dates; anything else is not a date.
 * **Missing**: a null in Parquet or a DataFrame (None, NaN, pd.NA), the empty field,
   or the attribute's ``missing_token``.  No other word (``NA``, ``null``, ``None``…) is
   missing: it is an ordinary value, and may be a category.  An empty field is a
@@ -35,12 +40,14 @@ import numpy as np
 import pandas as pd
 
 from privbayes.errors import InputError
-from privbayes.schema import Attribute
+from privbayes.schema import Attribute, date_ordinal
 
 NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 _NUMBER = re.compile(NUMBER)
 _MISSING, _INVALID, _OUTSIDE, _AMBIGUOUS = -1, -2, -3, -4
 _SHOWN_ROWS = 5
+_NOT_A_VALUE = {"numeric": "a value is not a number (the schema says numeric)",
+                "date": "a value is not an ISO date YYYY-MM-DD (the schema says date)"}
 
 
 class InvalidValuesError(InputError):
@@ -86,7 +93,7 @@ class _Categories:
 def _label_distinct(attr: Attribute, distinct: np.ndarray) -> np.ndarray:
     """A code (or one of the negative markers) for each distinct value, each on its own."""
     token = None if attr.missing_token is None else attr.missing_token.strip()
-    cats = _Categories(attr) if attr.kind != "numeric" else None
+    cats = _Categories(attr) if not attr.numeric else None
     out = np.empty(len(distinct), np.int64)
     for i, value in enumerate(distinct):
         out[i] = _label_one(attr, value, token, cats)
@@ -94,8 +101,10 @@ def _label_distinct(attr: Attribute, distinct: np.ndarray) -> np.ndarray:
 
 
 def _label_one(attr: Attribute, value: Any, token: str | None, cats: _Categories | None) -> int:
-    if value is None or value is pd.NA:
+    if value is None or value is pd.NA or value is pd.NaT:
         return _MISSING
+    if attr.kind == "date":
+        return _label_date(attr, value, token)
     if isinstance(value, (bool, np.bool_)):
         value = int(value)
     if isinstance(value, (int, float, np.integer, np.floating)):
@@ -123,18 +132,24 @@ def _label_one(attr: Attribute, value: Any, token: str | None, cats: _Categories
     return _INVALID if x is None else _numeric(attr, x)
 
 
+def _label_date(attr: Attribute, value: Any, token: str | None) -> int:
+    if isinstance(value, float) and math.isnan(value):
+        return _MISSING
+    if isinstance(value, str) and (value.strip() == "" or (token is not None and value.strip() == token)):
+        return _MISSING
+    x = date_ordinal(value, attr.granularity)
+    return _INVALID if x is None else _numeric(attr, x)
+
+
 def _numeric(attr: Attribute, x: float) -> int:
-    """Bin of x, or the _OUTSIDE marker."""
-    if not attr.lower <= x <= attr.upper:
-        return _OUTSIDE
-    return int(attr.bin_codes(np.array([x]))[0])
+    """Code of x (its special value's, else its bin), or the _OUTSIDE marker."""
+    return _label_numeric_numbers(attr, np.array([x], dtype=np.float64))[0]
 
 
 def _label_numeric_numbers(attr: Attribute, x: np.ndarray) -> np.ndarray:
     """Vectorised :func:`_label_one` for a numeric attribute whose distinct values are typed numbers."""
-    out = np.full(len(x), _OUTSIDE, np.int64)
-    inside = (x >= attr.lower) & (x <= attr.upper)
-    out[inside] = attr.bin_codes(x[inside])
+    out = attr.number_codes(x)
+    out[out < 0] = _OUTSIDE
     out[np.isnan(x)] = _MISSING
     return out
 
@@ -146,9 +161,7 @@ def _label_numeric_texts(attr: Attribute, distinct: np.ndarray) -> np.ndarray:
     numeric = texts.str.fullmatch(NUMBER).to_numpy(dtype=bool)
     x = pd.to_numeric(texts.where(numeric, "0"), errors="coerce").to_numpy(dtype=np.float64)
     out = np.full(len(distinct), _INVALID, np.int64)
-    inside = numeric & (x >= attr.lower) & (x <= attr.upper)
-    out[inside] = attr.bin_codes(x[inside])
-    out[numeric & ~inside] = _OUTSIDE
+    out[numeric] = _label_numeric_numbers(attr, x[numeric])
     empty = (texts == "").to_numpy() | ((texts == token).to_numpy() if token is not None else False)
     out[empty] = _MISSING
     return out
@@ -159,7 +172,7 @@ def label_column(attr: Attribute, positions: np.ndarray, distinct: np.ndarray, w
     """Leaf codes of one column given as ``distinct`` values and each row's position in them
     (−1 for a null).  Refuses, clips or recodes per the attribute's policies."""
     typed = np.asarray(distinct)
-    distinct = typed.astype(object)
+    distinct = np.array(list(pd.DatetimeIndex(typed)), dtype=object) if typed.dtype.kind == "M" else typed.astype(object)
     if attr.kind == "numeric" and typed.dtype.kind in "biuf":
         labels = _label_numeric_numbers(attr, typed.astype(np.float64))
     elif attr.kind == "numeric" and len(distinct) and all(isinstance(v, str) for v in distinct):
@@ -180,16 +193,18 @@ def _apply_policies(attr: Attribute, codes: np.ndarray, positions: np.ndarray, d
                     where: str) -> None:
     outside = codes == _OUTSIDE
     if outside.any() and attr.invalid == "clip":
-        values = np.array([_clip_number(v) for v in distinct] + [0.0])[positions[outside]]
+        values = np.array([_clip_number(attr, v) for v in distinct] + [0.0])[positions[outside]]
         codes[outside] = np.where(values <= attr.lower, 0, attr.bins - 1)
         outside[:] = False
     problems = [
         (codes == _AMBIGUOUS, "a value matches more than one category (they are equal as numbers)"),
-        (codes == _INVALID, "a value is not a number (the schema says numeric)" if attr.kind == "numeric"
-         else f"a value is not one of the schema's {attr.base_size} categories"),
+        (codes == _INVALID, _NOT_A_VALUE.get(attr.kind, f"a value is not one of the schema's {attr.base_size} "
+                                                                 "categories")),
     ]
-    if attr.kind == "numeric":
-        problems.append((outside, f"a value is outside the schema's bounds [{attr.lower:g}, {attr.upper:g}]"))
+    if attr.numeric:
+        problems.append((outside, "a value is outside the schema's bounds "
+                                  f"[{attr.to_dict()['lower'] if attr.kind == 'date' else format(attr.lower, 'g')}, "
+                                  f"{attr.to_dict()['upper'] if attr.kind == 'date' else format(attr.upper, 'g')}]"))
     for mask, problem in problems:
         if mask.any():
             if attr.invalid == "category":
@@ -206,7 +221,10 @@ def _apply_policies(attr: Attribute, codes: np.ndarray, positions: np.ndarray, d
         codes[missing] = attr.base_size
 
 
-def _clip_number(value: Any) -> float:
+def _clip_number(attr: Attribute, value: Any) -> float:
+    if attr.kind == "date":
+        x = date_ordinal(value, attr.granularity)
+        return 0.0 if x is None else x
     if isinstance(value, str):
         x = _number_of(value.strip())
         return 0.0 if x is None else x

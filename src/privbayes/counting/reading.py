@@ -6,11 +6,26 @@ columns keep each value's own type, and their nulls are the only missing markers
 besides the empty field and the schema's ``missing_token``.  Each column comes back
 as its distinct values and every row's position among them, so that labelling
 (:mod:`privbayes.counting.labels`) looks at each distinct value once and on its own.
+
+A CSV's separator is ``sep`` when given, else the most frequent of ``, ; TAB |`` in the
+header line (never the data rows, which are private; ``,`` when none occurs); its text
+encoding is ``encoding`` (UTF-8 by default).  :class:`TableFile` carries these options
+with a path wherever a path is accepted.  Columns of the data that the schema neither
+declares nor lists under ``drop`` are left out and named once in a
+:class:`ColumnsLeftOut` warning (column names are public, values are not).
 """
 
 from __future__ import annotations
 
+import bz2
+import codecs
+import csv
+import gzip
+import io
+import lzma
 import os
+import warnings
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +39,85 @@ from privbayes.schema import Schema
 TABLE_SUFFIXES = (".csv", ".parquet", ".pq", ".dat")
 COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zip", ".zst")
 """Compressed CSV and .dat files are read directly (``data.csv.gz``)."""
+
+
+SEPARATORS = (",", ";", "\t", "|")
+
+
+class ColumnsLeftOut(UserWarning):
+    """Columns of the data that the schema does not mention were left out (named, once)."""
+
+
+@dataclass(frozen=True)
+class TableFile(os.PathLike):
+    """A table file with its reading options: ``sep`` (None: detected from the header line)
+    and ``encoding``.  Accepted wherever a path is (``counting.open``, ``PrivBayes.fit``)."""
+
+    path: str
+    sep: str | None = None
+    encoding: str = "utf-8"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", os.fspath(self.path))
+        if self.sep is not None and (not isinstance(self.sep, str) or len(self.sep) != 1 or self.sep in "\"\r\n"):
+            raise InputError(f"sep ({self.sep!r}) must be one character (for a tab: '\\t')")
+        try:
+            codecs_name = codecs.lookup(self.encoding).name
+        except (LookupError, TypeError):
+            raise InputError(f"encoding ({self.encoding!r}) is not a known text encoding") from None
+        object.__setattr__(self, "encoding", codecs_name)
+
+    def __fspath__(self) -> str:
+        return self.path
+
+    def __str__(self) -> str:
+        return self.path
+
+
+def _open_text(path: Path, encoding: str) -> io.TextIOBase:
+    """The file as text, decompressed by its suffix."""
+    suffix = path.suffix.lower()
+    if suffix == ".gz":
+        return gzip.open(path, "rt", encoding=encoding, newline="")
+    if suffix == ".bz2":
+        return bz2.open(path, "rt", encoding=encoding, newline="")
+    if suffix == ".xz":
+        return lzma.open(path, "rt", encoding=encoding, newline="")
+    if suffix == ".zip":
+        archive = zipfile.ZipFile(path)
+        names = [n for n in archive.namelist() if not n.endswith("/")]
+        if len(names) != 1:
+            raise InputError(f"{path}: a .zip table must hold exactly one file")
+        return io.TextIOWrapper(archive.open(names[0]), encoding=encoding, newline="")
+    if suffix == ".zst":
+        try:
+            import zstandard
+        except ImportError:
+            raise InputError(f"{path}: reading .zst needs the zstandard package (pip install zstandard)") from None
+        return io.TextIOWrapper(zstandard.ZstdDecompressor().stream_reader(open(path, "rb")), encoding=encoding,
+                                newline="")
+    return open(path, encoding=encoding, newline="")
+
+
+def header_line(path: Path, encoding: str) -> str:
+    """The first line of a text table (decompressed), the only line separator detection looks at."""
+    with _open_text(path, encoding) as handle:
+        return handle.readline().lstrip("\ufeff").rstrip("\r\n")
+
+
+def detect_separator(header: str) -> str:
+    """The separator of a CSV from its header line alone: the most frequent of , ; TAB | outside
+    quotes (ties: that order); ``,`` when none occurs (a one-column file)."""
+    outside, quoted = [], False
+    for ch in header:
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted:
+            outside.append(ch)
+    text = "".join(outside)
+    counts = [(text.count(sep), -i, sep) for i, sep in enumerate(SEPARATORS)]
+    best = max(counts)
+    return best[2] if best[0] > 0 else ","
 
 
 @dataclass(frozen=True)
@@ -44,8 +138,16 @@ def _suffix(path: Path) -> str:
     return suffix
 
 
-def read_frame(path: str | os.PathLike, schema: Schema | None) -> pd.DataFrame:
-    """A table file as a DataFrame of raw values: text for CSV/.dat, each value's own type for Parquet."""
+def read_frame(path: str | os.PathLike, schema: Schema | None, sep: str | None = None,
+               encoding: str | None = None) -> pd.DataFrame:
+    """A table file as a DataFrame of raw values: text for CSV/.dat, each value's own type for Parquet.
+
+    With a schema, only the columns it declares are read (the others are left out: see
+    :func:`raw_columns`).  ``sep``/``encoding`` default to a :class:`TableFile`'s own."""
+    if isinstance(path, TableFile):
+        sep = path.sep if sep is None else sep
+        encoding = path.encoding if encoding is None else encoding
+    encoding = encoding or "utf-8"
     path = Path(path)
     suffix = _suffix(path)
     if not path.is_file():
@@ -54,28 +156,49 @@ def read_frame(path: str | os.PathLike, schema: Schema | None) -> pd.DataFrame:
         raise InputError(f"{path}: a .dat file has no header; give its schema (for example the authors' .domain file)")
     try:
         if suffix == ".csv":
-            frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8")
+            frame = _read_csv(path, schema, sep, encoding)
         elif suffix == ".dat":
-            frame = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, keep_default_na=False, na_filter=False)
+            frame = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, keep_default_na=False, na_filter=False,
+                                encoding=encoding)
             if frame.shape[1] != len(schema):
                 raise InputError(f"{path}: {frame.shape[1]} columns but the schema has {len(schema)} attributes")
             frame.columns = schema.names
         else:
             frame = _read_parquet(path)
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not valid UTF-8 text (byte {exc.start})") from None
+        raise InputError(f"{path}: not valid {encoding} text (byte {exc.start}); give the file's encoding "
+                         "(--encoding, e.g. latin-1)") from None
     except pd.errors.EmptyDataError:
         raise InputError(f"{path}: the file is empty") from None
-    except (pd.errors.ParserError, ValueError, OSError) as exc:
+    except (pd.errors.ParserError, ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
         if isinstance(exc, InputError):
             raise
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(f"{path}: cannot read the table ({first})") from None
-    if suffix == ".csv":
-        mangled = [c for c in frame.columns if isinstance(c, str) and "." in c and c.rsplit(".", 1)[0] in frame.columns
-                   and c.rsplit(".", 1)[1].isdigit()]
-        if mangled:
-            raise InputError(f"{path}: column {mangled[0].rsplit('.', 1)[0]!r} appears more than once")
+    return frame
+
+
+def _read_csv(path: Path, schema: Schema | None, sep: str | None, encoding: str) -> pd.DataFrame:
+    header = header_line(path, encoding)
+    if not header.strip():
+        raise InputError(f"{path}: the file is empty")
+    sep = sep or detect_separator(header)
+    columns = [c.strip() for c in next(csv.reader([header], delimiter=sep))]
+    seen: set[str] = set()
+    for column in columns:
+        if column in seen:
+            raise InputError(f"{path}: column {column!r} appears more than once")
+        seen.add(column)
+    if schema is not None and len(columns) == 1 and len(schema) > 1 and columns[0] not in schema.names:
+        raise InputError(f"{path}: the header has one column, none of the schema's; is the separator right? "
+                         "(give --sep)")
+    wanted = None if schema is None else [i for i, c in enumerate(columns) if c in schema.names]
+    frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, na_filter=False, encoding=encoding,
+                        usecols=wanted, engine="c")
+    frame.columns = [columns[i] for i in (wanted if wanted is not None else range(len(columns)))]
+    if schema is not None:
+        left_out = [c for c in columns if c not in schema.names]
+        frame.attrs["left_out"] = left_out
     return frame
 
 
@@ -101,7 +224,10 @@ def _read_parquet(path: Path) -> pd.DataFrame:
 
 
 def raw_columns(frame: pd.DataFrame, schema: Schema, source: str) -> dict[str, RawColumn]:
-    """The schema's columns of ``frame`` as :class:`RawColumn` s, after checking the column names."""
+    """The schema's columns of ``frame`` as :class:`RawColumn` s, after checking the column names.
+
+    Columns the schema does not declare are left out; those it does not list under ``drop``
+    either are named once in a :class:`ColumnsLeftOut` warning."""
     columns = [str(c) for c in frame.columns]
     if len(set(columns)) != len(columns):
         dup = next(c for c in columns if columns.count(c) > 1)
@@ -109,9 +235,11 @@ def raw_columns(frame: pd.DataFrame, schema: Schema, source: str) -> dict[str, R
     absent = [n for n in schema.names if n not in columns]
     if absent:
         raise InputError(f"{source}: column {absent[0]!r} of the schema is missing from the data")
-    extra = [c for c in columns if c not in schema.names]
+    extra = [c for c in frame.attrs.get("left_out", columns) if c not in schema.names and c not in schema.dropped]
     if extra:
-        raise InputError(f"{source}: column {extra[0]!r} is not in the schema")
+        names = ", ".join(repr(c) for c in extra[:10]) + (", …" if len(extra) > 10 else "")
+        warnings.warn(f"{source}: left out {len(extra)} column(s) not in the schema: {names} "
+                      "(list them under 'drop:' to silence this note)", ColumnsLeftOut, stacklevel=2)
     if len(frame) == 0:
         raise InputError(f"{source}: the data has no rows")
     frame = frame.set_axis(columns, axis=1)

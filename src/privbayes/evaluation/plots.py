@@ -194,6 +194,19 @@ def render_html(ev: Evaluation, pairs: np.ndarray, model: Any = None, real_name:
              f"(n = {ev.n_real}), {len(ev.attributes)} attributes; metrics of TODS 2017 §6.1.</p>",
              f'<p class="warn">{escape(NOT_PRIVATE[0].upper() + NOT_PRIVATE[1:])}.</p>',
              "<h2>α-way marginals: average TVD over Qα</h2>", _table(["Qα", "marginals", "average TVD"], qa)]
+    if ev.verdict:
+        parts.insert(1, f"<h2>Verdict</h2><p><b>{escape(ev.verdict)}</b></p>")
+    if ev.references is not None:
+        rows = [("1-way", *ev.references.one_way)] + ([("2-way", *ev.references.two_way)]
+                                                      if ev.references.two_way is not None else [])
+        parts += ["<h2>References (computed from the real table)</h2>",
+                  _table(["average TVD", "synthetic", "uniform", "independent marginals"], rows)]
+    if ev.numeric:
+        rows = [(c.name, c.ks, "; ".join(f"={v}: {r:.1%} / {s:.1%}" for v, r, s in c.masses) or "none",
+                 "  ".join(f"q{int(q * 100)} {r} / {s}" for q, r, s in c.quantiles)) for c in ev.numeric]
+        parts += ["<h2>Numeric columns on raw values</h2>",
+                  _table(["column", "KS distance", "point masses (real / synthetic)", "quantiles (real / synthetic)"],
+                         rows)]
     if ev.svm:
         parts += ["<h2>SVM misclassification rate</h2>",
                   _table(["target", "positive rate (real)", "positive rate (synthetic)", "trained on synthetic",

@@ -6,7 +6,11 @@ The metrics are those of the paper's experiments (§6.1, "Tasks"):
   all α-way marginals (the paper reports Q2/Q3 or Q3/Q4); α whose Qα would hold more
   than ``max_marginals`` marginals are skipped with a note;
 * the 1-way TVD of every attribute (where a model loses or keeps each distribution);
-* the multiple-SVM task, when binary targets are given: a linear hinge-loss C-SVM
+* references computed on the spot (uniform; independent marginals of REAL), a one-line
+  verdict (:mod:`privbayes.evaluation.verdict`), and raw-value checks of numeric
+  columns (point masses, quantiles, KS distance: :mod:`privbayes.evaluation.numeric`);
+* the multiple-SVM task, on the given binary targets, else on a default one (the last
+  categorical column: its most frequent real value against the rest): a linear hinge-loss C-SVM
   (C = 1) per target, trained on SYNTH, scored on a held-out 20 % of REAL, beside the
   no-privacy reference trained on the other 80 % of REAL.  Both are scored on the
   same 20 %.  The paper fits the synthesizer on the 80 % part only; if SYNTH came
@@ -27,12 +31,17 @@ import re
 import sys
 from typing import Any, Callable, Sequence, TextIO
 
+import dataclasses
+
 import numpy as np
+import pandas as pd
 
 from privbayes.errors import InputError
 from privbayes.evaluation.classifiers import Target, svm_misclassification, train_test_split_indices
 from privbayes.evaluation.marginals import average_marginal_tvd, marginal
+from privbayes.evaluation.numeric import numeric_check
 from privbayes.evaluation.results import NOT_PRIVATE, AttributeScore, Evaluation, MarginalScore, SvmScore
+from privbayes.evaluation.verdict import references, verdict
 from privbayes.schema import MISSING_LABEL, Attribute, Schema
 
 
@@ -94,8 +103,9 @@ def parse_target(text: str, schema: Schema) -> Target:
             x = float(value)
         except ValueError:
             raise InputError(f"--target ({text!r}): {value!r} is not a number") from None
-        step = (attr.upper - attr.lower) / attr.bins
-        positive = {b for b in range(attr.bins) if _COMPARE[op](attr.lower + (b + 0.5) * step, x)}
+        edges = attr.bin_edges()
+        positive = {b for b in range(attr.bins) if _COMPARE[op]((edges[b] + edges[b + 1]) / 2, x)}
+        positive |= {attr.bins + i for i, v in enumerate(attr.special_values) if _COMPARE[op](v, x)}
     if not positive:
         raise InputError(f"--target ({text!r}) selects no value of {column!r}")
     if len(positive) == attr.size:
@@ -107,9 +117,8 @@ def parse_target(text: str, schema: Schema) -> Target:
 
 def value_labels(attr: Attribute) -> tuple[str, ...]:
     """Display labels of an attribute's leaf codes: categories, or numeric bins ``[lo, hi)``."""
-    if attr.kind == "numeric":
-        step = (attr.upper - attr.lower) / attr.bins
-        labels = [f"[{attr.lower + b * step:.4g}, {attr.lower + (b + 1) * step:.4g})" for b in range(attr.bins)]
+    if attr.numeric:
+        labels = attr.bin_labels()
     else:
         labels = [str(c) for c in attr.categories]
     return tuple(labels + [MISSING_LABEL] * (attr.size - attr.base_size))
@@ -146,7 +155,20 @@ def evaluate_codes(real: np.ndarray, synth: np.ndarray, schema: Schema, alphas: 
                                 svm_misclassification(real[train], real[test], sizes, target)))
         notes.append(f"SVM: linear hinge-loss C-SVM, C = 1, one-hot features (TODS 2017 §6.1); both models are "
                      f"scored on the same {len(test)} held-out rows of REAL (80/20 split, seed {split_seed})")
-    return Evaluation(real.shape[0], synth.shape[0], tuple(scores), attributes, tuple(svm), tuple(notes))
+    refs = references(real, synth, sizes)
+    return Evaluation(real.shape[0], synth.shape[0], tuple(scores), attributes, tuple(svm), tuple(notes), refs,
+                      (), verdict(refs))
+
+
+def default_target(schema: Schema, real: np.ndarray) -> Target | None:
+    """The last categorical (or binary) attribute: its most frequent real value against the rest."""
+    for j in range(len(schema) - 1, -1, -1):
+        attr = schema.attributes[j]
+        if not attr.numeric:
+            top = int(np.argmax(np.bincount(real[:, j], minlength=attr.size)))
+            if top < attr.base_size:
+                return Target(f"{attr.name}={value_labels(attr)[top]}", j, frozenset({top}))
+    return None
 
 
 # --- text output --------------------------------------------------------------------------------
@@ -160,6 +182,17 @@ def format_text(ev: Evaluation, real_name: str = "REAL", synth_name: str = "SYNT
             lines.append(f"  Q{score.alpha:<3} {score.note}")
         else:
             lines.append(f"  Q{score.alpha:<3} {score.tvd:.4f}   ({score.count:,} marginals)")
+    if ev.references is not None:
+        lines += ["", "references (computed from REAL): average TVD", f"  {'':<8} {'SYNTH':>8} {'uniform':>8} "
+                  f"{'independent':>12}", "  1-way    " + "  ".join(f"{x:>8.4f}" for x in ev.references.one_way)]
+        if ev.references.two_way is not None:
+            lines.append("  2-way    " + "  ".join(f"{x:>8.4f}" for x in ev.references.two_way))
+    if ev.numeric:
+        lines += ["", "numeric columns on raw values (real / synthetic)"]
+        for c in ev.numeric:
+            masses = ", ".join(f"={v}: {r:.1%}/{s:.1%}" for v, r, s in c.masses) or "no point masses"
+            quartiles = " ".join(f"q{int(q * 100)} {r}/{s}" for q, r, s in c.quantiles)
+            lines += [f"  {c.name}: KS {c.ks:.3f}; {masses}", f"    {quartiles}"]
     width = max(9, *(len(a.name) for a in ev.attributes))
     lines += ["", "1-way total variation distance per attribute",
               f"  {'attribute':<{width}}  {'kind':<11}  {'values':>6}  {'TVD':>6}"]
@@ -173,31 +206,45 @@ def format_text(ev: Evaluation, real_name: str = "REAL", synth_name: str = "SYNT
             rates = f"{s.positive_real:.3f}/{s.positive_synth:.3f}"
             lines.append(f"  {s.target:<{width}}  {rates:>21}  {s.synthetic:>6.4f}  {s.reference:>6.4f}")
     lines += [""] + [f"note: {note}" for note in ev.notes] + [f"note: {NOT_PRIVATE}"]
+    if ev.verdict:
+        lines += ["", f"verdict: {ev.verdict}"]
     return "\n".join(lines)
 
 
 def average_tvd_against(real: Any, others: Sequence[Any], schema: Schema, alpha: int = 2) -> list[float]:
     """Average α-way marginal TVD of each of ``others`` (paths or DataFrames) against ``real``."""
     from privbayes.counting import leaf_codes
+    from privbayes.io import as_schema
 
+    schema = as_schema(schema)
     sizes = [a.size for a in schema.attributes]
     real_codes = leaf_codes(real, schema)
     return [average_marginal_tvd(real_codes, leaf_codes(other, schema), sizes, alpha) for other in others]
 
 
+def verdict_against(real: Any, synthetic: Any, schema: Schema) -> str:
+    """The one-line verdict of ``synthetic`` against ``real`` (paths or DataFrames) on the leaf codes."""
+    from privbayes.counting import leaf_codes
+    from privbayes.io import as_schema
+
+    schema = as_schema(schema)
+    sizes = [a.size for a in schema.attributes]
+    return verdict(references(leaf_codes(real, schema), leaf_codes(synthetic, schema), sizes))
+
+
 # --- the command --------------------------------------------------------------------------------
 
-def _load_inputs(real_path: str, synth_path: str, schema_path: str | None,
-                 model_path: str | None) -> tuple[Schema, Any, np.ndarray, np.ndarray, list[str]]:
-    from privbayes.counting import leaf_codes
-    from privbayes.io import load_schema
+def _load_inputs(real_path: Any, synth_path: Any, schema_arg: Any, model_path: str | None, sep: str | None = None,
+                 encoding: str | None = None) -> tuple[Schema, Any, pd.DataFrame, pd.DataFrame, list[str]]:
+    from privbayes.counting.reading import read_frame
+    from privbayes.io import as_schema
     from privbayes.model_file import load_model
 
-    if schema_path is None and model_path is None:
+    if schema_arg is None and model_path is None:
         raise InputError("evaluate needs --schema (the public domain), or --model to use the model's schema")
     notes: list[str] = []
     model = load_model(model_path) if model_path is not None else None
-    schema = load_schema(schema_path) if schema_path is not None else model.schema
+    schema = as_schema(schema_arg) if schema_arg is not None else model.schema
     if model is not None:
         if model.schema.names != schema.names:
             raise InputError(f"{model_path}: the model's attributes {model.schema.names} differ from the "
@@ -205,15 +252,18 @@ def _load_inputs(real_path: str, synth_path: str, schema_path: str | None,
         differ = [a.name for a, b in zip(schema.attributes, model.schema.attributes) if a != b]
         if differ:
             notes.append(f"the model's domain of {differ[0]!r} differs from --schema; the metrics use --schema")
-    real = leaf_codes(real_path, schema)
-    synth = leaf_codes(synth_path, schema)
-    return schema, model, real, synth, notes
+    frames = [p if isinstance(p, pd.DataFrame) else read_frame(p, schema, sep, encoding) for p in (real_path, synth_path)]
+    return schema, model, frames[0], frames[1], notes
 
 
-def run_evaluate(real_path: str, synth_path: str, *, schema_path: str | None = None, model_path: str | None = None,
+def run_evaluate(real_path: Any, synth_path: Any, *, schema_path: Any = None, model_path: str | None = None,
                  report_path: str | None = None, alpha: str = "2,3", targets: Sequence[str] = (),
-                 split_seed: int = 0, out: TextIO | None = None) -> Evaluation:
-    """Compute the §6.1 metrics, print them, and write the HTML report if asked (atomically)."""
+                 split_seed: int = 0, out: TextIO | None = None, sep: str | None = None,
+                 encoding: str | None = None, classifier: bool = True) -> Evaluation:
+    """Compute the metrics, references and verdict, print them, and write the HTML report if asked
+    (atomically).  ``schema_path`` may be a path, a dict or a Schema."""
+    from privbayes.counting import leaf_codes
+
     out = sys.stdout if out is None else out
     alphas = parse_alphas(alpha)
     if report_path is not None:
@@ -223,10 +273,19 @@ def run_evaluate(real_path: str, synth_path: str, *, schema_path: str | None = N
         folder = os.path.dirname(os.path.abspath(report_path))
         if not os.path.isdir(folder):
             raise InputError(f"{report_path}: the folder {folder!r} does not exist")
-    schema, model, real, synth, notes = _load_inputs(real_path, synth_path, schema_path, model_path)
+    schema, model, real_frame, synth_frame, notes = _load_inputs(real_path, synth_path, schema_path, model_path,
+                                                                 sep, encoding)
+    real, synth = leaf_codes(real_frame, schema), leaf_codes(synth_frame, schema)
     parsed = [parse_target(t, schema) for t in targets]
+    if not parsed and classifier and real.shape[0] >= 5:
+        default = default_target(schema, real)
+        if default is not None:
+            parsed = [default]
+            notes.append(f"SVM target by default: {default.name} (the last categorical column; --target to choose)")
     ev = evaluate_codes(real, synth, schema, alphas, parsed, split_seed)
-    ev = Evaluation(ev.n_real, ev.n_synth, ev.marginals, ev.attributes, ev.svm, tuple(notes) + ev.notes)
+    checks = tuple(numeric_check(a, real_frame[a.name], synth_frame[a.name]) for a in schema.attributes if a.numeric)
+    ev = dataclasses.replace(ev, notes=tuple(notes) + ev.notes, numeric=checks,
+                             verdict=verdict(ev.references, checks) if ev.references is not None else "")
     print(format_text(ev, str(real_path), str(synth_path)), file=out)
     if report_path is not None:
         from privbayes.evaluation.marginals import marginal_tvd_table

@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from privbayes.evaluation.numeric import NumericCheck
+from privbayes.evaluation.verdict import References
+
 NOT_PRIVATE = ("these statistics describe REAL exactly and are NOT differentially private: "
                "keep them with the data steward")
 
@@ -56,3 +59,6 @@ class Evaluation:
     attributes: tuple[AttributeScore, ...]
     svm: tuple[SvmScore, ...]
     notes: tuple[str, ...] = ()
+    references: References | None = None
+    numeric: tuple[NumericCheck, ...] = ()
+    verdict: str = ""

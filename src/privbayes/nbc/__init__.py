@@ -10,16 +10,26 @@ The guarantee is the paper's privacy-breach / r-closeness bound against a possib
 attacker. It is deterministic, adds no noise and is NOT differential privacy.
 """
 
-from privbayes.nbc.breach import (
-           amplification,
-           gamma_from_breach,
-           k_sind,
-           satisfies_corollary4,
-)
-from privbayes.nbc.equivalence import check_equivalence
-from privbayes.nbc.est import est
-from privbayes.nbc.safety import SafeViews, normalised, safety_transform
-from privbayes.nbc.views import AttributeCounts, NBCViews, views_from_table
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {"amplification": "breach", "gamma_from_breach": "breach", "k_sind": "breach",
+            "satisfies_corollary4": "breach", "check_equivalence": "equivalence", "est": "est",
+            "SafeViews": "safety", "normalised": "safety", "safety_transform": "safety",
+            "AttributeCounts": "views", "NBCViews": "views", "views_from_table": "views"}
+"""Public names and their submodules, imported on first use (PEP 562): the CLI registers the
+``nbc`` commands without loading numpy."""
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = ["AttributeCounts", "NBCViews", "SafeViews", "amplification", "check_equivalence", "est",
            "gamma_from_breach", "k_sind", "normalised", "safety_transform", "satisfies_corollary4",

@@ -10,8 +10,6 @@ import argparse
 from fractions import Fraction
 from typing import Any
 
-import numpy as np
-
 from privbayes.errors import InputError
 
 
@@ -99,6 +97,8 @@ def _publish(args: argparse.Namespace) -> None:
     if args.synthesize:
         from privbayes.io import write_table
         from privbayes.nbc.synthesis import synthetic_table
+
+        import numpy as np
 
         frame = synthetic_table(safe.views, schema, np.random.default_rng(args.seed))
         write_table(frame, args.synthesize)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from dataclasses import dataclass
 import json
 import sys
 import warnings
@@ -89,6 +88,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="when values are refused, print up to 5 of their row numbers (locally; never the values)")
     fit.add_argument("-o", "--output", help="model file to write (JSON); required unless --dry-run")
     _table_options(fit, model_encoding=True)
+    from privbayes.synthesizers import sa_cli
+
+    sa_cli.add_arguments(fit)
 
     sample = commands.add_parser("sample", help="draw synthetic rows from a model file (never reads the data)")
     sample.add_argument("model")
@@ -135,6 +137,9 @@ def _parser() -> argparse.ArgumentParser:
     from privbayes.nbc.cli import add_commands as add_nbc_commands
 
     add_nbc_commands(commands)
+    from privbayes.undirected.cli import add_commands as add_mrf_commands
+
+    add_mrf_commands(commands)
     return parser
 
 
@@ -164,7 +169,9 @@ def _writable(path: str | None, what: str, suffixes: tuple[str, ...] = ()) -> No
 
 
 def _fit(args: argparse.Namespace) -> None:
-    from privbayes.synthesizers.privbayes import INFERRED, PrivBayes, open_private
+    from privbayes.synthesizers.privbayes import INFERRED, open_private
+    from privbayes.bayesnet.cost import check_cost, cost_estimate
+    from privbayes.synthesizers.sa_cli import build_estimator
 
     if args.schema is None and not args.infer_schema:
         raise InputError("fit needs --schema (the public domain), or --infer-schema to read it from the data "
@@ -172,9 +179,7 @@ def _fit(args: argparse.Namespace) -> None:
     if args.output is None and not args.dry_run:
         raise InputError("fit needs -o/--output (the model file to write), or --dry-run")
     _writable(args.output, "model file", (".json",))
-    model = PrivBayes(args.epsilon, beta=args.beta, theta=args.theta, score=args.score, encoding=args.encoding,
-                      degree=args.degree, random_state=args.seed, progress=True)
-    model.check_parameters()
+    model = build_estimator(args)  # PrivBayes or SA-PrivBayes, parameters checked
     table, domain_source = open_private(_table(args, args.data), args.schema, args.infer_schema, "numpy")
     if domain_source == INFERRED or table.schema.inferred:
         print("privbayes: warning: the schema is inferred from the data (an unreviewed draft: 'inferred: true'); "
@@ -196,88 +201,6 @@ def _fit(args: argparse.Namespace) -> None:
     report = model.privacy_report()
     print(f"wrote {args.output}: {len(model.network_.pairs)} attributes, degree {model.degree_}, "
           f"ε spent {report['epsilon_spent']:g} of {report['epsilon']:g}")
-
-
-@dataclass(frozen=True)
-class CostEstimate:
-    """What a fit will cost, from public inputs only (parameters, schema, n), before any count.
-
-    GreedyBayes (TODS 2017, Alg. 4) scores, at each step, every maximal θ-useful parent set
-    (Alg. 5/6) of every remaining child; their number, not the size of one table, drives
-    time and memory.  ``candidates`` bounds the last step's count from above (all generalised
-    subsets within the bound τ of the smallest child, which has the largest τ);
-    ``largest_cells`` is the largest noisy table (τ·|dom(X)|, Alg. 4 line 6).  Time and
-    memory are rough fits to Adult on a 2-core machine (ε = 1, 10, 100: 10 s, 19 s, 197 s;
-    0.3, 0.6, 11 GB): about 1.6·10⁻⁴ s and τ bytes per candidate.  With a fixed degree k
-    (binary encodings) the candidates are the k-subsets of the placed attributes."""
-
-    candidates: int
-    largest_cells: int
-    seconds: float
-    bytes: int
-
-    @property
-    def time_class(self) -> str:
-        return ("seconds" if self.seconds < 60 else "minutes" if self.seconds < 3600 else "hours")
-
-    def describe(self) -> str:
-        return (f"cost estimate: up to {self.candidates:,} candidate parent sets per step, largest noisy table "
-                f"{self.largest_cells:,} cells; about {self.bytes / 2**30:,.1f} GB of memory; expected time: "
-                f"{self.time_class}")
-
-
-def count_parent_sets(level_sizes: Sequence[Sequence[int]], bound: int) -> int:
-    """The number of generalised subsets (each attribute absent or at one of its levels) whose
-    domain size is at most ``bound``: an upper bound on Alg. 5/6's maximal parent sets, counted
-    without listing them (memoised on the integer bound, as Alg. 5's recursion)."""
-    from functools import lru_cache
-
-    sizes = [tuple(s) for s in level_sizes]
-
-    @lru_cache(maxsize=None)
-    def count(i: int, left: int) -> int:
-        if left < 1:
-            return 0
-        if i == len(sizes):
-            return 1
-        return count(i + 1, left) + sum(count(i + 1, left // s) for s in sizes[i])
-    return count(0, bound)
-
-
-def cost_estimate(model: object, plan: object, schema: object) -> CostEstimate:
-    """:class:`CostEstimate` of ``model`` (a PrivBayes) on ``schema`` with budget ``plan``."""
-    import math
-    from fractions import Fraction
-
-    from privbayes.bayesnet.usefulness import domain_bound
-
-    attrs = model.encoding_for(schema).attributes
-    d, k, n = len(attrs), plan.setting("degree"), plan.setting("n")
-    sizes = sorted(a.size for a in attrs)
-    if k is not None:
-        candidates = max(math.comb(d - 1, k), 1) if k else 1
-        largest = math.prod(sizes[-(k + 1):]) if k else sizes[-1]
-        per_candidate = 2 ** (k + 1)
-    else:
-        eps2 = (1 - Fraction(model.beta)) * Fraction(model.epsilon)
-        small = min(range(d), key=lambda j: attrs[j].size)
-        tau = domain_bound(n, d, eps2, model.theta, attrs[small].size)
-        levels = [[a.level_size(i) for i in range(a.height)] for j, a in enumerate(attrs) if j != small]
-        candidates = count_parent_sets(levels, math.floor(tau))
-        largest = min(math.floor(domain_bound(n, d, eps2, model.theta, sizes[-1])) * sizes[-1], math.prod(sizes))
-        per_candidate = max(1, math.floor(tau))
-    return CostEstimate(candidates, int(largest), 1.6e-4 * candidates, candidates * per_candidate + 32 * int(largest))
-
-
-def check_cost(cost: CostEstimate) -> None:
-    """Refuse a fit whose memory estimate exceeds the guard (one line, with the settings to change)."""
-    from privbayes.limits import limits
-
-    cap = limits().max_fit_bytes
-    if cost.bytes > cap:
-        raise InputError(f"this fit would need about {cost.bytes / 2**30:,.0f} GB of memory ({cost.candidates:,} "
-                         f"candidate parent sets), more than the limit of {cap / 2**30:g} GB (PRIVBAYES_MAX_FIT_GB); "
-                         "lower --epsilon, raise --theta, set --degree or use --encoding vanilla")
 
 
 def _interruptible(work: "Callable[[], object]") -> None:
@@ -302,12 +225,17 @@ def _interruptible(work: "Callable[[], object]") -> None:
 
 
 def _sample(args: argparse.Namespace) -> None:
-    from privbayes.io import write_table
-    from privbayes.model_file import load_model
+    from privbayes.model_file import load_model, model_format
 
     _writable(args.output, "output table", (".csv", ".parquet", ".pq"))
-    model = load_model(args.model)
-    write_table(model.sample(args.n, random_state=args.seed, bin_labels=args.bin_labels), args.output)
+    if model_format(args.model) == "privbayes-mrf":
+        from privbayes.io import write_table
+        from privbayes.undirected import PrivateMRF
+
+        write_table(PrivateMRF.load(args.model).sample(args.n, random_state=args.seed, bin_labels=args.bin_labels),
+                    args.output)
+    else:  # streamed in chunks: bounded memory for any n
+        load_model(args.model).sample_to(args.output, args.n, random_state=args.seed, bin_labels=args.bin_labels)
     print(f"wrote {args.n} rows to {args.output}")
 
 
@@ -376,6 +304,12 @@ def _evaluate(args: argparse.Namespace) -> None:
                  alpha=args.alpha, targets=args.target, split_seed=args.seed, classifier=not args.no_classifier)
 
 
+def _mrf(args: argparse.Namespace) -> None:
+    from privbayes.undirected.cli import run
+
+    run(args)
+
+
 def _nbc(args: argparse.Namespace) -> None:
     from privbayes.nbc.cli import run
 
@@ -392,7 +326,7 @@ def _demo(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handlers = {"fit": _fit, "sample": _sample, "inspect": _inspect, "demo": _demo,
-                "schema": _schema_infer, "evaluate": _evaluate, "nbc": _nbc}
+                "schema": _schema_infer, "evaluate": _evaluate, "nbc": _nbc, "mrf": _mrf}
     try:
         if getattr(args, "epsilon", None) is not None:
             check_epsilon(args.epsilon, "--epsilon")

@@ -62,16 +62,27 @@ def _require(condition: bool, path: Path, message: str) -> None:
         raise InputError(f"{path}: invalid model file: {message}")
 
 
-def load_model(path: str | os.PathLike) -> BayesNetModel:
-    """A released model from a model file, validated."""
-    path = Path(path)
+def _document(path: Path) -> Any:
+    """The parsed JSON of a model file (size-checked first), or a one-line error."""
     if not path.is_file():
         raise InputError(f"{path}: no such model file")
     check_file_size(path, "model")
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise InputError(f"{path}: not a JSON model file ({type(exc).__name__})") from None
+
+
+def model_format(path: str | os.PathLike) -> str | None:
+    """The ``format`` a model file declares (``privbayes-model``, ``privbayes-mrf``, …), None if none."""
+    doc = _document(Path(path))
+    return doc.get("format") if isinstance(doc, dict) and isinstance(doc.get("format"), str) else None
+
+
+def load_model(path: str | os.PathLike) -> BayesNetModel:
+    """A released model from a model file, validated."""
+    path = Path(path)
+    doc = _document(path)
     try:
         return _model_from_document(doc, path)
     except InputError as exc:

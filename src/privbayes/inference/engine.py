@@ -1,0 +1,36 @@
+"""The choice between inference engines (the protocols are in :mod:`privbayes.inference.protocol`).
+
+An engine is built once for a fixed set of factor scopes (the model's cliques) and then
+answers many queries for different log-potentials — the pattern of maximum-likelihood
+fitting and of EM, which call inference at every step (ICML 2017, §3, Alg. 1-2).
+Engines are interchangeable behind the :class:`InferenceEngine` protocol:
+exact junction-tree calibration, loopy belief propagation, and brute-force enumeration
+(the reference twin for tests and tiny models).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from privbayes.inference.brute_force import BruteForceEngine
+from privbayes.inference.exact import JunctionTreeEngine
+from privbayes.inference.factor import Domain
+from privbayes.inference.junction_tree import build_junction_tree
+from privbayes.inference.loopy import LoopyBPEngine
+from privbayes.inference.protocol import MAX_EXACT_CELLS, InferenceEngine, Method
+
+
+def make_engine(domain: Domain, scopes: Sequence[Sequence[int]], method: Method = "auto", *,
+                max_exact_cells: int = MAX_EXACT_CELLS, **options: object) -> InferenceEngine:
+    """An engine for ``scopes``: exact on a junction tree when its cliques fit in
+    ``max_exact_cells`` cells (``auto``), loopy BP otherwise; ``options`` go to loopy BP."""
+    if method not in ("auto", "exact", "loopy", "brute"):
+        raise ValueError(f"method ({method!r}) must be auto, exact, loopy or brute")
+    if method == "brute":
+        return BruteForceEngine(domain, scopes)
+    if method == "loopy":
+        return LoopyBPEngine(domain, scopes, **options)  # type: ignore[arg-type]
+    tree = build_junction_tree(domain, scopes)
+    if method == "exact" or sum(domain.cells(c) for c in tree.cliques) <= max_exact_cells:
+        return JunctionTreeEngine(domain, scopes, tree=tree)
+    return LoopyBPEngine(domain, scopes, **options)  # type: ignore[arg-type]

@@ -1,0 +1,196 @@
+"""``PrivateMRF``: an ε-DP Markov random field over user-given cliques (Bernstein et al., ICML 2017).
+
+fit: the counting layer returns the exact clique tables (nothing else reads rows);
+``naive`` and ``cgm`` release them once with discrete Laplace noise (ε/|C| per table,
+:mod:`privbayes.undirected.measurements`) and estimate θ by post-processing (§3.1 naive
+MLE; §3.2 CGM-EM with NLBP); ``psgd`` is the (ε, δ) noisy-gradient baseline (§4).
+The fitted model samples, answers marginals and scores held-out rows without the data.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from fractions import Fraction
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from privbayes.errors import InputError
+from privbayes.inference import Domain
+from privbayes.privacy.accountant import Accountant
+from privbayes.privacy.samplers import random_source
+from privbayes.schema import Schema
+from privbayes.undirected.cliques import clique_indices
+from privbayes.undirected.estimation import CGMOptions, cgm_em, naive_mle
+from privbayes.undirected.measurements import RELATIONS, measure
+from privbayes.undirected.model import LogLinearModel
+from privbayes.undirected.psgd import psgd
+
+METHODS = ("naive", "cgm", "psgd")
+DEFAULT_LAMBDA = {"naive": 1e-4, "cgm": 0.0, "psgd": 0.0}
+
+
+def _real(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _open_table(data: Any, schema: Any) -> Any:
+    from privbayes import counting
+
+    return counting.open(data, schema)
+
+
+class PrivateMRF:
+    """ε-DP log-linear MRF (scikit-learn conventions: fit returns self, learned attributes end in _).
+
+    ``cliques`` lists tuples of attribute names; ``method`` naive, cgm (default) or psgd;
+    ``relation`` "replace-one" (library default: sensitivity 2 per table, n public) or
+    "add-remove" (the paper's: sensitivity 1 per table, N estimated from the noisy tables);
+    ``lam`` the L2 weight λ (default 1e-4 for naive, 0 for cgm and psgd); ``inference``
+    auto/exact/loopy; ``cgm`` a :class:`CGMOptions`; ``delta`` for psgd (default 1/n);
+    ``random_state`` seeds the DP noise (reproducible experiments; the report says so).
+    """
+
+    def __init__(self, cliques: Sequence[Sequence[str]], epsilon: float = 1.0, *, method: str = "cgm",
+                 relation: str = "replace-one", lam: float | None = None, inference: str = "auto",
+                 cgm: CGMOptions | None = None, psgd_steps: int = 50, psgd_learning_rate: float = 1.0,
+                 delta: float | None = None, random_state: int | None = None) -> None:
+        self.cliques = cliques
+        self.epsilon = epsilon
+        self.method = method
+        self.relation = relation
+        self.lam = lam
+        self.inference = inference
+        self.cgm = cgm
+        self.psgd_steps = psgd_steps
+        self.psgd_learning_rate = psgd_learning_rate
+        self.delta = delta
+        self.random_state = random_state
+
+    def check_parameters(self) -> None:
+        """Raise :class:`InputError` naming the first parameter outside its range."""
+        if not _real(self.epsilon) or self.epsilon <= 0:
+            raise InputError(f"epsilon ({self.epsilon!r}) must be a finite number > 0")
+        if self.method not in METHODS:
+            raise InputError(f"method ({self.method!r}) must be one of {', '.join(METHODS)}")
+        if self.relation not in RELATIONS:
+            raise InputError(f"relation ({self.relation!r}) must be one of {', '.join(RELATIONS)}")
+        if self.lam is not None and (not _real(self.lam) or self.lam < 0):
+            raise InputError(f"lam ({self.lam!r}) must be a finite number >= 0")
+        if self.inference not in ("auto", "exact", "loopy"):
+            raise InputError(f"inference ({self.inference!r}) must be auto, exact or loopy")
+        if not isinstance(self.psgd_steps, int) or isinstance(self.psgd_steps, bool) or self.psgd_steps < 1:
+            raise InputError(f"psgd_steps ({self.psgd_steps!r}) must be a positive integer")
+        if not _real(self.psgd_learning_rate) or self.psgd_learning_rate <= 0:
+            raise InputError(f"psgd_learning_rate ({self.psgd_learning_rate!r}) must be a finite number > 0")
+        if self.delta is not None and (not _real(self.delta) or not 0 < self.delta < 1):
+            raise InputError(f"delta ({self.delta!r}) must be in (0, 1)")
+        if self.method == "psgd" and self.relation != "replace-one":
+            raise InputError("method 'psgd' supports relation 'replace-one' only (it divides by the public n)")
+        clique_indices(self.cliques, None)
+
+    # --- fitting -------------------------------------------------------------------------------
+
+    def fit(self, data: pd.DataFrame | str | os.PathLike, schema: Schema | str | os.PathLike | dict) -> "PrivateMRF":
+        """Learn the private model from a DataFrame or a table path, with a public ``schema``."""
+        self.check_parameters()
+        table = _open_table(data, schema)
+        self.schema_ = table.schema
+        self.cliques_ = clique_indices(self.cliques, self.schema_)
+        domain = Domain(tuple(a.size for a in self.schema_.attributes))
+        counts = [table.counts(list(c)) for c in self.cliques_]
+        public_n = int(table.n)
+        start = LogLinearModel.uniform(domain, self.cliques_, self.inference)  # type: ignore[arg-type]
+        lam = DEFAULT_LAMBDA[self.method] if self.lam is None else float(self.lam)
+        rng = random_source(self.random_state)
+        self.seeded_ = rng.seeded
+        if self.method == "psgd":
+            delta = self.delta if self.delta is not None else 1.0 / public_n
+            accountant = Accountant(self.epsilon, Fraction(delta))
+            noise = np.random.default_rng(self.random_state)  # float Gaussian noise: the documented exception
+            self.model_ = psgd(start, counts, public_n, self.epsilon, delta, accountant, noise,
+                               steps=self.psgd_steps, learning_rate=self.psgd_learning_rate, lam=lam)
+            self.n_ = float(public_n)
+        else:
+            accountant = Accountant(self.epsilon)
+            names = [",".join(self.schema_.names[v] for v in c) for c in self.cliques_]
+            stats = measure(counts, public_n, self.cliques_, names, self.epsilon, self.relation,  # type: ignore[arg-type]
+                            accountant, rng)
+            del counts
+            self.n_ = stats.n
+            if self.method == "naive":
+                self.model_ = naive_mle(start, stats, lam)
+            else:
+                options = self.cgm if self.cgm is not None else CGMOptions(lam=lam)
+                self.model_, self.trace_ = cgm_em(start, stats, options)
+        self.ledger_ = accountant.ledger
+        self.epsilon_spent_ = float(accountant.spent)
+        self.delta_spent_ = float(accountant.spent_delta)
+        return self
+
+    # --- using the model -----------------------------------------------------------------------
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "model_"):
+            raise InputError("this PrivateMRF is not fitted yet; call fit first")
+
+    def marginal(self, attributes: Sequence[str]) -> np.ndarray:
+        """p(x_attributes) as an array with one axis per attribute (leaf codes, in the given order)."""
+        self._check_fitted()
+        if isinstance(attributes, str):
+            attributes = [attributes]
+        variables = [self.schema_.index(a) for a in attributes]
+        if len(set(variables)) != len(variables) or not variables:
+            raise InputError("marginal needs one or more distinct attribute names")
+        return self.model_.marginal(variables)
+
+    def sample(self, n: int, random_state: int | None = None, bin_labels: bool = False) -> pd.DataFrame:
+        """``n`` synthetic rows in the schema's values (exact sampling on junction trees, Gibbs otherwise);
+        ``bin_labels`` gives numeric attributes as bin labels instead of values drawn inside the bins."""
+        self._check_fitted()
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
+            raise InputError(f"n ({n!r}) must be a positive integer")
+        rng = np.random.default_rng(random_state)
+        return self.schema_.decode(self.model_.sample(int(n), rng), rng, bin_labels=bin_labels)
+
+    def log_likelihood(self, data: pd.DataFrame | str | os.PathLike) -> float:
+        """Mean log-likelihood per row of ``data`` (nats; the paper's holdout log-likelihood, §4.2)."""
+        self._check_fitted()
+        table = _open_table(data, self.schema_)
+        counts = [table.counts(list(c)) for c in self.cliques_]
+        return self.model_.log_likelihood(counts, table.n) / table.n
+
+    def privacy_report(self) -> dict[str, Any]:
+        """What was spent, on what, under which neighbouring relation, and what is not covered."""
+        self._check_fitted()
+        from privbayes.undirected.model_file import privacy_report
+
+        return privacy_report(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        from privbayes.undirected.model_file import to_dict
+
+        self._check_fitted()
+        return to_dict(self)
+
+    @classmethod
+    def from_dict(cls, document: Any, source: str = "model") -> "PrivateMRF":
+        from privbayes.undirected.model_file import from_dict
+
+        return from_dict(document, source, cls)
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the model as versioned JSON (atomic); sampling from it never needs the data."""
+        import json
+
+        from privbayes.io import atomic_write_text
+
+        atomic_write_text(path, json.dumps(self.to_dict()))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "PrivateMRF":
+        from privbayes.undirected.model_file import load
+
+        return load(path, cls)

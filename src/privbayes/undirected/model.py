@@ -1,0 +1,107 @@
+"""The log-linear Markov random field p(x; θ) = exp(Σ_C θ_C(x_C) − A(θ)) (ICML 2017, Eq. 1).
+
+A frozen value: the domain, the cliques (tuples of variable indices) and one table of
+log-potentials θ_C per clique.  Inference goes through a :mod:`privbayes.inference`
+engine built once per model (exact on a junction tree when it fits, loopy BP otherwise).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from privbayes.inference import Beliefs, Domain, InferenceEngine, make_engine, sample
+from privbayes.inference.protocol import Method
+
+Cliques = tuple[tuple[int, ...], ...]
+
+
+def flatten(tables: Sequence[np.ndarray]) -> np.ndarray:
+    """One vector θ from per-clique tables (the order of the cliques)."""
+    return np.concatenate([np.ravel(t) for t in tables]) if tables else np.zeros(0)
+
+
+def unflatten(vector: np.ndarray, domain: Domain, cliques: Cliques) -> list[np.ndarray]:
+    """Per-clique tables from one vector θ (inverse of :func:`flatten`)."""
+    out, start = [], 0
+    for clique in cliques:
+        size = domain.cells(clique)
+        out.append(vector[start:start + size].reshape(domain.shape(clique)))
+        start += size
+    return out
+
+
+def clique_marginals(beliefs: Beliefs, cliques: Cliques) -> list[np.ndarray]:
+    """μ_C for every clique C (ICML 2017, §3: µ = E_θ[n]/N)."""
+    return [beliefs.marginal(c) for c in cliques]
+
+
+@dataclass(frozen=True)
+class LogLinearModel:
+    """An MRF over ``domain`` with log-potentials ``theta[i]`` on ``cliques[i]``."""
+
+    domain: Domain
+    cliques: Cliques
+    theta: tuple[np.ndarray, ...]
+    inference: Method = "auto"
+    engine: InferenceEngine = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        cliques = tuple(self.domain.check_scope(c) for c in self.cliques)
+        if len(self.theta) != len(cliques):
+            raise ValueError(f"expected {len(cliques)} log-potential tables, got {len(self.theta)}")
+        theta = []
+        for clique, table in zip(cliques, self.theta):
+            array = np.array(table, dtype=np.float64)
+            if array.shape != self.domain.shape(clique) or not np.all(np.isfinite(array)):
+                raise ValueError(f"log-potentials of clique {clique!r} must be finite with shape "
+                                 f"{self.domain.shape(clique)}")
+            array.setflags(write=False)
+            theta.append(array)
+        object.__setattr__(self, "cliques", cliques)
+        object.__setattr__(self, "theta", tuple(theta))
+        object.__setattr__(self, "engine", make_engine(self.domain, cliques, self.inference))
+
+    @classmethod
+    def uniform(cls, domain: Domain, cliques: Sequence[Sequence[int]], inference: Method = "auto") -> "LogLinearModel":
+        cliques = tuple(tuple(c) for c in cliques)
+        return cls(domain, cliques, tuple(np.zeros(domain.shape(c)) for c in cliques), inference)
+
+    def with_theta(self, theta: Sequence[np.ndarray]) -> "LogLinearModel":
+        """The same structure (and engine) with other log-potentials."""
+        model = object.__new__(LogLinearModel)
+        for name in ("domain", "cliques", "inference", "engine"):
+            object.__setattr__(model, name, getattr(self, name))
+        tables = []
+        for clique, table in zip(self.cliques, theta):
+            array = np.array(table, dtype=np.float64).reshape(self.domain.shape(clique))
+            array.setflags(write=False)
+            tables.append(array)
+        object.__setattr__(model, "theta", tuple(tables))
+        return model
+
+    def beliefs(self) -> Beliefs:
+        return self.engine.infer(self.theta)
+
+    def marginals(self) -> list[np.ndarray]:
+        return clique_marginals(self.beliefs(), self.cliques)
+
+    def marginal(self, variables: Sequence[int]) -> np.ndarray:
+        """p(x_variables); variables outside one junction-tree clique use a tree built for them."""
+        variables = tuple(variables)
+        try:
+            return self.beliefs().marginal(variables)
+        except ValueError:
+            extended = self.cliques + (variables,)
+            engine = make_engine(self.domain, extended, "exact" if self.engine.exact else "loopy")
+            return engine.infer(self.theta + (np.zeros(self.domain.shape(variables)),)).marginal(variables)
+
+    def log_likelihood(self, counts: Sequence[np.ndarray], n: int) -> float:
+        """L(θ) = θᵀn − N·A(θ) for clique count tables ``counts`` of ``n`` rows (ICML 2017, Eq. 2)."""
+        return float(sum(np.sum(t * c) for t, c in zip(self.theta, counts)) - n * self.beliefs().log_z)
+
+    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` draws (n × T codes): exact on a junction tree, Gibbs otherwise."""
+        return sample(self.engine, self.theta, n, rng)

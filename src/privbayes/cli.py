@@ -91,6 +91,9 @@ def _parser() -> argparse.ArgumentParser:
     from privbayes.synthesizers import sa_cli
 
     sa_cli.add_arguments(fit)
+    fit.add_argument("--backend", choices=["numpy", "duckdb", "spark", "auto"], default="numpy",
+                     help="where to count: in memory (numpy), DuckDB (out of core, privbayes[duckdb]) or Spark "
+                          "(privbayes[spark]); auto = DuckDB for files larger than 1/16 of memory")
 
     sample = commands.add_parser("sample", help="draw synthetic rows from a model file (never reads the data)")
     sample.add_argument("model")
@@ -180,7 +183,7 @@ def _fit(args: argparse.Namespace) -> None:
         raise InputError("fit needs -o/--output (the model file to write), or --dry-run")
     _writable(args.output, "model file", (".json",))
     model = build_estimator(args)  # PrivBayes or SA-PrivBayes, parameters checked
-    table, domain_source = open_private(_table(args, args.data), args.schema, args.infer_schema, "numpy")
+    table, domain_source = open_private(_table(args, args.data), args.schema, args.infer_schema, args.backend)
     if domain_source == INFERRED or table.schema.inferred:
         print("privbayes: warning: the schema is inferred from the data (an unreviewed draft: 'inferred: true'); "
               "its categories and bounds are NOT covered by epsilon", file=sys.stderr)

@@ -1,15 +1,22 @@
 """``open``: the one way private data enters the library.
 
 A source — a table file (CSV, Parquet, the authors' ``.dat``) or a pandas DataFrame
-(later a DuckDB relation or a Spark DataFrame) — is read with types taken from the
-schema (:mod:`privbayes.counting.reading`), every value labelled on its own
-(:mod:`privbayes.counting.labels`), and handed back as a :class:`PrivateTable`
-whose only outputs are the row count and exact counts.
+— is read with types taken from the schema (:mod:`privbayes.counting.reading`),
+every value labelled on its own (:mod:`privbayes.counting.labels`), and handed back
+as a :class:`PrivateTable` whose only outputs are the row count and exact counts.
+
+Back-ends: ``numpy`` (in memory), ``duckdb`` (embedded, out of core) and ``spark``
+(a cluster).  The engines read CSV (``.csv``, and compressed forms they decompress
+themselves) and Parquet in place; DataFrames, ``.dat`` files and other compressions
+are labelled in memory and only counted in the engine.  ``auto`` takes DuckDB for a
+file larger than :data:`AUTO_MEMORY_SHARE` of the machine's memory.  ``backend`` may
+also be an open DuckDB connection or an existing ``SparkSession``.
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any, Union
 
 import numpy as np
@@ -18,13 +25,18 @@ import pandas as pd
 from privbayes.counting.base import PrivateTable
 from privbayes.counting.labels import label_column
 from privbayes.counting.memory import InMemoryTable
-from privbayes.counting.reading import raw_columns, read_frame
+from privbayes.counting.reading import TableFile, _suffix, raw_columns, read_frame
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
 from privbayes.schema import Schema
 
 Source = Union[str, os.PathLike, pd.DataFrame]
-BACKENDS = ("numpy",)
+BACKENDS = ("numpy", "duckdb", "spark", "auto")
+AUTO_MEMORY_SHARE = 1 / 16
+"""``auto`` counts in DuckDB files larger than this share of physical memory (in memory,
+pandas holds a text table at several times its file size)."""
+_IN_PLACE = {"duckdb": (".csv", ".csv.gz", ".csv.zst", ".parquet", ".pq"),
+             "spark": (".csv", ".csv.gz", ".csv.bz2", ".parquet", ".pq")}
 
 
 def source_name(source: Source) -> str:
@@ -45,13 +57,70 @@ def leaf_codes(source: Source, schema: Schema) -> np.ndarray:
                                          f"{where}: column {a.name!r}") for a in schema.attributes])
 
 
-def open(source: Source, schema: Any, backend: str = "numpy") -> PrivateTable:  # noqa: A001 - the entry point's name
+def open(source: Source, schema: Any, backend: Any = "numpy") -> PrivateTable:  # noqa: A001 - the entry point's name
     """A :class:`PrivateTable` over ``source`` typed and validated by ``schema`` (a Schema,
-    a schema file path, or a schema dict)."""
+    a schema file path, or a schema dict), counted by ``backend`` (a name in
+    :data:`BACKENDS`, a DuckDB connection or a SparkSession)."""
     from privbayes.io import as_schema
 
-    if backend not in BACKENDS:
-        raise InputError(f"backend ({backend!r}) must be one of {', '.join(BACKENDS)}")
+    name, engine = _backend(backend)
     schema = as_schema(schema)
-    leaves = leaf_codes(source, schema)
-    return InMemoryTable(leaves, Encoding.build(schema, "hierarchical"))
+    if name == "auto":
+        name = "duckdb" if _large(source) and _importable("duckdb") else "numpy"
+    if name == "numpy":
+        return InMemoryTable(leaf_codes(source, schema), Encoding.build(schema, "hierarchical"))
+    path = _in_place(source, name)
+    if name == "duckdb":
+        from privbayes.counting.duckdb import duckdb_from_codes, duckdb_from_file
+
+        return (duckdb_from_file(path, _suffix(Path(path)), schema, engine) if path is not None
+                else duckdb_from_codes(leaf_codes(source, schema), schema, engine))
+    from privbayes.counting.spark import spark_from_codes, spark_from_file
+
+    return (spark_from_file(path, _suffix(Path(path)), schema, engine) if path is not None
+            else spark_from_codes(leaf_codes(source, schema), schema, engine))
+
+
+def _backend(backend: Any) -> tuple[str, Any]:
+    """The back-end's name and the engine handle passed in (or None)."""
+    module = type(backend).__module__
+    if module.lstrip("_").startswith("duckdb"):
+        return "duckdb", backend
+    if module.startswith("pyspark"):
+        return "spark", backend
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise InputError(f"backend ({backend!r}) must be one of {', '.join(BACKENDS)}, "
+                         "a DuckDB connection or a SparkSession")
+    if backend in ("duckdb", "spark") and not _importable("duckdb" if backend == "duckdb" else "pyspark"):
+        raise InputError(f"backend {backend!r} needs an extra: pip install 'privbayes[{backend}]'")
+    return backend, None
+
+
+def _importable(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def _large(source: Source) -> bool:
+    """Is ``source`` a file larger than :data:`AUTO_MEMORY_SHARE` of physical memory?"""
+    if isinstance(source, pd.DataFrame) or not os.path.isfile(source):
+        return False
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - systems without sysconf
+        return False
+    return os.path.getsize(source) > AUTO_MEMORY_SHARE * memory
+
+
+def _in_place(source: Source, engine: str) -> str | None:
+    """The path of a file ``engine`` reads in place, else None (labelled in memory instead)."""
+    if isinstance(source, pd.DataFrame):
+        return None
+    if isinstance(source, TableFile) and (source.sep is not None or source.encoding != "utf-8"):
+        return None  # the engines read UTF-8 and find the separator as the reader does; others in memory
+    path = os.fspath(source)
+    _suffix(Path(path))  # the reader's own check and message for unknown formats
+    if not os.path.isfile(path):
+        raise InputError(f"{path}: no such file")
+    return path if path.lower().endswith(_IN_PLACE[engine]) else None

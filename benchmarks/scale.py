@@ -1,0 +1,215 @@
+"""Scale benchmark (issue 17): fit and sample time and peak memory per back-end, n × d.
+
+Usage:
+  python benchmarks/scale.py --cells numpy:1e5:15,duckdb:1e6:15 [--data /tmp/privbayes_scale] [--timeout 900]
+  python benchmarks/scale.py --overhead 1e6      # one 3-way count: our DuckDB back-end vs a bare GROUP BY
+  python benchmarks/scale.py --plot results.json  # docs/figures/scale_time.png from saved JSON
+
+Data: rows sampled from a PrivBayes model (ε = 1, seeded) fitted on the bundled Adult data
+(15 attributes, realistic correlations), written to Parquet in chunks.  Wider tables
+(d > 15) add copies of Adult's attributes, each value kept with probability 0.8 and
+otherwise replaced by that attribute's value in another row of the chunk, so copies
+correlate with their source and with each other.  Each cell (back-end, n, d) runs in a
+fresh process: PrivBayes(ε = 1, seeded) fit from the Parquet file (reading, labelling and
+counting included), then streaming the same n rows to Parquet; peak RSS is the process's
+(for Spark, the Python driver only: the JVM is reported apart when available).
+Prints JSON and a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ADULT = ROOT / "src" / "privbayes" / "data"
+FIGURES = ROOT / "docs" / "figures"
+CHUNK = 10**6
+
+
+def wide_schema(d: int):
+    """Adult's schema and ⌈d/15⌉ − 1 renamed copies of its attributes, cut to d."""
+    from privbayes.io import load_schema
+    from privbayes.schema import Schema
+
+    base = load_schema(ADULT / "adult.yaml")
+    attrs = list(base.attributes)
+    copy = 1
+    while len(attrs) < d:
+        attrs += [dataclasses.replace(a, name=f"{a.name}_{copy}") for a in base.attributes]
+        copy += 1
+    return Schema(tuple(attrs[:d]))
+
+
+def generate(n: int, d: int, folder: Path) -> Path:
+    """Parquet file of n Adult-like rows over d attributes (cached by name)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from privbayes import PrivBayes
+    from privbayes.io import load_schema
+
+    path = folder / f"adult_n{n}_d{d}.parquet"
+    if path.exists():
+        return path
+    folder.mkdir(parents=True, exist_ok=True)
+    base = load_schema(ADULT / "adult.yaml")
+    model = PrivBayes(1.0, random_state=0, progress=False).fit(ADULT / "adult.csv.gz", base).model_
+    schema = wide_schema(d)
+    rng = np.random.default_rng(1)
+    tmp = path.with_suffix(".tmp")
+    writer = None
+    for i, first in enumerate(range(0, n, CHUNK)):
+        frame = model.sample(min(CHUNK, n - first), random_state=100 + i)
+        for attr in schema.attributes[len(base):]:
+            source = frame[attr.name.rsplit("_", 1)[0]].to_numpy()
+            keep = rng.random(len(frame)) < 0.8
+            frame[attr.name] = np.where(keep, source, source[rng.permutation(len(frame))])
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        if writer is None:
+            writer = pq.ParquetWriter(tmp, table.schema)
+        writer.write_table(table.cast(writer.schema))
+    writer.close()
+    tmp.rename(path)
+    return path
+
+
+def cell(backend: str, n: int, d: int, folder: Path) -> dict:
+    """One measurement, in this process."""
+    from privbayes import PrivBayes
+
+    path = generate(n, d, folder)
+    schema = wide_schema(d)
+    engine = backend
+    if backend == "duckdb-engine":  # count every table in DuckDB, never in memory
+        from privbayes.counting import duckdb as duckdb_backend
+
+        duckdb_backend.LOCAL_MEMORY_SHARE, engine = 0.0, "duckdb"
+    if backend == "spark":
+        from privbayes.counting.spark import local_session
+
+        engine = local_session()
+        engine.sparkContext.setLogLevel("ERROR")
+    start = time.perf_counter()
+    model = PrivBayes(1.0, random_state=0, progress=False).fit(str(path), schema, backend=engine).model_
+    fitted = time.perf_counter()
+    out = folder / f"synthetic_{backend}_n{n}_d{d}.parquet"
+    model.sample_to(out, n, random_state=0, progress=False)
+    done = time.perf_counter()
+    out.unlink()
+    return {"backend": backend, "n": n, "d": d, "k": model.degree, "fit_s": round(fitted - start, 2),
+            "sample_s": round(done - fitted, 2), "peak_rss_mb": round(_peak_mb(), 1)}
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def overhead(n: int, folder: Path) -> dict:
+    """One 3-way count (age × education × income) on an opened DuckDB table vs a bare GROUP BY on the file."""
+    import duckdb
+
+    from privbayes import counting
+
+    path = generate(n, 15, folder)
+    schema = wide_schema(15)
+    start = time.perf_counter()
+    table = counting.open(str(path), schema, backend="duckdb")
+    opened = time.perf_counter()
+    idx = [schema.names.index(c) for c in ("age", "education", "income")]
+    table.counts(idx)
+    counted = time.perf_counter()
+    local, table.local = table.local, None  # the same count by the engine (GROUP BY on the coded rows)
+    table.counts(idx)
+    in_engine = time.perf_counter()
+    table.local = local
+    con = duckdb.connect()
+    con.execute(f"SELECT age, education, income, COUNT(*) FROM read_parquet('{path}') GROUP BY ALL").fetchall()
+    bare = time.perf_counter()
+    return {"n": n, "open_s": round(opened - start, 3), "backend_3way_count_in_memory_s": round(counted - opened, 3),
+            "backend_3way_count_in_engine_s": round(in_engine - counted, 3),
+            "bare_duckdb_group_by_s": round(bare - in_engine, 3)}
+
+
+def run_cells(cells: list[tuple[str, int, int]], folder: Path, timeout: float) -> list[dict]:
+    rows = []
+    for backend, n, d in cells:
+        generate(n, d, folder)  # outside the timed process
+        cmd = [sys.executable, __file__, "--one", f"{backend}:{n}:{d}", "--data", str(folder)]
+        try:
+            done = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=timeout)
+            line = [s for s in done.stdout.splitlines() if s.startswith("{")]
+            rows.append(json.loads(line[-1]) if line else {"backend": backend, "n": n, "d": d,
+                                                            "error": (done.stderr.strip().splitlines() or ["?"])[-1]})
+        except subprocess.TimeoutExpired:
+            rows.append({"backend": backend, "n": n, "d": d, "error": f"over {timeout:.0f} s"})
+        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    return rows
+
+
+def plot(rows: list[dict]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for key in sorted({(r["backend"], r["d"]) for r in rows if "fit_s" in r}):
+        pts = sorted((r["n"], r["fit_s"] + r["sample_s"]) for r in rows if (r["backend"], r["d"]) == key and "fit_s" in r)
+        ax.plot(*zip(*pts), marker="o", label=f"{key[0]}, d = {key[1]}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("rows n")
+    ax.set_ylabel("fit + sample seconds")
+    ax.set_title("PrivBayes ε = 1 on Adult-like data (2 cores)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    FIGURES.mkdir(parents=True, exist_ok=True)
+    fig.savefig(FIGURES / "scale_time.png", dpi=120, bbox_inches="tight")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cells", default="numpy:1e5:15,duckdb:1e5:15")
+    parser.add_argument("--one")
+    parser.add_argument("--overhead", type=float)
+    parser.add_argument("--plot")
+    parser.add_argument("--data", default="/tmp/privbayes_scale")
+    parser.add_argument("--timeout", type=float, default=900)
+    args = parser.parse_args()
+    folder = Path(args.data)
+    if args.one:
+        backend, n, d = args.one.split(":")
+        print(json.dumps(cell(backend, int(float(n)), int(d), folder)))
+        return
+    if args.plot:
+        plot(json.loads(Path(args.plot).read_text())["results"])
+        return
+    machine = {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()}
+    if args.overhead:
+        print(json.dumps({"benchmark": "scale_overhead", "machine": machine, "results": overhead(int(args.overhead), folder)}))
+        return
+    cells = [(b, int(float(n)), int(d)) for b, n, d in (c.split(":") for c in args.cells.split(","))]
+    rows = run_cells(cells, folder, args.timeout)
+    print(json.dumps({"benchmark": "scale", "machine": machine, "results": rows}, indent=1))
+    print(f"\n{'backend':<8} {'n':>10} {'d':>4} {'k':>3} {'fit s':>9} {'sample s':>9} {'peak MB':>9}")
+    for r in rows:
+        if "error" in r:
+            print(f"{r['backend']:<8} {r['n']:>10} {r['d']:>4}   {r['error']}")
+        else:
+            print(f"{r['backend']:<8} {r['n']:>10} {r['d']:>4} {r['k']:>3} {r['fit_s']:>9.2f} {r['sample_s']:>9.2f} "
+                  f"{r['peak_rss_mb']:>9.1f}")
+    plot(rows)
+
+
+if __name__ == "__main__":
+    main()

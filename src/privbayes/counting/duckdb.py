@@ -1,0 +1,402 @@
+"""Counting back-ends on SQL engines, and the DuckDB one (issue 17).
+
+Both engine back-ends (DuckDB here, Spark in :mod:`privbayes.counting.spark`) follow one
+recipe, so results are identical to the numpy back-end's by construction:
+
+1. the engine reads the file in place — CSV as text only (every column VARCHAR, no NA
+   words; an empty field is the empty text, as in :mod:`privbayes.counting.reading`),
+   Parquet in its own types;
+2. each column's *distinct* values come back to Python and are labelled by
+   :func:`privbayes.counting.labels.label_column` — the same per-value rule and the same
+   value-free errors as in memory (a value's code depends on that value only, so
+   labelling the distinct values is labelling every row);
+3. the value → leaf-code maps go back into the engine and a JOIN codes every row; the
+   coded rows are kept as distinct rows with multiplicities ``w``;
+4. counts are ``GROUP BY`` over leaf codes packed into one integer key, many tables in
+   one pass with ``GROUPING SETS``; the sparse answer is spread over the full domain
+   (empty cells present) and generalised to taxonomy levels in numpy.
+
+The size cap (:func:`privbayes.limits.check_cells`) is checked before a query runs.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any, Sequence
+
+import numpy as np
+
+from privbayes.counting.base import EncodedView, PrivateTable, Request
+from privbayes.counting.labels import InvalidValuesError, label_column
+from privbayes.encoding import Encoding
+from privbayes.errors import InputError
+from privbayes.limits import check_cells
+from privbayes.schema import Schema
+
+_KEY_LIMIT = 2**62
+"""Packed leaf keys must stay below this (BIGINT arithmetic)."""
+_SETS_PER_QUERY = 64
+"""Tables counted by one GROUPING SETS query."""
+
+
+LOCAL_MEMORY_SHARE = 1 / 8
+"""Coded distinct rows (with the numpy back-end's working columns) smaller than this share of physical memory are counted in
+memory by the numpy back-end (same counts, faster for GreedyBayes's many small tables);
+larger ones are counted by the engine."""
+
+
+class EngineTable(PrivateTable):
+    """A :class:`PrivateTable` over an engine table ``rows(c0, …, c{d-1}, w)`` of distinct
+    leaf-code rows and their multiplicities.  Subclasses provide :meth:`_fetch`.
+
+    After :meth:`localise`, counting happens in memory on those distinct rows when they fit
+    (reading, labelling and coding — the memory-hungry part — stayed in the engine)."""
+
+    rows_name: str
+
+    def __init__(self, schema: Schema, n: int) -> None:
+        self.schema, self.encoding, self._n = schema, Encoding.build(schema, "hierarchical"), n
+        self.local: PrivateTable | None = None
+
+    @property
+    def n(self) -> int:
+        return self._n
+
+    def _fetch(self, sql: str) -> Any:
+        """The result of ``sql`` as a pyarrow Table."""
+        raise NotImplementedError
+
+    def localise(self, share: float | None = None) -> EngineTable:
+        """Count in memory from now on if the coded distinct rows take less than ``share``
+        (default :data:`LOCAL_MEMORY_SHARE`) of physical memory."""
+        from privbayes.counting.memory import InMemoryTable
+
+        share = LOCAL_MEMORY_SHARE if share is None else share
+        d = len(self.schema.attributes)
+        distinct = self._fetch(f"SELECT COUNT(*) AS m FROM {self.rows_name}").column("m")[0].as_py()
+        if distinct * (6 * d + 16) > share * physical_memory():  # codes, weights, generalised int32 columns
+            return self
+        rows = self._fetch(f"SELECT * FROM {self.rows_name}")
+        codes = np.column_stack([rows.column(f"c{j}").to_numpy() for j in range(d)])  # int16/int32 codes
+        self.local = InMemoryTable._from_distinct(codes, rows.column("w").to_numpy().astype(np.int64), self.encoding)
+        return self
+
+    def binary_families(self, parents: np.ndarray, children: np.ndarray) -> np.ndarray | None:
+        return None if self.local is None else self.local.binary_families(parents, children)
+
+    def counts(self, attributes: Sequence[int], levels: Sequence[int] | None = None) -> np.ndarray:
+        return self.counts_many([(attributes, levels)])[0]
+
+    def counts_many(self, requests: Sequence[Request]) -> list[np.ndarray]:
+        """Every request's table; each distinct attribute set is counted once at leaf level
+        (its level variants and orders are derived in numpy), up to 64 sets per engine pass."""
+        if self.local is not None:
+            return self.local.counts_many(requests)
+        normal = [normalise(self.encoding, attributes, levels) for attributes, levels in requests]
+        keys = list(dict.fromkeys(tuple(sorted(a)) for a, _ in normal if a))
+        sparse: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
+        for first in range(0, len(keys), _SETS_PER_QUERY):
+            sparse.update(self._leaf_counts(keys[first:first + _SETS_PER_QUERY]))
+        return [np.array(self.n, dtype=np.int64) if not a else
+                spread(self.encoding, key, *sparse[key], a, l)
+                for a, l in normal for key in [tuple(sorted(a))]]
+
+    def encoded(self, encoding: Encoding) -> PrivateTable:
+        """This table for its own encoding; otherwise a view whose batches stay batched."""
+        if encoding.schema != self.schema:
+            raise ValueError("the encoding must be of the table's schema")
+        if self.local is not None:
+            return self.local.encoded(encoding)
+        return self if encoding == self.encoding else BatchedEncodedView(self, encoding)
+
+    def _leaf_counts(self, keys: list[tuple[int, ...]]) -> dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]]:
+        """Sparse leaf tables (packed key, count) of each attribute set, in one query."""
+        packed = [pack_sql(self.encoding, key) for key in keys]
+        inner = ", ".join(f"{expr} AS k{i}" for i, expr in enumerate(packed))
+        outer = ", ".join(f"k{i}" for i in range(len(keys)))
+        sets = ", ".join(f"(k{i})" for i in range(len(keys)))
+        result = self._fetch(f"SELECT {outer}, CAST(SUM(w) AS BIGINT) AS cnt FROM "
+                             f"(SELECT {inner}, w FROM {self.rows_name}) AS t GROUP BY GROUPING SETS ({sets})")
+        counts = result.column("cnt").to_numpy()
+        out = {}
+        for i, key in enumerate(keys):
+            column = result.column(f"k{i}")
+            mine = column.is_valid().to_numpy(zero_copy_only=False)  # a set's rows have its key, NULL elsewhere
+            out[key] = (column.fill_null(0).to_numpy()[mine].astype(np.int64), counts[mine])
+        return out
+
+
+class BatchedEncodedView(EncodedView):
+    """:class:`EncodedView` whose ``counts_many`` asks the engine for every leaf table in one batch."""
+
+    def counts_many(self, requests: Sequence[Request]) -> list[np.ndarray]:
+        variables = self.encoding.attributes
+        keys = [tuple(sorted({variables[v].source for v in attributes})) for attributes, _ in requests]
+        unique = list(dict.fromkeys(k for k in keys if k))
+        for key in unique:
+            check_cells([self.schema.attributes[s].size for s in key], "the leaf table behind an encoded table")
+        base = self.base
+        self.base = _Prefetched(base.n, dict(zip(unique, base.counts_many([(list(k), None) for k in unique]))))
+        try:
+            return [self.counts(attributes, levels) for attributes, levels in requests]
+        finally:
+            self.base = base
+
+
+class _Prefetched:
+    """Leaf tables already counted, served to :meth:`EncodedView.counts`."""
+
+    def __init__(self, n: int, tables: dict[tuple[int, ...], np.ndarray]) -> None:
+        self.n, self._tables = n, tables
+
+    def counts(self, attributes: Sequence[int], levels: Sequence[int] | None = None) -> np.ndarray:
+        return self._tables[tuple(attributes)]
+
+
+def physical_memory() -> int:
+    """Bytes of physical memory (a large default where the system does not say)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - systems without sysconf
+        return 2**34
+
+
+def normalise(encoding: Encoding, attributes: Sequence[int], levels: Sequence[int] | None) -> tuple[list[int], list[int]]:
+    """Checked (attributes, levels); the table is refused above the size cap before counting."""
+    attributes = list(attributes)
+    levels = [0] * len(attributes) if levels is None else list(levels)
+    if len(levels) != len(attributes):
+        raise ValueError("attributes and levels must have the same length")
+    if len(set(attributes)) != len(attributes):
+        raise ValueError(f"attributes {attributes} repeat")
+    check_cells((encoding.attributes[a].level_size(l) for a, l in zip(attributes, levels)), "a counted table")
+    return attributes, levels
+
+
+def pack_sql(encoding: Encoding, key: tuple[int, ...]) -> str:
+    """SQL of the row-major index of the leaf cell of ``key``'s attributes (first most significant)."""
+    sizes = [encoding.attributes[a].size for a in key]
+    if math.prod(sizes) >= _KEY_LIMIT:
+        raise InputError(f"a counted table over attributes {list(key)} has too many leaf cells for an engine key")
+    expr = f"CAST(c{key[0]} AS BIGINT)"
+    for a, size in zip(key[1:], sizes[1:]):
+        expr = f"({expr} * {size} + c{a})"
+    return expr
+
+
+def spread(encoding: Encoding, key: tuple[int, ...], index: np.ndarray, count: np.ndarray,
+           attributes: list[int], levels: list[int]) -> np.ndarray:
+    """The dense table over ``attributes`` at ``levels`` from sparse leaf counts over ``key``.
+
+    Weights are summed in float64: exact, every partial sum is at most n < 2^53."""
+    attrs = encoding.attributes
+    leaves = np.unravel_index(index, [attrs[a].size for a in key]) if len(index) else [index] * len(key)
+    shape = tuple(attrs[a].level_size(l) for a, l in zip(attributes, levels))
+    flat = np.zeros(len(index), np.int64)
+    for a, l, size in zip(attributes, levels, shape):
+        flat = flat * size + attrs[a].levels[l][leaves[key.index(a)]]
+    return np.bincount(flat, weights=count, minlength=math.prod(shape)).astype(np.int64).reshape(shape)
+
+
+def check_columns(columns: list[str], schema: Schema, where: str) -> None:
+    """The column checks of :func:`privbayes.counting.reading.raw_columns` (duplicates, absent
+    columns, a note on columns left out), run on the names alone."""
+    import pandas as pd
+
+    from privbayes.counting.reading import raw_columns
+
+    dummy = pd.DataFrame([[""] * len(columns)], columns=columns)
+    dummy.attrs["left_out"] = [c for c in columns if c not in schema.names]
+    raw_columns(dummy, schema, where)
+
+
+def csv_header(path: str, schema: Schema) -> tuple[str, list[str]]:
+    """The separator and column names of a CSV file, by the rules of
+    :mod:`privbayes.counting.reading` (the header line alone decides the separator;
+    names are stripped; a repeated name is refused)."""
+    import csv
+    from pathlib import Path
+
+    from privbayes.counting.reading import detect_separator, header_line
+
+    header = header_line(Path(path), "utf-8")
+    if not header.strip():
+        raise InputError(f"{path}: the file is empty")
+    sep = detect_separator(header)
+    columns = [c.strip() for c in next(csv.reader([header], delimiter=sep))]
+    if len(set(columns)) != len(columns):
+        raise InputError(f"{path}: column {next(c for c in columns if columns.count(c) > 1)!r} appears more than once")
+    if len(columns) == 1 and len(schema) > 1 and columns[0] not in schema.names:
+        raise InputError(f"{path}: the header has one column, none of the schema's; is the separator right? "
+                         "(give --sep)")
+    return sep, columns
+
+
+def distinct_values(column: Any) -> tuple[np.ndarray, bool]:
+    """A column of distinct engine values (pyarrow) as labelling sees it, and whether it has a null:
+    the conversion of :mod:`privbayes.counting.reading` for Parquet (numbers stay exact numbers,
+    other types become text)."""
+    import pyarrow as pa
+
+    has_null = column.null_count > 0
+    column = column.drop_null()
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        column, kind = column.cast(kind.value_type), kind.value_type
+    if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
+        values = np.array(column.to_pylist(), dtype=object) if has_null else column.to_numpy()
+    elif pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        values = np.array(column.to_pylist(), dtype=object)
+    else:
+        values = np.array(column.cast(pa.string()).to_pylist(), dtype=object)
+    return values, has_null
+
+
+def label_distinct(schema: Schema, attribute: int, column: Any, where: str) -> tuple[Any, np.ndarray]:
+    """Leaf codes of an engine column's distinct values, via :func:`label_column`.
+
+    Returns the distinct values (nulls last, as one null) and their codes.  When the schema
+    refuses the column, raises :class:`_Refused` with the offending values, so that the
+    caller re-raises the same error with row numbers from the engine."""
+    import pyarrow as pa
+
+    attr = schema.attributes[attribute]
+    values, has_null = distinct_values(column)
+    positions = np.arange(len(values) + has_null, dtype=np.int64)
+    positions[len(values):] = -1
+    keys = pa.concat_arrays([column.drop_null().combine_chunks()] + ([pa.nulls(1, column.type)] if has_null else []))
+    name = f"{where}: column {attr.name!r}"
+    try:
+        return keys, label_column(attr, positions, values, name)
+    except InvalidValuesError as error:
+        message = str(error)
+    bad = []
+    for i, position in enumerate(positions):  # error path only: which values fail the same way
+        try:
+            label_column(attr, np.array([0 if position >= 0 else -1]), values[i:i + 1], name)
+        except InvalidValuesError as each:
+            if str(each) == message:
+                bad.append(i)
+    raise _Refused(message, keys.take(pa.array(bad, pa.int64())))
+
+
+class _Refused(Exception):
+    """A column the schema refuses, and its offending distinct values (for row numbers)."""
+
+    def __init__(self, message: str, values: Any) -> None:
+        super().__init__(message)
+        self.values = values
+
+
+def code_type(size: int) -> Any:
+    import pyarrow as pa
+
+    return pa.int16() if size < 2**15 else pa.int32()
+
+
+# --- DuckDB ---------------------------------------------------------------------------------------
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+class DuckDBTable(EngineTable):
+    """Rows coded and counted inside DuckDB (embedded, out of core: reads Parquet/CSV in place)."""
+
+    def __init__(self, connection: Any, rows_name: str, schema: Schema, n: int) -> None:
+        super().__init__(schema, n)
+        self.connection, self.rows_name = connection, rows_name
+
+    def _fetch(self, sql: str) -> Any:
+        return self.connection.sql(sql).to_arrow_table()
+
+
+def _connect(connection: Any) -> tuple[Any, str]:
+    import duckdb
+
+    con = duckdb.connect() if connection is None else connection
+    return con, unique_prefix()
+
+
+def unique_prefix() -> str:
+    """A fresh prefix for one table's engine objects (several tables may share a connection)."""
+    import uuid
+
+    return f"privbayes_{uuid.uuid4().hex[:16]}"
+
+
+def duckdb_from_file(path: str, suffix: str, schema: Schema, connection: Any = None) -> DuckDBTable:
+    """A :class:`DuckDBTable` over a CSV (maybe .gz/.zst) or Parquet file, read in place."""
+    import duckdb
+    import pyarrow as pa
+
+    con, prefix = _connect(connection)
+    where = path
+    try:
+        if suffix == ".csv":
+            sep, columns = csv_header(path, schema)
+            names = "[" + ", ".join(_literal(c) for c in columns) + "]"
+            scan = (f"read_csv({_literal(path)}, header=true, names={names}, all_varchar=true, delim={_literal(sep)}, "
+                    "quote='\"', escape='\"', encoding='utf-8')")
+        else:
+            scan = f"read_parquet({_literal(path)})"
+            columns = [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall()]
+        check_columns(columns, schema, where)
+        wrap = "COALESCE({0}, '')" if suffix == ".csv" else "{0}"  # an empty CSV field is the empty text
+        select = ", ".join(f"{wrap.format(_ident(a.name))} AS {_ident(a.name)}" for a in schema.attributes)
+        con.execute(f"CREATE TEMP VIEW {prefix}_src AS SELECT {select} FROM {scan}")
+        n = con.execute(f"SELECT COUNT(*) FROM {prefix}_src").fetchall()[0][0]
+        if n == 0:
+            raise InputError(f"{where}: the data has no rows")
+        maps = []
+        for j, attr in enumerate(schema.attributes):
+            column = con.sql(f"SELECT DISTINCT {_ident(attr.name)} AS v FROM {prefix}_src").to_arrow_table().column(0)
+            try:
+                keys, codes = label_distinct(schema, j, column, where)
+            except _Refused as refused:
+                raise InvalidValuesError(str(refused), _rows_of(con, f"{prefix}_src", attr.name, refused.values)) from None
+            maps.append(f"{prefix}_m{j}")
+            con.register(maps[-1], pa.table({"v": keys, "code": pa.array(codes, code_type(attr.size))}))
+        joins = " ".join(f"LEFT JOIN {m} ON s.{_ident(a.name)} IS NOT DISTINCT FROM {m}.v"
+                         for m, a in zip(maps, schema.attributes))
+        coded = ", ".join(f"{m}.code AS c{j}" for j, m in enumerate(maps))
+        con.execute(f"CREATE TEMP TABLE {prefix}_rows AS SELECT {coded}, COUNT(*) AS w "
+                    f"FROM {prefix}_src AS s {joins} GROUP BY ALL")
+        for m in maps:
+            con.unregister(m)
+        con.execute(f"DROP VIEW {prefix}_src")
+    except duckdb.Error as exc:  # engine messages may quote a line of the file: name the kind only
+        raise InputError(f"{where}: cannot read the table (DuckDB {type(exc).__name__})") from None
+    return DuckDBTable(con, f"{prefix}_rows", schema, int(n)).localise()
+
+
+def _rows_of(con: Any, view: str, name: str, values: Any) -> tuple[int, ...]:
+    """1-based data row numbers (scan order) of up to five rows holding one of ``values``."""
+    import pyarrow as pa
+
+    bad = f"{view}_bad"
+    con.register(bad, pa.table({"v": values}))
+    try:
+        found = con.execute(f"SELECT r FROM (SELECT ROW_NUMBER() OVER () AS r, {_ident(name)} AS v FROM {view}) AS t "
+                            f"WHERE EXISTS (SELECT 1 FROM {bad} WHERE {bad}.v IS NOT DISTINCT FROM t.v) "
+                            "ORDER BY r LIMIT 5").fetchall()
+    finally:
+        con.unregister(bad)
+    return tuple(int(r) for (r,) in found)
+
+
+def duckdb_from_codes(leaves: np.ndarray, schema: Schema, connection: Any = None) -> DuckDBTable:
+    """A :class:`DuckDBTable` over leaf codes already labelled in memory (DataFrames, .dat files)."""
+    import pyarrow as pa
+
+    con, prefix = _connect(connection)
+    con.register(f"{prefix}_codes", pa.table({f"c{j}": pa.array(leaves[:, j], code_type(a.size))
+                                              for j, a in enumerate(schema.attributes)}))
+    con.execute(f"CREATE TEMP TABLE {prefix}_rows AS SELECT *, COUNT(*) AS w FROM {prefix}_codes GROUP BY ALL")
+    con.unregister(f"{prefix}_codes")
+    return DuckDBTable(con, f"{prefix}_rows", schema, len(leaves)).localise()

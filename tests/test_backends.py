@@ -1,0 +1,273 @@
+"""Issue 17: the DuckDB and Spark back-ends count exactly what the numpy back-end counts.
+
+Same tables on random schemas and data (empty cells, missing values, generalised
+levels, CSV text quirks), the same fitted model with a fixed seed, the same refusals
+with the same message and the same row numbers, the same size cap.  Spark starts once
+per module (a JVM: seconds); its workload is batched into few queries.
+"""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from privbayes import PrivBayes, counting
+from privbayes.counting import InvalidValuesError
+from privbayes.errors import InputError
+from privbayes.limits import configure, limits
+from privbayes.schema import Attribute, Schema
+
+duckdb = pytest.importorskip("duckdb")
+
+@pytest.fixture(autouse=True)
+def count_in_the_engine(monkeypatch):
+    """Engine tables count in the engine here (they move small coded rows into memory otherwise;
+    that path is checked by test_small_coded_rows_are_counted_in_memory_alike)."""
+    from privbayes.counting import duckdb as engine
+
+    monkeypatch.setattr(engine, "LOCAL_MEMORY_SHARE", 0.0)
+
+
+WORDS = ["NA", "null", "a,b", ' "q" ', "x y", "1.0", "2", "é"]
+
+
+def random_case(seed: int, n: int = 400) -> tuple[Schema, pd.DataFrame]:
+    """A random schema (categorical with and without taxonomy, numeric, binary; missing as a
+    category or absent) and rows that leave some cells empty and some values missing."""
+    rng = np.random.default_rng(seed)
+    attrs, columns = [], {}
+    for j in range(int(rng.integers(3, 6))):
+        kind = ["categorical", "numeric", "binary"][j % 3]
+        missing = "category" if rng.random() < 0.6 else "refuse"
+        name = f"v{j}"
+        if kind == "categorical":
+            cats = tuple(rng.choice(WORDS, size=int(rng.integers(3, 7)), replace=False))
+            taxonomy = (cats[:2], cats[2:]) if rng.random() < 0.5 else None
+            attrs.append(Attribute(name, kind, categories=cats, taxonomy=taxonomy, missing=missing))
+            used = list(cats[:-1])  # the last category never occurs: empty cells
+            values = rng.choice(used, n).astype(object)
+        elif kind == "numeric":
+            attrs.append(Attribute(name, kind, lower=0, upper=10, bins=int(rng.integers(2, 9)), missing=missing))
+            values = np.round(rng.uniform(0, 6, n), 2).astype(object)  # bins above 6 stay empty
+        else:
+            attrs.append(Attribute(name, kind, missing=missing))
+            values = rng.integers(0, 2, n).astype(object)
+        if missing == "category":
+            values[rng.random(n) < 0.1] = None
+        columns[name] = values
+    return Schema(tuple(attrs)), pd.DataFrame(columns)
+
+
+def write(frame: pd.DataFrame, path) -> str:
+    """The rows as CSV (None → empty field) or as Parquet (typed, None → null)."""
+    if str(path).endswith(".csv"):
+        frame.to_csv(path, index=False)
+    else:
+        frame.to_parquet(path, index=False)
+    return str(path)
+
+
+def requests(table, rng, count: int = 40) -> list:
+    """Random 1- to 3-way requests at random generalisation levels, and the empty request."""
+    attrs = table.encoding.attributes
+    out = [([], None)]
+    for _ in range(count):
+        chosen = list(rng.choice(len(attrs), size=int(rng.integers(1, min(3, len(attrs)) + 1)), replace=False))
+        out.append((chosen, [int(rng.integers(0, attrs[a].height)) for a in chosen]))
+    return out
+
+
+def assert_same_counts(expected, got, workload) -> None:
+    assert got.n == expected.n
+    for want, have in zip(expected.counts_many(workload), got.counts_many(workload)):
+        assert have.dtype == np.int64 and have.shape == want.shape
+        np.testing.assert_array_equal(have, want)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("form", ["csv", "parquet", "frame"])
+def test_duckdb_counts_equal_numpy(tmp_path, seed, form):
+    schema, frame = random_case(seed)
+    source = frame if form == "frame" else write(frame, tmp_path / f"data.{form}")
+    expected = counting.open(source, schema)
+    got = counting.open(source, schema, backend="duckdb")
+    workload = requests(expected, np.random.default_rng(seed))
+    assert_same_counts(expected, got, workload)
+    for attributes, levels in workload[1:4]:  # the single-table form too
+        np.testing.assert_array_equal(got.counts(attributes, levels), expected.counts(attributes, levels))
+
+
+@pytest.mark.parametrize("form", ["parquet", "frame"])
+def test_small_coded_rows_are_counted_in_memory_alike(tmp_path, monkeypatch, form):
+    from privbayes.counting import duckdb as engine
+
+    monkeypatch.setattr(engine, "LOCAL_MEMORY_SHARE", 1.0)
+    schema, frame = random_case(7)
+    source = frame if form == "frame" else write(frame, tmp_path / "data.parquet")
+    expected, got = counting.open(source, schema), counting.open(source, schema, backend="duckdb")
+    assert got.local is not None
+    assert_same_counts(expected, got, requests(expected, np.random.default_rng(7)))
+
+
+def test_duckdb_reads_csv_text_like_the_numpy_reader(tmp_path):
+    """Quoted separators and quotes, blanks, NA words and quoted empty fields: text, as pandas reads it."""
+    path = tmp_path / "quirks.csv"
+    path.write_text('c,d\n"a,b",1\n" x ",2\nNA,\n"",3\nnull,""\n\n"say ""hi""",4\n', encoding="utf-8")
+    schema = Schema((Attribute("c", "categorical", categories=("a,b", "x", "NA", "null", 'say "hi"'), missing="category"),
+                     Attribute("d", "numeric", lower=0, upper=4, bins=4, missing="category")))
+    assert_same_counts(counting.open(path, schema), counting.open(path, schema, backend="duckdb"),
+                       [([0, 1], None), ([1], None)])
+
+
+@pytest.mark.parametrize("params", [{}, {"degree": 2}, {"score": "I", "encoding": "hierarchical"}])
+def test_the_same_seed_fits_the_same_model_on_duckdb(tmp_path, params):
+    schema, frame = random_case(11, n=2000)
+    path = write(frame, tmp_path / "data.parquet")
+    a = PrivBayes(1.0, random_state=3, **params).fit(path, schema).model_
+    b = PrivBayes(1.0, random_state=3, **params).fit(path, schema, backend="duckdb").model_
+    assert a.network == b.network
+    assert all(np.array_equal(x, y) for x, y in zip(a.conditionals, b.conditionals))
+    assert a.ledger == b.ledger
+
+
+REFUSALS = [  # (attribute, column values): each refused by the schema in its own way
+    (Attribute("x", "categorical", categories=("a", "b")), ["a", "b", "zz", "a", "zz", "b"]),
+    (Attribute("x", "numeric", lower=0, upper=5, bins=5), ["1", "2", "9", "3", "-4", "2"]),
+    (Attribute("x", "numeric", lower=0, upper=5, bins=5), ["1", "x", "2", "x", "3", "4"]),
+    (Attribute("x", "categorical", categories=(1, "1.0")), ["1.0", "01", "1.0", "01", "1.0", "1.0"]),
+    (Attribute("x", "categorical", categories=("a", "b"), missing="refuse"), ["a", "", "b", "a", "", "a"]),
+]
+
+
+@pytest.mark.parametrize("form", ["csv", "parquet"])
+@pytest.mark.parametrize("case", range(len(REFUSALS)))
+def test_refusals_are_the_same_on_duckdb(tmp_path, form, case):
+    """Same error class, same value-free message, same row numbers for --show-invalid."""
+    attr, values = REFUSALS[case]
+    frame = pd.DataFrame({"x": [None if v == "" and form == "parquet" else v for v in values], "y": ["0"] * len(values)})
+    schema = Schema((attr, Attribute("y", "categorical", categories=("0",))))
+    path = write(frame, tmp_path / f"bad.{form}")
+    with pytest.raises(InvalidValuesError) as numpy_error:
+        counting.open(path, schema)
+    with pytest.raises(InvalidValuesError) as duckdb_error:
+        counting.open(path, schema, backend="duckdb")
+    assert str(duckdb_error.value) == str(numpy_error.value)
+    assert duckdb_error.value.rows == numpy_error.value.rows
+    assert "zz" not in str(duckdb_error.value) and "-4" not in str(duckdb_error.value)
+
+
+def test_clip_and_category_policies_agree(tmp_path):
+    schema = Schema((Attribute("x", "numeric", lower=0, upper=5, bins=5, invalid="clip"),
+                     Attribute("y", "categorical", categories=("a", "b"), invalid="category", missing="category")))
+    path = write(pd.DataFrame({"x": ["-3", "2", "9", "4.5"], "y": ["a", "zz", "b", "q"]}), tmp_path / "p.csv")
+    assert_same_counts(counting.open(path, schema), counting.open(path, schema, backend="duckdb"), [([0, 1], None)])
+
+
+def test_column_and_file_errors_match(tmp_path):
+    schema = Schema((Attribute("a", "binary"), Attribute("b", "binary")))
+    for text in ["a,a\n0,1\n", "a\n0\n", "a,b\n", ""]:
+        path = tmp_path / "cols.csv"
+        path.write_text(text)
+        with pytest.raises(InputError) as numpy_error:
+            counting.open(path, schema)
+        with pytest.raises(InputError) as duckdb_error:
+            counting.open(path, schema, backend="duckdb")
+        assert str(duckdb_error.value) == str(numpy_error.value)
+
+
+def test_columns_outside_the_schema_are_left_out_alike(tmp_path):
+    """An undeclared column is not read and is named in the same warning; a ';' file is split alike."""
+    from privbayes.counting.reading import ColumnsLeftOut
+
+    schema = Schema((Attribute("a", "binary"), Attribute("b", "binary")))
+    path = tmp_path / "extra.csv"
+    path.write_text("b;c;a\n0;x;1\n1;y;1\n")
+    with pytest.warns(ColumnsLeftOut) as numpy_note:
+        expected = counting.open(path, schema)
+    with pytest.warns(ColumnsLeftOut) as duckdb_note:
+        got = counting.open(path, schema, backend="duckdb")
+    assert [str(w.message) for w in duckdb_note] == [str(w.message) for w in numpy_note]
+    assert_same_counts(expected, got, [([0, 1], None)])
+
+
+def test_the_size_cap_refuses_a_large_table_before_counting(tmp_path):
+    schema, frame = random_case(2)
+    table = counting.open(frame, schema, backend="duckdb")
+    old = limits().max_table_cells
+    try:
+        configure(max_table_cells=4)
+        with pytest.raises(InputError, match="cells, more than the limit of 4"):
+            table.counts([0, 1])
+    finally:
+        configure(max_table_cells=old)
+
+
+def test_backend_choice(tmp_path, monkeypatch):
+    from privbayes.counting import source
+    from privbayes.counting.duckdb import DuckDBTable
+
+    schema, frame = random_case(3)
+    path = write(frame, tmp_path / "d.parquet")
+    assert not isinstance(counting.open(path, schema, backend="auto"), DuckDBTable)
+    monkeypatch.setattr(source, "AUTO_MEMORY_SHARE", 0.0)
+    assert isinstance(counting.open(path, schema, backend="auto"), DuckDBTable)
+    connection = duckdb.connect()
+    assert isinstance(counting.open(path, schema, backend=connection), DuckDBTable)
+    with pytest.raises(InputError, match="backend"):
+        counting.open(path, schema, backend="sqlite")
+
+
+# --- Spark: one session for the module -------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def spark():
+    pytest.importorskip("pyspark")
+    if shutil.which("java") is None:
+        pytest.skip("Spark needs Java 17+ (Debian: openjdk-17-jre-headless)")
+    from privbayes.counting.spark import local_session
+
+    session = local_session()
+    session.conf.set("spark.sql.shuffle.partitions", "2")
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def test_spark_counts_and_refusals_equal_numpy(tmp_path, spark):
+    """A CSV file (missing values, empty cells, levels, text quirks; Parquet is read by the
+    model test below) counted in one GROUPING SETS query; one refusal."""
+    schema, frame = random_case(4)
+    path = write(frame, tmp_path / "data.csv")
+    expected = counting.open(path, schema)
+    assert_same_counts(expected, counting.open(path, schema, backend=spark), requests(expected, np.random.default_rng(4)))
+    attr, values = REFUSALS[0]
+    path = write(pd.DataFrame({"x": values, "y": ["0"] * len(values)}), tmp_path / "bad.csv")
+    schema = Schema((attr, Attribute("y", "categorical", categories=("0",))))
+    with pytest.raises(InvalidValuesError) as numpy_error:
+        counting.open(path, schema)
+    with pytest.raises(InvalidValuesError) as spark_error:
+        counting.open(path, schema, backend=spark)
+    assert str(spark_error.value) == str(numpy_error.value)
+    assert spark_error.value.rows == numpy_error.value.rows
+
+
+def test_the_same_seed_fits_the_same_model_on_spark(tmp_path, spark):
+    schema, frame = random_case(11, n=2000)
+    path = write(frame, tmp_path / "data.parquet")
+    a = PrivBayes(1.0, random_state=3, degree=2).fit(path, schema).model_
+    b = PrivBayes(1.0, random_state=3, degree=2).fit(path, schema, backend=spark).model_
+    assert a.network == b.network
+    assert all(np.array_equal(x, y) for x, y in zip(a.conditionals, b.conditionals))
+    assert a.ledger == b.ledger
+
+
+@pytest.mark.slow
+def test_spark_counts_a_dataframe_labelled_in_memory(spark):
+    schema, frame = random_case(6)
+    expected = counting.open(frame, schema)
+    workload = list(itertools.islice(requests(expected, np.random.default_rng(6)), 12))
+    assert_same_counts(expected, counting.open(frame, schema, backend=spark), workload)

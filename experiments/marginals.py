@@ -195,7 +195,7 @@ def table_lines(rows: list[dict], name: str, alpha: int, methods: list[str], wit
     for r in rows:
         groups.setdefault((r["dataset"], r["alpha"], r["method"], r["epsilon"]), []).append(float(r["tvd"]))
     present = [m for m in methods if any(k[:3] == (name, alpha, m) for k in means)]
-    lines = [f"| ε | " + " | ".join(present) + " | PrivBayes best? |", "|---" * (len(present) + 2) + "|"]
+    lines = ["| ε | " + " | ".join(present) + " | PrivBayes best? |", "|---" * (len(present) + 2) + "|"]
     best = total = 0
     for eps in sorted({k[3] for k in means if k[:2] == (name, alpha)}):
         cells, vals = [], {}

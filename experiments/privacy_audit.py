@@ -104,6 +104,7 @@ def em_run(scores, base):
 
 
 def release_run(frame, schema, base, event, **params):
+    params = {"estimation": "paper", **params}  # the events assume the paper's post-processing
     return lambda i: event(PrivBayes(LN3, random_state=base + i, **params).fit(frame, schema))
 
 

@@ -55,7 +55,7 @@ def seed(rep: int, eps: float) -> int:
 def estimator(method: str, eps: float, rep: int, k: int = 2, lam: Fraction = Fraction(2, 3),
               q: Fraction = Fraction(11, 10)):
     if method == "PrivBayes":
-        return PrivBayes(eps, degree=k, score="I", encoding="vanilla", random_state=seed(rep, eps))
+        return PrivBayes(eps, degree=k, score="I", encoding="vanilla", estimation="paper", random_state=seed(rep, eps))
     return SAPrivBayes(eps, mode=method.split()[-1], degree=k, lam=lam, q=q, random_state=seed(rep, eps))
 
 

@@ -5,7 +5,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import privbayes.bayesnet.conditionals as conditionals_module
+import privbayes.bayesnet.measurements as measurements_module
 from privbayes.bayesnet.conditionals import conditional_from_joint, noisy_conditionals
 from privbayes.bayesnet.network import APPair, Network
 from privbayes.bayesnet.sampling import ancestral_sample
@@ -29,14 +29,14 @@ def table():
 
 def test_alg_1_derives_the_first_k_conditionals_from_table_k_plus_1(table, monkeypatch):
     released = []
-    real = conditionals_module.laplace_counts
+    real = measurements_module.laplace_counts
 
     def capture(*args, **kwargs):
         out = real(*args, **kwargs)
         released.append(out)
         return out
 
-    monkeypatch.setattr(conditionals_module, "laplace_counts", capture)
+    monkeypatch.setattr(measurements_module, "laplace_counts", capture)
     accountant = Accountant(1.0)
     conds = noisy_conditionals(table, NETWORK, {2: Fraction(1, 2), 3: Fraction(1, 2)}, accountant, random_source(3),
                                degree=2)

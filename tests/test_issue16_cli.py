@@ -116,16 +116,16 @@ def test_ctrl_c_inside_the_fit_exits_130_with_one_line_and_no_output(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="Adult at ε = 1 (d = 15): clipping negative noisy counts at 0 in "
-                   "bayesnet/conditionals.py adds ~b/2 to every empty cell and dilutes the 91.6 % zero mass by 3-6 "
-                   "points; needs a mass-preserving projection there (outside this change)", strict=False)
 def test_adult_unedited_draft_keeps_the_capital_gain_zero_share(tmp_path):
+    # The share is a random output of a DP release: its mean over 4 seeded fits must be within 3
+    # points of the real share (measured: 0.904, 0.886, 0.894, 0.910 against 0.916 for seeds 0-3).
     real = pd.read_csv(ADULT)
     schema = draft_schema(ADULT).schema()
-    synthetic = PrivBayes(1.0, random_state=0).fit(ADULT, schema).sample(random_state=0)
-    real_share, synth_share = (real["capital-gain"] == 0).mean(), (synthetic["capital-gain"] == 0).mean()
-    print(f"capital-gain = 0: real {real_share:.4f}, synthetic {synth_share:.4f}")
-    assert abs(real_share - synth_share) < 0.03
+    shares = [(PrivBayes(1.0, random_state=seed).fit(ADULT, schema).sample(random_state=seed)["capital-gain"] == 0)
+              .mean() for seed in range(4)]
+    real_share = (real["capital-gain"] == 0).mean()
+    print(f"capital-gain = 0: real {real_share:.4f}, synthetic {[round(x, 4) for x in shares]}")
+    assert abs(real_share - float(np.mean(shares))) < 0.03
 
 
 @pytest.mark.slow

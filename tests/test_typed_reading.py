@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import privbayes.privacy.mechanisms as mechanisms_module
-from privbayes import InputError, PrivBayes, counting
+from privbayes import InputError, PrivBayes
 from privbayes.cli import main
 from privbayes.counting import InvalidValuesError, leaf_codes
 from privbayes.schema import Attribute, Schema

@@ -2,7 +2,6 @@
 
 from fractions import Fraction
 
-import pytest
 
 from privbayes.bayesnet.usefulness import binary_degree, binary_usefulness, domain_bound
 

@@ -91,6 +91,10 @@ def _parser() -> argparse.ArgumentParser:
     from privbayes.synthesizers import sa_cli
 
     sa_cli.add_arguments(fit)
+    fit.add_argument("--estimation", choices=["projected", "paper", "consistent"],
+                     help="how the noisy tables become the model, all at the same ε: projected (default; each "
+                          "table projected onto the simplex), paper (clip negatives and normalise, TODS 2017) or "
+                          "consistent (one model fitted to all tables, Private-PGM objective; slower)")
     fit.add_argument("--backend", choices=["numpy", "duckdb", "spark", "auto"], default="numpy",
                      help="where to count: in memory (numpy), DuckDB (out of core, privbayes[duckdb]) or Spark "
                           "(privbayes[spark]); auto = DuckDB for files larger than 1/16 of memory")

@@ -165,7 +165,8 @@ def _privbayes_plan(params: dict, n: int, encoding: Encoding) -> tuple[Any, bool
     phase = check_choice(params.get("non_private_phase"), "non_private_phase", ("network", "marginals"))
     plan = privbayes_plan(epsilon=epsilon, beta=params["beta"], theta=params["theta"], degree=params["degree"],
                           non_private_phase=phase, n=n, encoding=encoding)
-    estimation = check_choice(params.get("estimation", "paper"), "estimation", ("paper", "consistent"), allow_none=False)
+    estimation = check_choice(params.get("estimation", "paper"), "estimation", ("projected", "paper", "consistent"),
+                              allow_none=False)
     kept = {key: params.get(key) for key in ("epsilon", "beta", "theta", "score", "encoding", "degree",
                                              "non_private_phase")} | {"encoding": encoding.name, "estimation": estimation}
     return plan, phase is None, kept

@@ -2,7 +2,8 @@
 
 Each released joint table Pr*[X_i, Π_i] gets discrete Laplace noise on every cell
 (empty cells included) at scale 2/ε_table in counts, i.e. 2/(n ε_table) in
-probabilities; negatives are set to 0 and the table is normalised.
+probabilities (:mod:`privbayes.bayesnet.measurements`); negatives are set to 0 and the
+table is normalised (the paper), or the table is projected onto the simplex.
 
 * Alg. 3 (``degree=None``): all d tables, ε2/d each: noise Lap(2d/(nε2)).
 * Alg. 1 (``degree=k``): tables k+1..d, ε2/(d−k) each: noise Lap(2(d−k)/(nε2));
@@ -21,10 +22,10 @@ from typing import Mapping
 
 import numpy as np
 
+from privbayes.bayesnet.measurements import measure_tables
 from privbayes.bayesnet.network import APPair, Network, Parent
 from privbayes.counting import PrivateTable
 from privbayes.privacy.accountant import Accountant
-from privbayes.privacy.mechanisms import laplace_counts
 from privbayes.privacy.samplers import RandomSource
 
 
@@ -33,12 +34,26 @@ def _variables(pair: APPair) -> list[Parent]:
     return list(pair.parents) + [(pair.child, 0)]
 
 
-def _normalised(table: np.ndarray) -> np.ndarray:
-    clipped = np.maximum(np.asarray(table, dtype=np.float64), 0.0)
-    total = clipped.sum()
-    if total <= 0:
+def _normalised(table: np.ndarray, total: int | None = None) -> np.ndarray:
+    """A noisy count table as a distribution.
+
+    ``total=None`` (the paper, Alg. 1/3): negative cells set to 0, then normalised.
+    ``total=n``: the Euclidean projection onto {p ≥ 0, Σp = n} (n is public), then / n
+    (Duchi et al. 2008) — the valid table nearest to the noisy one; clipping instead adds the
+    noise of every empty cell to the mass (≈ half the noise scale per cell).
+    """
+    y = np.asarray(table, dtype=np.float64)
+    if total is not None and total > 0:
+        flat = y.ravel()
+        order = np.sort(flat)[::-1]
+        shifts = (np.cumsum(order) - total) / np.arange(1, flat.size + 1)
+        shift = shifts[np.flatnonzero(order - shifts > 0)[-1]]
+        return (np.maximum(y - shift, 0.0) / total)
+    clipped = np.maximum(y, 0.0)
+    mass = clipped.sum()
+    if mass <= 0:
         return np.full(clipped.shape, 1.0 / clipped.size)
-    return clipped / total
+    return clipped / mass
 
 
 def conditional_from_joint(joint: np.ndarray) -> np.ndarray:
@@ -65,28 +80,22 @@ def noisy_conditionals(
     accountant: Accountant | None,
     rng: RandomSource,
     degree: int | None = None,
+    projected: bool = False,
 ) -> list[np.ndarray]:
     """One conditional per AP pair, shaped (parent sizes…, child size).
 
     ``budgets`` maps the index of every measured pair to the ε of its noisy table (from
     the budget plan); ``None`` uses exact counts: NOT private, only for the paper's
     BestMarginal analysis (§6.4).  With ``degree = k`` (Alg. 1) the pairs before k are
-    not measured: they are derived from pair k's table.
+    not measured: they are derived from pair k's table.  ``projected`` turns each noisy
+    table into a distribution by Euclidean projection (see :func:`_normalised`) instead of
+    the paper's clipping; both are post-processing of the same paid-for tables.
     """
     pairs = network.pairs
     d = len(pairs)
-    joints: dict[int, np.ndarray] = {}
-    for i in sorted(budgets):
-        pair = pairs[i]
-        axes = _variables(pair)
-        exact = table.counts([a for a, _ in axes], [lvl for _, lvl in axes])
-        share = budgets[i]
-        if share is None:
-            noisy = exact
-        else:
-            noisy = laplace_counts(exact, share, accountant, rng, step=f"conditional {i + 1}/{d}",
-                                   measured=f"{exact.size}-cell table of AP pair {i + 1}")
-        joints[i] = _normalised(noisy)
+    total = table.n if projected else None
+    joints = {m.pair: _normalised(m.counts, total)
+              for m in measure_tables(table, network, budgets, accountant, rng)}
     conditionals: list[np.ndarray] = [np.empty(0)] * d
     for i in budgets:
         conditionals[i] = conditional_from_joint(joints[i])

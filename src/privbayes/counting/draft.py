@@ -27,7 +27,6 @@ draft (no randomness; every list in a fixed order).  Messages name columns only.
 from __future__ import annotations
 
 import math
-import os
 import re
 from dataclasses import dataclass
 from typing import Any

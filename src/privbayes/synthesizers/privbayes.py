@@ -23,7 +23,9 @@ from privbayes import counting
 from privbayes._version import __version__
 from privbayes.bayesnet.budget import measured_pairs, privbayes_plan
 from privbayes.bayesnet.conditionals import noisy_conditionals
+from privbayes.bayesnet.consistent import estimate, junction_tree_network
 from privbayes.bayesnet.greedy import fixed_degree_candidates, greedy_bayes, maximal_parent_candidates
+from privbayes.bayesnet.measurements import measure_tables
 from privbayes.bayesnet.model import BayesNetModel
 from privbayes.bayesnet.network import APPair, Network
 from privbayes.bayesnet.registry import get_score
@@ -39,6 +41,7 @@ from privbayes.validation import (check_choice, check_count, check_epsilon, chec
                                   check_seed)
 
 NonPrivatePhase = Literal["network", "marginals"]
+Estimation = Literal["projected", "paper", "consistent"]
 GIVEN = "given by the user (public)"
 INFERRED = "inferred from the private data: NOT covered by epsilon"
 
@@ -52,13 +55,18 @@ class PrivBayes:
     categorical attribute has a taxonomy, else vanilla); ``degree`` a fixed k instead of
     θ-usefulness; ``non_private_phase`` "network" or "marginals" runs that phase without
     noise (the paper's BestNetwork / BestMarginal analysis, §6.4: NOT private);
-    ``random_state`` seeds the DP noise (for reproducible experiments; the report says so).
+    ``random_state`` seeds the DP noise (for reproducible experiments; the report says so);
+    ``estimation`` how the noisy tables become the model (all post-processing of the same
+    paid-for tables, same ledger): "projected" (default) projects each table onto the
+    simplex (its total is the public n) and takes its conditional; "paper" clips negative
+    cells and normalises (TODS 2017, Alg. 1/3; the reproductions use it); "consistent" fits
+    one model to all tables (ICML 2019 objective, :mod:`privbayes.bayesnet.consistent`).
     """
 
     def __init__(self, epsilon: float = 1.0, *, beta: float = 0.3, theta: float = 4.0, score: str | None = None,
                  encoding: str | None = None, degree: int | None = None,
                  non_private_phase: NonPrivatePhase | None = None, random_state: int | None = None,
-                 progress: bool = False) -> None:
+                 progress: bool = False, estimation: Estimation = "projected") -> None:
         self.epsilon = epsilon
         self.beta = beta
         self.theta = theta
@@ -68,6 +76,7 @@ class PrivBayes:
         self.non_private_phase = non_private_phase
         self.random_state = random_state
         self.progress = progress
+        self.estimation = estimation
 
     def check_parameters(self) -> None:
         """Validate the hyper-parameters (one-line InputError naming the parameter)."""
@@ -80,6 +89,7 @@ class PrivBayes:
             check_count(self.degree, "degree")
         check_choice(self.non_private_phase, "non_private_phase", ("network", "marginals"))
         check_seed(self.random_state, "random_state")
+        check_choice(self.estimation, "estimation", ("projected", "paper", "consistent"), allow_none=False)
 
     # --- planning (public inputs only) -----------------------------------------------------------
 
@@ -129,7 +139,12 @@ class PrivBayes:
         budgets = measured_pairs(plan)
         if self.non_private_phase == "marginals":
             budgets = {i: None for i in (range(k, d) if k is not None else range(d))}
-        conditionals = noisy_conditionals(table, network, budgets, accountant, rng, degree=k)
+        if self.estimation == "consistent":  # post-processing of the same paid-for tables
+            measurements = measure_tables(table, network, budgets, accountant, rng)
+            network, conditionals = junction_tree_network(estimate(encoding, measurements, table.n).calibrated)
+        else:
+            conditionals = noisy_conditionals(table, network, budgets, accountant, rng, degree=k,
+                                              projected=self.estimation == "projected")
         plan.check(accountant.ledger)
         caveats = []
         if domain_source != GIVEN:
@@ -148,7 +163,8 @@ class PrivBayes:
 
     def get_params(self) -> dict[str, Any]:
         return {"epsilon": self.epsilon, "beta": self.beta, "theta": self.theta, "score": self.score,
-                "encoding": self.encoding, "degree": self.degree, "non_private_phase": self.non_private_phase}
+                "encoding": self.encoding, "degree": self.degree, "non_private_phase": self.non_private_phase,
+                "estimation": self.estimation}
 
     # --- the fitted model --------------------------------------------------------------------------
 

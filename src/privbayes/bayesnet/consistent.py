@@ -1,0 +1,178 @@
+"""Consistent, noise-aware estimation for PrivBayes: one model fitted to all noisy tables at once.
+
+PrivBayes turns each noisy table Pr*[X_i, Π_i] into a conditional on its own (TODS 2017,
+Alg. 1/3): overlapping tables disagree and negative cells are clipped.  Here every paid-for
+table y_i (a linear query A_i on the leaf domain of its attributes: a generalised parent is a
+sum of leaf cells) is explained by one distribution p, the minimiser over the marginal
+polytope of the Private-PGM objective (McKenna, Sheldon & Miklau, ICML 2019, Eq. 3 with the
+squared loss)
+
+    L(μ) = ½ Σ_i ‖A_i μ_{C_i} − y_i/n‖² / σ_i²,     σ_i² the noise variance of table i,
+
+reached by entropic mirror descent on the log-potentials θ_i (ICML 2019, Alg. 1): the gradient
+of L in μ is A_iᵀ(A_i μ − y_i/n)/σ_i², a function of the generalised cells, so each θ_i lives
+on the shape of its measured table and is spread to the leaf cells for inference.  Exact
+marginals come from junction-tree calibration (:mod:`privbayes.inference`) at every step;
+the step size is found by backtracking (sufficient decrease against the linear prediction).
+
+It is post-processing: :func:`estimate` receives the measurements only (never the table) and
+releases nothing new, so the ledger is the one the measurements paid for (Dwork & Roth 2014,
+Prop. 2.1).  The estimated model is released as the Bayesian network the calibrated junction
+tree defines (root clique, then each clique's new variables given its separator): ancestral
+sampling from it is exact sampling from p (Koller & Friedman 2009, §10.2 and §12.1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from privbayes.bayesnet.conditionals import conditional_from_joint
+from privbayes.bayesnet.measurements import NoisyTable
+from privbayes.bayesnet.network import APPair, Network
+from privbayes.encoding import Encoding
+from privbayes.errors import InputError
+from privbayes.inference import (
+    MAX_EXACT_CELLS,
+    CalibratedTree,
+    Domain,
+    JunctionTreeEngine,
+    make_engine,
+)
+
+MAX_ITERATIONS = 200
+WORK = 5 * 10**7
+"""Iterations are capped at WORK / (cells of the junction tree), at least MIN_ITERATIONS: a deterministic
+bound on the time of a fit whatever the size of the cliques (inference is linear in their cells)."""
+MIN_ITERATIONS = 20
+TOLERANCE = 1e-6
+"""Mirror descent stops when an accepted step lowers L by less than TOLERANCE × L(start)."""
+GROWTH = 1.3
+"""Each iteration first tries a step GROWTH times the last accepted one (then halves until it is accepted)."""
+FLOOR = 1e-3
+"""Smallest probability of a cell in the starting point, relative to uniform (keeps log-potentials finite)."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The fitted model: calibrated junction tree, log-potentials per measured table, final loss,
+    and the number of accepted mirror-descent steps."""
+
+    calibrated: CalibratedTree
+    log_potentials: tuple[np.ndarray, ...]
+    loss: float
+    iterations: int
+
+
+class _Query:
+    """A_i: leaf marginal over a pair's attributes → its (generalised) measured cells, and Aᵀ."""
+
+    def __init__(self, encoding: Encoding, measurement: NoisyTable) -> None:
+        attrs = encoding.attributes
+        self.scope = tuple(a for a, _ in measurement.variables)
+        self.maps = [np.asarray(attrs[a].levels[level], dtype=np.int64) for a, level in measurement.variables]
+        self.shape = tuple(attrs[a].level_size(level) for a, level in measurement.variables)
+        if self.shape != measurement.counts.shape:
+            raise ValueError(f"the table of pair {measurement.pair + 1} has shape {measurement.counts.shape}, "
+                             f"its variables {self.shape}")
+        self.onehot = [np.eye(size)[m] if level else None for m, size, (_, level)
+                       in zip(self.maps, self.shape, measurement.variables)]
+
+    def project(self, leaf: np.ndarray) -> np.ndarray:
+        """A μ: sum the leaf cells of each generalised parent value."""
+        for axis, onehot in enumerate(self.onehot):
+            if onehot is not None:
+                leaf = np.moveaxis(np.tensordot(leaf, onehot, axes=([axis], [0])), -1, axis)
+        return leaf
+
+    def spread(self, cells: np.ndarray) -> np.ndarray:
+        """Aᵀ as a potential: every leaf cell gets the value of its generalised cell."""
+        return cells[np.ix_(*self.maps)]
+
+
+def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: int, *,
+             max_iterations: int | None = None, tolerance: float = TOLERANCE, floor: float = FLOOR) -> Estimate:
+    """The model whose marginals best explain ``measurements`` (ICML 2019, Alg. 1), on the leaf
+    domain of ``encoding``.  Receives measurements only: post-processing, charges nothing."""
+    if not measurements:
+        raise ValueError("estimation needs at least one measured table")
+    exact = [m.scale is None for m in measurements]
+    if any(exact) and not all(exact):
+        raise ValueError("measurements are either all exact or all noisy")
+    variances = np.array([1.0 if m.scale is None else m.variance for m in measurements])
+    weights = variances.min() / variances  # only relative weights move the minimiser: the largest is 1
+    queries = [_Query(encoding, m) for m in measurements]
+    targets = [np.asarray(m.counts, dtype=np.float64) / n for m in measurements]
+    domain = Domain(tuple(a.size for a in encoding.attributes))
+    engine = make_engine(domain, [q.scope for q in queries])
+    if not isinstance(engine, JunctionTreeEngine):
+        raise InputError(f"estimation='consistent' needs exact inference, but the junction tree of this network has "
+                         f"more than {MAX_EXACT_CELLS:,} cells; use estimation='paper'")
+
+    def evaluate(theta: list[np.ndarray]) -> tuple[CalibratedTree, list[np.ndarray], float]:
+        calibrated = engine.infer([q.spread(t) for q, t in zip(queries, theta)])
+        mu = [q.project(calibrated.marginal(q.scope)) for q in queries]
+        loss = 0.5 * sum(w * float(np.sum((m - y) ** 2)) for w, m, y in zip(weights, mu, targets))
+        return calibrated, mu, loss
+
+    if max_iterations is None:
+        cells = sum(domain.cells(c) for c in engine.tree.cliques)
+        max_iterations = min(MAX_ITERATIONS, max(MIN_ITERATIONS, WORK // cells))
+    theta = _paper_start(measurements, floor)
+    calibrated, mu, loss = evaluate(theta)
+    scale = max(loss, 1e-300)
+    step = 1.0 / float(weights.sum())  # 1/L: L ≤ Σ w_i bounds the curvature of L in the ℓ1 norm
+    iterations = 0
+    while iterations < max_iterations:
+        gradient = [w * (m - y) for w, m, y in zip(weights, mu, targets)]
+        step *= GROWTH
+        while True:
+            trial = [t - step * g for t, g in zip(theta, gradient)]
+            trial_calibrated, trial_mu, trial_loss = evaluate(trial)
+            predicted = sum(float(np.sum(g * (a - b))) for g, a, b in zip(gradient, mu, trial_mu))
+            if loss - trial_loss >= 0.5 * predicted or step < 1e-12:
+                break
+            step *= 0.5
+        decrease = loss - trial_loss
+        if decrease < 0:  # no descent step left at this precision
+            break
+        theta, calibrated, mu, loss = trial, trial_calibrated, trial_mu, trial_loss
+        iterations += 1
+        if decrease < tolerance * scale:
+            break
+    return Estimate(calibrated, tuple(theta), loss, iterations)
+
+
+def _paper_start(measurements: Sequence[NoisyTable], floor: float) -> list[np.ndarray]:
+    """The TODS model as log-potentials: log Pr*[first measured table], then log Pr*[X_i | Π_i]
+    (Alg. 1/3 with negatives clipped), each cell floored at ``floor``/cells.  Alg. 1's unmeasured
+    first k pairs lie inside pair k's table, so the product is the paper's joint distribution;
+    mirror descent then only improves on it."""
+    theta = []
+    for j, m in enumerate(measurements):
+        table = np.maximum(np.asarray(m.counts, dtype=np.float64), 0.0)
+        table = table / table.sum() if table.sum() > 0 else np.full(table.shape, 1.0 / table.size)
+        table = (1 - floor) * table + floor / table.size
+        with np.errstate(divide="ignore"):  # floor 0 (exact tables): impossible cells stay impossible
+            theta.append(np.log(table if j == 0 else conditional_from_joint(table)))
+    return theta
+
+
+def junction_tree_network(calibrated: CalibratedTree) -> tuple[Network, tuple[np.ndarray, ...]]:
+    """The Bayesian network of a calibrated junction tree, with its exact conditionals.
+
+    The root clique's variables in order, each given the ones before; then, walking the tree
+    from the root, each clique's new variables given its separator and the new ones before.
+    Its joint is Π_C p(x_C) / Π_S p(x_S) = p, so ancestral sampling from it is exact."""
+    tree = calibrated.tree
+    order = [(0, ())] + [(child, tree.separator(parent, child)) for parent, child in tree.edges]
+    pairs, conditionals = [], []
+    for clique, separator in order:
+        given = list(separator)
+        for v in (v for v in tree.cliques[clique] if v not in separator):
+            pairs.append(APPair(v, tuple((p, 0) for p in given)))
+            conditionals.append(conditional_from_joint(calibrated.marginal(given + [v])))
+            given.append(v)
+    return Network(tuple(pairs)), tuple(conditionals)

@@ -1,0 +1,76 @@
+"""The paid-for measurements of a PrivBayes fit, kept raw for estimation (TODS 2017, Alg. 1 and Alg. 3).
+
+Each measurement is the noisy count table of one AP pair's (Π_i, X_i) — parents possibly
+generalised, so the table is a linear query on the leaf domain of the pair's attributes —
+with the scale of the discrete Laplace noise that the plan priced.  The releases are the
+same, in the same order, under the same step names and from the same random source as
+:func:`privbayes.bayesnet.conditionals.noisy_conditionals`, so a seeded fit measures the
+same numbers whichever estimation follows, and the ledger matches the same plan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Mapping
+
+import numpy as np
+
+from privbayes.bayesnet.network import Network, Parent
+from privbayes.counting import PrivateTable
+from privbayes.privacy.accountant import Accountant
+from privbayes.privacy.mechanisms import DiscreteLaplace, laplace_counts
+from privbayes.privacy.samplers import RandomSource
+
+
+@dataclass(frozen=True)
+class NoisyTable:
+    """Noisy counts over ``variables`` (the pair's parents at their levels, then the child at
+    level 0) and the discrete Laplace scale Δ/ε of their noise (``None``: exact counts, only in
+    the §6.4 BestMarginal analysis, NOT private)."""
+
+    pair: int
+    variables: tuple[Parent, ...]
+    counts: np.ndarray
+    scale: Fraction | None
+
+    def __post_init__(self) -> None:
+        counts = np.asarray(self.counts)
+        if counts.ndim != len(self.variables):
+            raise ValueError(f"the table of pair {self.pair + 1} needs one axis per variable")
+        counts.setflags(write=False)
+        object.__setattr__(self, "counts", counts)
+
+    @property
+    def variance(self) -> float:
+        """Variance of the noise in one cell, in counts: 2q/(1 − q)² with q = exp(−1/scale)
+        (discrete Laplace; ≈ 2·scale² for large scales); 0 for exact counts."""
+        if self.scale is None:
+            return 0.0
+        q = float(np.exp(-1.0 / float(self.scale)))
+        return 2.0 * q / (1.0 - q) ** 2
+
+
+def family_variables(network: Network, i: int) -> tuple[Parent, ...]:
+    """Axes of pair i's joint table: its parents, then the child at level 0."""
+    pair = network.pairs[i]
+    return tuple(pair.parents) + ((pair.child, 0),)
+
+
+def measure_tables(table: PrivateTable, network: Network, budgets: Mapping[int, Fraction | None],
+                   accountant: Accountant | None, rng: RandomSource) -> tuple[NoisyTable, ...]:
+    """The noisy table of every measured pair (``budgets``: pair index → ε from the plan, or
+    ``None`` for exact counts), each release charged to ``accountant`` by its mechanism."""
+    d = len(network.pairs)
+    out = []
+    for i in sorted(budgets):
+        axes = family_variables(network, i)
+        exact = table.counts([a for a, _ in axes], [lvl for _, lvl in axes])
+        share = budgets[i]
+        if share is None:
+            out.append(NoisyTable(i, axes, exact, None))
+            continue
+        noisy = laplace_counts(exact, share, accountant, rng, step=f"conditional {i + 1}/{d}",
+                               measured=f"{exact.size}-cell table of AP pair {i + 1}")
+        out.append(NoisyTable(i, axes, noisy, DiscreteLaplace(share).scale))
+    return tuple(out)

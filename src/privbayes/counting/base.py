@@ -33,6 +33,20 @@ Request = tuple[Sequence[int], Sequence[int] | None]
 """Encoded attribute indices and their generalisation levels (None: all leaves)."""
 
 
+def check_request(encoding: Encoding, attributes: Sequence[int], levels: Sequence[int] | None
+                  ) -> tuple[list[int], list[int]]:
+    """Checked (attributes, levels) of a counting request; the table is refused above the size
+    cap before anything is counted or allocated."""
+    attributes = list(attributes)
+    levels = [0] * len(attributes) if levels is None else list(levels)
+    if len(levels) != len(attributes):
+        raise ValueError("attributes and levels must have the same length")
+    if len(set(attributes)) != len(attributes):
+        raise ValueError(f"attributes {attributes} repeat")
+    check_cells((encoding.attributes[a].level_size(l) for a, l in zip(attributes, levels)), "a counted table")
+    return attributes, levels
+
+
 @runtime_checkable
 class PrivateTable(Protocol):
     """Private rows behind a narrow interface: the row count and exact contingency tables."""

@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from privbayes.counting.base import EncodedView, PrivateTable, Request
+from privbayes.counting.base import EncodedView, PrivateTable, Request, check_request
 from privbayes.counting.labels import InvalidValuesError, label_column
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
@@ -93,7 +93,7 @@ class EngineTable(PrivateTable):
         (its level variants and orders are derived in numpy), up to 64 sets per engine pass."""
         if self.local is not None:
             return self.local.counts_many(requests)
-        normal = [normalise(self.encoding, attributes, levels) for attributes, levels in requests]
+        normal = [check_request(self.encoding, attributes, levels) for attributes, levels in requests]
         keys = list(dict.fromkeys(tuple(sorted(a)) for a, _ in normal if a))
         sparse: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
         for first in range(0, len(keys), _SETS_PER_QUERY):
@@ -162,16 +162,6 @@ def physical_memory() -> int:
         return 2**34
 
 
-def normalise(encoding: Encoding, attributes: Sequence[int], levels: Sequence[int] | None) -> tuple[list[int], list[int]]:
-    """Checked (attributes, levels); the table is refused above the size cap before counting."""
-    attributes = list(attributes)
-    levels = [0] * len(attributes) if levels is None else list(levels)
-    if len(levels) != len(attributes):
-        raise ValueError("attributes and levels must have the same length")
-    if len(set(attributes)) != len(attributes):
-        raise ValueError(f"attributes {attributes} repeat")
-    check_cells((encoding.attributes[a].level_size(l) for a, l in zip(attributes, levels)), "a counted table")
-    return attributes, levels
 
 
 def pack_sql(encoding: Encoding, key: tuple[int, ...]) -> str:

@@ -9,11 +9,10 @@ from typing import Sequence
 import numpy as np
 
 from privbayes.codes import distinct_rows
-from privbayes.counting.base import PrivateTable, Request
+from privbayes.counting.base import PrivateTable, Request, check_request
 from privbayes.counting.families import HAVE_NUMBA, binary_family_counts, contingency_tables
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
-from privbayes.limits import check_cells
 
 _CACHE_CELLS = 2**23
 """Cells of exact leaf-level tables kept for reuse (≈ 64 MB of int64)."""
@@ -110,7 +109,7 @@ class InMemoryTable(PrivateTable):
     def counts_many(self, requests: Sequence[Request]) -> list[np.ndarray]:
         """:meth:`counts` of many (attributes, levels) requests; with numba the tables not
         derivable from cached ones are counted together in one parallel pass."""
-        normal = [self._check(attributes, levels) for attributes, levels in requests]
+        normal = [check_request(self.encoding, attributes, levels) for attributes, levels in requests]
         leaves: dict[tuple[int, ...], np.ndarray | None] = {}
         direct: list[int] = []
         for i, (attributes, levels) in enumerate(normal):
@@ -138,15 +137,6 @@ class InMemoryTable(PrivateTable):
                 answers.append(self._from_leaf(leaves[tuple(sorted(attributes))], attributes, levels))
         return answers
 
-    def _check(self, attributes: Sequence[int], levels: Sequence[int] | None) -> tuple[list[int], list[int]]:
-        attributes = list(attributes)
-        levels = [0] * len(attributes) if levels is None else list(levels)
-        if len(levels) != len(attributes):
-            raise ValueError("attributes and levels must have the same length")
-        if len(set(attributes)) != len(attributes):
-            raise ValueError(f"attributes {attributes} repeat")
-        check_cells((self.encoding.attributes[a].level_size(l) for a, l in zip(attributes, levels)), "a counted table")
-        return attributes, levels
 
     def _cacheable(self, key: tuple[int, ...]) -> bool:
         return math.prod(self.encoding.attributes[a].size for a in key) <= min(_CACHE_CELLS // 8, self.n // 2)

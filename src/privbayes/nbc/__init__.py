@@ -12,8 +12,7 @@ attacker. It is deterministic, adds no noise and is NOT differential privacy.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from privbayes._lazy import lazy_exports
 
 _EXPORTS = {"amplification": "breach", "gamma_from_breach": "breach", "k_sind": "breach",
             "satisfies_corollary4": "breach", "check_equivalence": "equivalence", "est": "est",
@@ -23,12 +22,7 @@ _EXPORTS = {"amplification": "breach", "gamma_from_breach": "breach", "k_sind": 
 ``nbc`` commands without loading numpy."""
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 __all__ = ["AttributeCounts", "NBCViews", "SafeViews", "amplification", "check_equivalence", "est",

@@ -3,8 +3,7 @@ naive MLE, CGM-EM with non-linear BP, and the PSGD baseline."""
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from privbayes._lazy import lazy_exports
 
 _EXPORTS = {"CGMOptions": "estimation", "cgm_em": "estimation", "naive_mle": "estimation", "nlbp": "estimation",
             "PrivateMRF": "estimator", "NoisyStatistics": "measurements", "measure": "measurements",
@@ -13,12 +12,7 @@ _EXPORTS = {"CGMOptions": "estimation", "cgm_em": "estimation", "naive_mle": "es
 ``mrf`` commands without loading numpy or pandas."""
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 __all__ = ["CGMOptions", "LogLinearModel", "NoisyStatistics", "PrivateMRF", "cgm_em", "fit_mle", "measure",

@@ -23,6 +23,7 @@ from privbayes import counting
 from privbayes._version import __version__
 from privbayes.bayesnet.budget import measured_pairs, privbayes_plan
 from privbayes.bayesnet.conditionals import noisy_conditionals
+from privbayes.bayesnet.cost import check_cost, cost_estimate
 from privbayes.bayesnet.consistent import estimate, junction_tree_network
 from privbayes.bayesnet.greedy import fixed_degree_candidates, greedy_bayes, maximal_parent_candidates
 from privbayes.bayesnet.measurements import measure_tables
@@ -120,6 +121,7 @@ class PrivBayes:
         encoding = self.encoding_for(schema)
         table = table.encoded(encoding)
         plan = self.plan(table.n, schema)
+        check_cost(cost_estimate(self, plan, schema))  # refuse, before any count, a fit that would not fit in memory
         k = plan.setting("degree")
         score = get_score(self.score or ("F" if encoding.is_binary else "R"))
         rng = random_source(self.random_state)

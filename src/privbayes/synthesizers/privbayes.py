@@ -37,6 +37,7 @@ from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.privacy.samplers import RandomSource, random_source
 from privbayes.progress import Progress
+from privbayes.synthesizers.fitted import FittedModel
 from privbayes.schema import Schema
 from privbayes.validation import (check_choice, check_count, check_epsilon, check_open_unit, check_positive,
                                   check_seed)
@@ -47,7 +48,7 @@ GIVEN = "given by the user (public)"
 INFERRED = "inferred from the private data: NOT covered by epsilon"
 
 
-class PrivBayes:
+class PrivBayes(FittedModel):
     """ε-DP synthesizer (scikit-learn conventions: fit returns self, learned attributes end in _).
 
     Parameters: ``epsilon`` total budget; ``beta`` share of ε for the network (default 0.3);
@@ -167,40 +168,6 @@ class PrivBayes:
         return {"epsilon": self.epsilon, "beta": self.beta, "theta": self.theta, "score": self.score,
                 "encoding": self.encoding, "degree": self.degree, "non_private_phase": self.non_private_phase,
                 "estimation": self.estimation}
-
-    # --- the fitted model --------------------------------------------------------------------------
-
-    def _model(self) -> BayesNetModel:
-        if not hasattr(self, "model_"):
-            raise InputError("this PrivBayes model is not fitted yet; call fit first")
-        return self.model_
-
-    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False) -> pd.DataFrame:
-        """``n`` synthetic rows (default: as many as the input) in the original schema."""
-        return self._model().sample(n, random_state, bin_labels)
-
-    def privacy_report(self) -> dict[str, Any]:
-        """What was spent, on what, under which neighbouring relation, and what is not covered."""
-        return self._model().privacy_report()
-
-    def save(self, path: str | os.PathLike) -> None:
-        """Write the model as versioned JSON (atomic); sampling from it never needs the data."""
-        from privbayes.model_file import save_model
-
-        save_model(self._model(), path)
-
-    schema_ = property(lambda self: self._model().schema)
-    encoding_ = property(lambda self: self._model().encoding)
-    network_ = property(lambda self: self._model().network)
-    conditionals_ = property(lambda self: list(self._model().conditionals))
-    ledger_ = property(lambda self: self._model().ledger)
-    n_ = property(lambda self: self._model().n)
-    degree_ = property(lambda self: self._model().degree)
-    score_ = property(lambda self: self._model().parameters["score"])
-    seeded_ = property(lambda self: self._model().seeded)
-    algorithm_ = property(lambda self: self._model().algorithm)
-    domain_source_ = property(lambda self: self._model().domain_source)
-    epsilon_spent_ = property(lambda self: self._model().epsilon_spent)
 
 
 def open_private(data: Any, schema: Any, infer: bool, backend: str) -> tuple[PrivateTable, str]:

@@ -19,11 +19,9 @@ and sampling are PrivBayes's; the released value is the same :class:`BayesNetMod
 
 from __future__ import annotations
 
-import os
 from fractions import Fraction
 from typing import Any
 
-import pandas as pd
 
 from privbayes._version import __version__
 from privbayes.bayesnet.allocation import node_budgets, strict_node_budgets
@@ -35,17 +33,17 @@ from privbayes.bayesnet.sa_greedy import Screen, list_sensitivity, ordered_greed
 from privbayes.bayesnet.screening import paper_screening, strict_screening
 from privbayes.counting import PrivateTable
 from privbayes.encoding import Encoding
-from privbayes.errors import InputError
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.privacy.samplers import RandomSource, random_source
 from privbayes.progress import Progress
+from privbayes.synthesizers.fitted import FittedModel
 from privbayes.schema import Schema
 from privbayes.synthesizers.privbayes import GIVEN, open_private
 from privbayes.validation import check_seed
 
 
-class SAPrivBayes:
+class SAPrivBayes(FittedModel):
     """SA-PrivBayes synthesizer with PrivBayes's API (fit returns self, learned attributes end in _).
 
     Parameters (paper defaults, §5.2 and §5.5): ``epsilon`` total budget; ``mode`` "strict" (ε-DP) or
@@ -146,35 +144,6 @@ class SAPrivBayes:
             algorithm=plan.setting("algorithm"), seeded=rng.seeded, domain_source=domain_source,
             differentially_private=settings.differentially_private, caveats=tuple(caveats),
             mechanism=settings.mechanism, library_version=__version__)
-
-    # --- the fitted model --------------------------------------------------------------------------
-
-    def _model(self) -> BayesNetModel:
-        if not hasattr(self, "model_"):
-            raise InputError("this SAPrivBayes model is not fitted yet; call fit first")
-        return self.model_
-
-    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False) -> pd.DataFrame:
-        """``n`` synthetic rows (default: as many as the input) in the original schema."""
-        return self._model().sample(n, random_state, bin_labels)
-
-    def privacy_report(self) -> Any:
-        """What was spent, on what, and what is not covered (faithful mode: every uncharged step); the
-        mode, λ, q and α are in its plan's settings.  The same report as the saved model's."""
-        return self._model().privacy_report()
-
-    def save(self, path: str | os.PathLike) -> None:
-        """Write the model as versioned JSON (atomic); loading recomputes and checks its plan."""
-        from privbayes.model_file import save_model
-
-        save_model(self._model(), path)
-
-    network_ = property(lambda self: self._model().network)
-    conditionals_ = property(lambda self: list(self._model().conditionals))
-    ledger_ = property(lambda self: self._model().ledger)
-    degree_ = property(lambda self: self._model().degree)
-    encoding_ = property(lambda self: self._model().encoding)
-    epsilon_spent_ = property(lambda self: self._model().epsilon_spent)
 
 
 def _paper_rule(settings: SASettings, n: int, sizes: list[int], exact: Any, accountant: Accountant,

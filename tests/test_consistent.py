@@ -180,3 +180,20 @@ def test_estimation_is_validated(mixed):
     frame, schema = mixed
     with pytest.raises(InputError, match="estimation"):
         PrivBayes(1.0, estimation="best").fit(frame, schema)
+
+
+def test_a_tree_too_large_falls_back_to_projected_with_a_caveat(mixed, monkeypatch):
+    # Force the size check to fail: the fit must neither refuse nor measure again; it keeps the
+    # same paid-for tables and turns them into conditionals as estimation="projected" does.
+    import privbayes.bayesnet.consistent as consistent_module
+
+    real = consistent_module.make_engine
+    monkeypatch.setattr(consistent_module, "make_engine", lambda domain, scopes: real(domain, scopes, max_exact_cells=1))
+    frame, schema = mixed
+    fallback = PrivBayes(0.8, random_state=5, estimation="consistent").fit(frame, schema).model_
+    projected = PrivBayes(0.8, random_state=5, estimation="projected").fit(frame, schema).model_
+    assert fallback.network == projected.network
+    assert all(np.array_equal(a, b) for a, b in zip(fallback.conditionals, projected.conditionals))
+    assert [e.step for e in fallback.ledger] == [e.step for e in projected.ledger]
+    assert any("junction tree" in c and "projected" in c for c in fallback.caveats)
+    assert not any("junction tree" in c for c in projected.caveats)

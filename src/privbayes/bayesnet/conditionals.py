@@ -18,11 +18,11 @@ uniform distribution if that is empty too (docs/decisions.md).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 
-from privbayes.bayesnet.measurements import measure_tables
+from privbayes.bayesnet.measurements import NoisyTable, measure_tables
 from privbayes.bayesnet.network import APPair, Network, Parent
 from privbayes.counting import PrivateTable
 from privbayes.privacy.accountant import Accountant
@@ -91,13 +91,19 @@ def noisy_conditionals(
     table into a distribution by Euclidean projection (see :func:`_normalised`) instead of
     the paper's clipping; both are post-processing of the same paid-for tables.
     """
+    measurements = measure_tables(table, network, budgets, accountant, rng)
+    return conditionals_from_tables(network, measurements, table.n, degree, projected)
+
+
+def conditionals_from_tables(network: Network, measurements: Sequence[NoisyTable], n: int,
+                             degree: int | None = None, projected: bool = False) -> list[np.ndarray]:
+    """Alg. 1/3's conditionals from already-measured tables (post-processing: reads no data)."""
     pairs = network.pairs
     d = len(pairs)
-    total = table.n if projected else None
-    joints = {m.pair: _normalised(m.counts, total)
-              for m in measure_tables(table, network, budgets, accountant, rng)}
+    total = n if projected else None
+    joints = {m.pair: _normalised(m.counts, total) for m in measurements}
     conditionals: list[np.ndarray] = [np.empty(0)] * d
-    for i in budgets:
+    for i in joints:
         conditionals[i] = conditional_from_joint(joints[i])
     k = degree or 0
     for i in range(k):

@@ -55,6 +55,10 @@ FLOOR = 1e-3
 """Smallest probability of a cell in the starting point, relative to uniform (keeps log-potentials finite)."""
 
 
+class TreeTooLarge(InputError):
+    """The junction tree of the measured families exceeds exact inference's size cap."""
+
+
 @dataclass(frozen=True)
 class Estimate:
     """The fitted model: calibrated junction tree, log-potentials per measured table, final loss,
@@ -108,8 +112,8 @@ def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: int, *,
     domain = Domain(tuple(a.size for a in encoding.attributes))
     engine = make_engine(domain, [q.scope for q in queries])
     if not isinstance(engine, JunctionTreeEngine):
-        raise InputError(f"estimation='consistent' needs exact inference, but the junction tree of this network has "
-                         f"more than {MAX_EXACT_CELLS:,} cells; use estimation='paper'")
+        raise TreeTooLarge(f"estimation='consistent' needs exact inference, but the junction tree of this network has "
+                           f"more than {MAX_EXACT_CELLS:,} cells")
 
     def evaluate(theta: list[np.ndarray]) -> tuple[CalibratedTree, list[np.ndarray], float]:
         calibrated = engine.infer([q.spread(t) for q, t in zip(queries, theta)])

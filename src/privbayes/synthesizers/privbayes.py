@@ -22,9 +22,9 @@ import pandas as pd
 from privbayes import counting
 from privbayes._version import __version__
 from privbayes.bayesnet.budget import measured_pairs, privbayes_plan
-from privbayes.bayesnet.conditionals import noisy_conditionals
+from privbayes.bayesnet.conditionals import conditionals_from_tables
 from privbayes.bayesnet.cost import check_cost, cost_estimate
-from privbayes.bayesnet.consistent import estimate, junction_tree_network
+from privbayes.bayesnet.consistent import TreeTooLarge, estimate, junction_tree_network
 from privbayes.bayesnet.greedy import fixed_degree_candidates, greedy_bayes, maximal_parent_candidates
 from privbayes.bayesnet.measurements import measure_tables
 from privbayes.bayesnet.model import BayesNetModel
@@ -142,14 +142,18 @@ class PrivBayes(FittedModel):
         budgets = measured_pairs(plan)
         if self.non_private_phase == "marginals":
             budgets = {i: None for i in (range(k, d) if k is not None else range(d))}
-        if self.estimation == "consistent":  # post-processing of the same paid-for tables
-            measurements = measure_tables(table, network, budgets, accountant, rng)
-            network, conditionals = junction_tree_network(estimate(encoding, measurements, table.n).calibrated)
-        else:
-            conditionals = noisy_conditionals(table, network, budgets, accountant, rng, degree=k,
-                                              projected=self.estimation == "projected")
-        plan.check(accountant.ledger)
         caveats = []
+        measurements = measure_tables(table, network, budgets, accountant, rng)
+        if self.estimation == "consistent":  # post-processing of the same paid-for tables
+            try:
+                network, conditionals = junction_tree_network(estimate(encoding, measurements, table.n).calibrated)
+            except TreeTooLarge as exc:
+                caveats.append(f"{exc}: the conditionals were estimated as with estimation='projected'")
+                conditionals = conditionals_from_tables(network, measurements, table.n, k, projected=True)
+        else:
+            conditionals = conditionals_from_tables(network, measurements, table.n, k,
+                                                    projected=self.estimation == "projected")
+        plan.check(accountant.ledger)
         if domain_source != GIVEN:
             caveats.append("the domain (categories, bounds) was read from the data and is not covered by epsilon")
         if self.non_private_phase:

@@ -197,3 +197,22 @@ def test_a_tree_too_large_falls_back_to_projected_with_a_caveat(mixed, monkeypat
     assert [e.step for e in fallback.ledger] == [e.step for e in projected.ledger]
     assert any("junction tree" in c and "projected" in c for c in fallback.caveats)
     assert not any("junction tree" in c for c in projected.caveats)
+
+
+def test_the_learned_network_is_kept_and_round_trips(tmp_path, mixed):
+    frame, schema = mixed
+    projected = PrivBayes(0.8, random_state=21, estimation="projected").fit(frame, schema)
+    consistent = PrivBayes(0.8, random_state=21, estimation="consistent").fit(frame, schema)
+    assert projected.model_.learned_network is None and projected.learned_network_ == projected.network_
+    # Same seed, same GreedyBayes run: the learned network is the projected fit's, and the sampling
+    # network's families contain every learned family.
+    assert consistent.learned_network_ == projected.network_
+    assert consistent.degree_ == projected.degree_
+    families = [{a for a, _ in p.parents} | {p.child} for p in consistent.network_.pairs]
+    for pair in consistent.learned_network_.pairs:
+        assert any({a for a, _ in pair.parents} | {pair.child} <= f for f in families)
+    path = tmp_path / "model.json"
+    consistent.save(path)
+    loaded = privbayes.load(path)
+    assert loaded.learned_network == consistent.learned_network_ and loaded.degree == consistent.degree_
+    assert loaded.describe() == consistent.model_.describe()

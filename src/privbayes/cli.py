@@ -259,6 +259,9 @@ def _inspect(args: argparse.Namespace) -> None:
     print("network (child <- parents; @i = generalised to taxonomy level i):")
     for line in model.describe():
         print(f"  {line}")
+    if getattr(model, "learned_network", None) is not None:
+        print(f"  (estimated consistently: sampled through its junction tree's network, "
+              f"degree {model.network.degree}, whose families contain these)")
     print(f"privacy: ε = {report['epsilon']:g}, spent {report['epsilon_spent']:g}; "
           f"{'differentially private' if report['differentially_private'] else 'NOT differentially private'}")
     print(f"  neighbouring datasets: {report['neighbouring_relation']}")

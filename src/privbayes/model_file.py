@@ -51,6 +51,7 @@ def save_model(model: BayesNetModel, path: str | os.PathLike) -> None:
                    "differentially_private": model.differentially_private, "caveats": list(model.caveats)},
         "plan": model.plan.to_dict(),
         "network": model.network.to_list(),
+        **({"learned_network": model.learned_network.to_list()} if model.learned_network is not None else {}),
         "conditionals": [{"shape": list(c.shape), "probabilities": c.ravel().tolist()} for c in model.conditionals],
         "ledger": [entry.to_dict() for entry in model.ledger],
     }
@@ -113,6 +114,12 @@ def _model_from_document(doc: Any, path: Path) -> BayesNetModel:
     network = Network.from_list(doc["network"])
     d = len(encoding.attributes)
     _require(sorted(p.child for p in network.pairs) == list(range(d)), path, "the network must cover every attribute once")
+    learned = None
+    if doc.get("learned_network") is not None:
+        _require(isinstance(doc["learned_network"], list), path, "the learned network must be a list")
+        learned = Network.from_list(doc["learned_network"])
+        _require(sorted(p.child for p in learned.pairs) == list(range(d)), path,
+                 "the learned network must cover every attribute once")
     _require(isinstance(doc["ledger"], list) and all(isinstance(e, dict) for e in doc["ledger"]), path,
              "the ledger must be a list of objects")
     ledger = tuple(LedgerEntry.from_dict(entry) for entry in doc["ledger"])
@@ -148,9 +155,10 @@ def _model_from_document(doc: Any, path: Path) -> BayesNetModel:
     _require(fitted["algorithm"] == plan.setting("algorithm"), path, "fitted algorithm contradicts the parameters")
     return BayesNetModel(
         schema=schema, encoding=encoding, network=network, conditionals=tuple(conditionals), plan=plan, ledger=ledger,
-        parameters=parameters, n=n, degree=k if k is not None else network.degree, algorithm=fitted["algorithm"],
-        seeded=fitted["seeded"], domain_source=str(fitted.get("domain_source", "")), differentially_private=dp,
-        caveats=tuple(caveats), mechanism=mechanism, library_version=str(doc.get("library_version", "0.1.0")))
+        parameters=parameters, n=n, degree=k if k is not None else (learned or network).degree,
+        algorithm=fitted["algorithm"], seeded=fitted["seeded"], domain_source=str(fitted.get("domain_source", "")),
+        differentially_private=dp, caveats=tuple(caveats), mechanism=mechanism,
+        library_version=str(doc.get("library_version", "0.1.0")), learned_network=learned)
 
 
 def _privbayes_plan(params: dict, n: int, encoding: Encoding) -> tuple[Any, bool, dict]:

@@ -45,10 +45,17 @@ class BayesNetModel:
     caveats: tuple[str, ...]
     mechanism: str = "PrivBayes (Zhang et al., ACM TODS 2017)"
     library_version: str = ""
+    learned_network: Network | None = None
+    """The network GreedyBayes learned, when the sampling ``network`` is another one: with
+    estimation="consistent" the model is sampled through its junction tree's network, whose
+    families contain the learned ones (docs/consistent.md).  ``None``: ``network`` is the learned one."""
 
     def __post_init__(self) -> None:
         if len(self.conditionals) != len(self.network.pairs):
             raise ValueError("one conditional per AP pair is needed")
+        if self.learned_network is not None and \
+                sorted(p.child for p in self.learned_network.pairs) != sorted(p.child for p in self.network.pairs):
+            raise ValueError("the learned network must cover the same attributes")
         for table in self.conditionals:
             table.setflags(write=False)
 
@@ -103,8 +110,8 @@ class BayesNetModel:
         })
 
     def describe(self) -> list[str]:
-        """The network, one readable line per AP pair."""
-        return self.network.describe(self.encoding)
+        """The learned network, one readable line per AP pair."""
+        return (self.learned_network or self.network).describe(self.encoding)
 
 
 DRAFT_DOMAIN = "inferred from the private data (schema marked 'inferred: true'): NOT covered by epsilon"

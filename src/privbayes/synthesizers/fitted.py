@@ -42,6 +42,7 @@ class FittedModel:
     schema_ = property(lambda self: self._model().schema)
     encoding_ = property(lambda self: self._model().encoding)
     network_ = property(lambda self: self._model().network)
+    learned_network_ = property(lambda self: self._model().learned_network or self._model().network)
     conditionals_ = property(lambda self: list(self._model().conditionals))
     ledger_ = property(lambda self: self._model().ledger)
     n_ = property(lambda self: self._model().n)

@@ -144,6 +144,7 @@ class PrivBayes(FittedModel):
             budgets = {i: None for i in (range(k, d) if k is not None else range(d))}
         caveats = []
         measurements = measure_tables(table, network, budgets, accountant, rng)
+        learned = network
         if self.estimation == "consistent":  # post-processing of the same paid-for tables
             try:
                 network, conditionals = junction_tree_network(estimate(encoding, measurements, table.n).calibrated)
@@ -164,9 +165,10 @@ class PrivBayes(FittedModel):
         return BayesNetModel(
             schema=schema, encoding=encoding, network=network, conditionals=tuple(conditionals), plan=plan,
             ledger=accountant.ledger, parameters=self.get_params() | {"score": score.name}, n=table.n,
-            degree=k if k is not None else network.degree, algorithm=plan.setting("algorithm"), seeded=rng.seeded,
+            degree=k if k is not None else learned.degree, algorithm=plan.setting("algorithm"), seeded=rng.seeded,
             domain_source=domain_source, differentially_private=self.non_private_phase is None,
-            caveats=tuple(caveats), library_version=__version__)
+            caveats=tuple(caveats), library_version=__version__,
+            learned_network=learned if network is not learned else None)
 
     def get_params(self) -> dict[str, Any]:
         return {"epsilon": self.epsilon, "beta": self.beta, "theta": self.theta, "score": self.score,

@@ -75,7 +75,7 @@ def test_exact_measurements_are_reproduced(mixed):
     # (≤ 1.5e-3 here, about four rows of 3000).  Starting from uniform (floor 1), not from the TODS model.
     frame, schema = mixed
     table = _table(frame, schema)
-    fitted = PrivBayes(1.0, random_state=4).fit(table).model_
+    fitted = PrivBayes(1.0, random_state=4, estimation="projected").fit(table).model_
     budgets = {i: None for i in measured_pairs(fitted.plan)}
     measurements = measure_tables(table, fitted.network, budgets, None, random_source(1))
     assert any(level for m in measurements for _, level in m.variables[:-1]), "want a generalised parent"

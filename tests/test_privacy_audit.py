@@ -616,7 +616,7 @@ def test_every_cell_of_every_released_table_is_noised(monkeypatch, encoding, deg
     attrs = model.encoding_.attributes
     expected_shapes = []
     k = model.degree_ if (degree is not None or encoding in ("binary", "gray")) else None
-    for i, pair in enumerate(model.network_.pairs):
+    for i, pair in enumerate(model.learned_network_.pairs):  # the measured families (default: consistent)
         if k is None or i >= k:
             expected_shapes.append(tuple(attrs[a].level_size(lvl) for a, lvl in pair.parents) + (attrs[pair.child].size,))
     assert spy.tables == expected_shapes

@@ -64,7 +64,7 @@ def test_large_epsilon_recovers_parents_and_conditionals(data):
     # row is ≤ ½·Σ sqrt(p_i/m) ≤ ½·sqrt(3/2500) ≈ 0.017; measured maxima over four data seeds
     # were 0.007-0.010.  The bound 0.02 is the acceptance figure.
     cpts, frame = data
-    model = PrivBayes(1e6, degree=2, score="R", random_state=seed_starting_at(0)).fit(frame, categorical_schema(SIZES))
+    model = PrivBayes(1e6, degree=2, score="R", random_state=seed_starting_at(0), estimation="projected").fit(frame, categorical_schema(SIZES))
     learned = {pair.child: tuple(sorted(a for a, _ in pair.parents)) for pair in model.network_.pairs}
     assert learned == PARENTS
     for pair, cond in zip(model.network_.pairs, model.conditionals_):

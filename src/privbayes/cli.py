@@ -92,9 +92,9 @@ def _parser() -> argparse.ArgumentParser:
 
     sa_cli.add_arguments(fit)
     fit.add_argument("--estimation", choices=["projected", "paper", "consistent"],
-                     help="how the noisy tables become the model, all at the same ε: projected (default; each "
-                          "table projected onto the simplex), paper (clip negatives and normalise, TODS 2017) or "
-                          "consistent (one model fitted to all tables, Private-PGM objective; slower)")
+                     help="how the noisy tables become the model, all at the same ε: consistent (default; one model "
+                          "fitted to all tables, Private-PGM objective), projected (each table projected onto "
+                          "the simplex; fastest) or paper (clip negatives and normalise, TODS 2017)")
     fit.add_argument("--backend", choices=["numpy", "duckdb", "spark", "auto"], default="numpy",
                      help="where to count: in memory (numpy), DuckDB (out of core, privbayes[duckdb]) or Spark "
                           "(privbayes[spark]); auto = DuckDB for files larger than 1/16 of memory")

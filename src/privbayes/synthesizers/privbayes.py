@@ -59,16 +59,18 @@ class PrivBayes(FittedModel):
     noise (the paper's BestNetwork / BestMarginal analysis, §6.4: NOT private);
     ``random_state`` seeds the DP noise (for reproducible experiments; the report says so);
     ``estimation`` how the noisy tables become the model (all post-processing of the same
-    paid-for tables, same ledger): "projected" (default) projects each table onto the
-    simplex (its total is the public n) and takes its conditional; "paper" clips negative
-    cells and normalises (TODS 2017, Alg. 1/3; the reproductions use it); "consistent" fits
-    one model to all tables (ICML 2019 objective, :mod:`privbayes.bayesnet.consistent`).
+    paid-for tables, same ledger): "consistent" (default) fits one model to all tables
+    (ICML 2019 objective, :mod:`privbayes.bayesnet.consistent`; when the junction tree is too
+    large for exact inference, the projected conditionals, with a caveat); "projected"
+    projects each table onto the simplex (its total is the public n) and takes its
+    conditional; "paper" clips negative cells and normalises (TODS 2017, Alg. 1/3; the
+    reproductions use it).
     """
 
     def __init__(self, epsilon: float = 1.0, *, beta: float = 0.3, theta: float = 4.0, score: str | None = None,
                  encoding: str | None = None, degree: int | None = None,
                  non_private_phase: NonPrivatePhase | None = None, random_state: int | None = None,
-                 progress: bool = False, estimation: Estimation = "projected") -> None:
+                 progress: bool = False, estimation: Estimation = "consistent") -> None:
         self.epsilon = epsilon
         self.beta = beta
         self.theta = theta

@@ -54,6 +54,6 @@ def build_estimator(args: argparse.Namespace) -> Any:
                 raise InputError(f"{option} applies to --method sa-privbayes only")
         estimator = PrivBayes(args.epsilon, beta=args.beta, theta=args.theta, score=args.score,
                               encoding=args.encoding, degree=args.degree, random_state=args.seed, progress=True,
-                              estimation=getattr(args, "estimation", None) or "projected")
+                              estimation=getattr(args, "estimation", None) or "consistent")
     estimator.check_parameters()
     return estimator

@@ -98,3 +98,19 @@ def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path, capsys):
     assert "n = 100, public" in out and "1 × exponential at ε = 0.15" in out
     assert "2 × discrete Laplace at ε = 0.175" in out and "total ε = 0.5 of 0.5" in out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv", "s.yaml"]
+
+
+def test_a_closed_pipe_is_not_an_error(tmp_path):
+    # `privbayes inspect model.json | head -0`: the reader leaves early; no error line, exit 0.
+    frame = pd.DataFrame({"a": [0, 1, 2, 1] * 25, "b": [0, 1, 1, 0] * 25})
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "s.yaml").write_text("attributes:\n- {name: a, kind: categorical, categories: [0, 1, 2]}\n"
+                                     "- {name: b, kind: binary}\n")
+    assert main(["fit", str(tmp_path / "d.csv"), "--schema", str(tmp_path / "s.yaml"), "--epsilon", "1",
+                 "-o", str(tmp_path / "m.json")]) == 0
+    inspect = subprocess.Popen([sys.executable, "-m", "privbayes.cli", "inspect", str(tmp_path / "m.json")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    inspect.stdout.close()  # the reader goes away before the first line (the child is still importing)
+    stderr = inspect.stderr.read().decode()
+    inspect.stderr.close()
+    assert inspect.wait() == 0 and "error" not in stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
 import warnings
 from typing import Callable, Iterator, Sequence
@@ -349,6 +350,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"privbayes: data rows (1 = first row after the header): {', '.join(map(str, rows))}",
                   file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader of stdout went away (`privbayes inspect m.json | head`): not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python flushes
+        return 0
     except (OSError, MemoryError) as exc:
         print(f"privbayes: error: {exc.__class__.__name__}: {exc}", file=sys.stderr)
         return 2

@@ -13,7 +13,7 @@ from typing import Sequence
 import numpy as np
 
 from privbayes.inference.protocol import check_potentials
-from privbayes.inference.factor import Domain, Factor, logsumexp
+from privbayes.inference.factor import Domain, logsumexp
 from privbayes.inference.junction_tree import Heuristic, JunctionTree, build_junction_tree
 
 
@@ -65,13 +65,23 @@ class JunctionTreeEngine:
         for parent, child in self.tree.edges:
             self._neighbours[parent].append(child)
             self._neighbours[child].append(parent)
+        # Index bookkeeping is fixed by the scopes: computed once here, not at every call of infer
+        # (EM and mirror descent call it hundreds of times on small cliques).
+        cliques = self.tree.cliques
+        self._placements = [_placement(scope, cliques[home], domain) for scope, home in zip(self.scopes, self._home)]
+        self._routes: dict[tuple[int, int], tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = {}
+        for parent, child in self.tree.edges:
+            for i, j in ((child, parent), (parent, child)):
+                kept = tuple(v for v in cliques[i] if v in cliques[j])
+                drop = tuple(a for a, v in enumerate(cliques[i]) if v not in cliques[j])
+                self._routes[(i, j)] = (drop, *_placement(kept, cliques[j], domain))
 
     def infer(self, log_potentials: Sequence[np.ndarray]) -> CalibratedTree:
         cliques = self.tree.cliques
         potentials = [np.zeros(self.domain.shape(c)) for c in cliques]
-        for scope, values, home in zip(self.scopes, check_potentials(self.domain, self.scopes, log_potentials),
-                                       self._home):
-            potentials[home] = potentials[home] + Factor(scope, values).aligned(cliques[home])
+        for values, home, (order, shape) in zip(check_potentials(self.domain, self.scopes, log_potentials),
+                                                self._home, self._placements):
+            potentials[home] = potentials[home] + np.transpose(values, order).reshape(shape)
         messages: dict[tuple[int, int], np.ndarray] = {}
 
         def send(i: int, j: int) -> None:
@@ -79,9 +89,9 @@ class JunctionTreeEngine:
             for k in self._neighbours[i]:
                 if k != j:
                     total = total + messages[(k, i)]
-            separator = self.tree.separator(i, j)
-            message = Factor(cliques[i], total).marginalize(separator)
-            messages[(i, j)] = message.aligned(cliques[j])
+            drop, order, shape = self._routes[(i, j)]
+            summed = logsumexp(total, axis=drop) if drop else total
+            messages[(i, j)] = np.transpose(summed, order).reshape(shape)
 
         for parent, child in reversed(self.tree.edges):
             send(child, parent)
@@ -94,3 +104,11 @@ class JunctionTreeEngine:
                 total = total + messages[(k, i)]
             beliefs.append(np.broadcast_to(total, self.domain.shape(cliques[i])).copy())
         return CalibratedTree(self.tree, tuple(beliefs), float(logsumexp(beliefs[0])))
+
+
+def _placement(variables: Sequence[int], clique: Sequence[int], domain: Domain) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """How an array over ``variables`` (a subset of ``clique``, any order) is transposed and
+    reshaped to broadcast against an array over ``clique`` (what :meth:`Factor.aligned` does)."""
+    order = tuple(sorted(range(len(variables)), key=lambda a: clique.index(variables[a])))
+    shape = tuple(domain.sizes[v] if v in variables else 1 for v in clique)
+    return order, shape

@@ -4,7 +4,9 @@ fit: the counting layer returns the exact clique tables (nothing else reads rows
 ``naive`` and ``cgm`` release them once with discrete Laplace noise (ε/|C| per table,
 :mod:`privbayes.undirected.measurements`) and estimate θ by post-processing (§3.1 naive
 MLE; §3.2 CGM-EM with NLBP); ``psgd`` is the (ε, δ) noisy-gradient baseline (§4).
-The fitted model samples, answers marginals and scores held-out rows without the data.
+The fit's result is a frozen :class:`~privbayes.undirected.released.ReleasedMRF` (``released_``);
+the fitted attributes are views of it.  It samples, answers marginals and scores held-out rows
+without the data.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from privbayes.undirected.cliques import clique_indices
 from privbayes.undirected.estimation import CGMOptions, cgm_em, naive_mle
 from privbayes.undirected.measurements import RELATIONS, measure
 from privbayes.undirected.model import LogLinearModel
+from privbayes.undirected.released import ReleasedMRF
 from privbayes.undirected.psgd import psgd
 
 METHODS = ("naive", "cgm", "psgd")
@@ -97,89 +100,84 @@ class PrivateMRF:
         """Learn the private model from a DataFrame or a table path, with a public ``schema``."""
         self.check_parameters()
         table = _open_table(data, schema)
-        self.schema_ = table.schema
-        self.cliques_ = clique_indices(self.cliques, self.schema_)
-        domain = Domain(tuple(a.size for a in self.schema_.attributes))
-        counts = [table.counts(list(c)) for c in self.cliques_]
+        schema = table.schema
+        cliques = clique_indices(self.cliques, schema)
+        domain = Domain(tuple(a.size for a in schema.attributes))
+        counts = [table.counts(list(c)) for c in cliques]
         public_n = int(table.n)
-        start = LogLinearModel.uniform(domain, self.cliques_, self.inference)  # type: ignore[arg-type]
+        start = LogLinearModel.uniform(domain, cliques, self.inference)  # type: ignore[arg-type]
         lam = DEFAULT_LAMBDA[self.method] if self.lam is None else float(self.lam)
         rng = random_source(self.random_state)
-        self.seeded_ = rng.seeded
         if self.method == "psgd":
             delta = self.delta if self.delta is not None else 1.0 / public_n
             accountant = Accountant(self.epsilon, Fraction(delta))
             noise = np.random.default_rng(self.random_state)  # float Gaussian noise: the documented exception
-            self.model_ = psgd(start, counts, public_n, self.epsilon, delta, accountant, noise,
-                               steps=self.psgd_steps, learning_rate=self.psgd_learning_rate, lam=lam)
-            self.n_ = float(public_n)
+            model = psgd(start, counts, public_n, self.epsilon, delta, accountant, noise,
+                         steps=self.psgd_steps, learning_rate=self.psgd_learning_rate, lam=lam)
+            n = float(public_n)
         else:
             accountant = Accountant(self.epsilon)
-            names = [",".join(self.schema_.names[v] for v in c) for c in self.cliques_]
-            stats = measure(counts, public_n, self.cliques_, names, self.epsilon, self.relation,  # type: ignore[arg-type]
+            names = [",".join(schema.names[v] for v in c) for c in cliques]
+            stats = measure(counts, public_n, cliques, names, self.epsilon, self.relation,  # type: ignore[arg-type]
                             accountant, rng)
             del counts
-            self.n_ = stats.n
+            n = stats.n
             if self.method == "naive":
-                self.model_ = naive_mle(start, stats, lam)
+                model = naive_mle(start, stats, lam)
             else:
                 options = self.cgm if self.cgm is not None else CGMOptions(lam=lam)
-                self.model_, self.trace_ = cgm_em(start, stats, options)
-        self.ledger_ = accountant.ledger
-        self.epsilon_spent_ = float(accountant.spent)
-        self.delta_spent_ = float(accountant.spent_delta)
+                model, self.trace_ = cgm_em(start, stats, options)
+        self.released_ = ReleasedMRF(schema, cliques, model, self.get_params(), n, accountant.ledger, rng.seeded)
         return self
 
-    # --- using the model -----------------------------------------------------------------------
+    def get_params(self) -> dict[str, Any]:
+        """The parameters a released model keeps (the model file's ``parameters``)."""
+        return {"epsilon": self.epsilon, "method": self.method, "relation": self.relation, "lam": self.lam,
+                "inference": self.inference, "delta": self.delta}
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "model_"):
+    # --- the released value and views of it ----------------------------------------------------
+
+    def _released(self) -> ReleasedMRF:
+        if not hasattr(self, "released_"):
             raise InputError("this PrivateMRF is not fitted yet; call fit first")
+        return self.released_
+
+    schema_ = property(lambda self: self._released().schema)
+    cliques_ = property(lambda self: self._released().cliques)
+    model_ = property(lambda self: self._released().model)
+    n_ = property(lambda self: self._released().n)
+    ledger_ = property(lambda self: self._released().ledger)
+    seeded_ = property(lambda self: self._released().seeded)
+    epsilon_spent_ = property(lambda self: self._released().epsilon_spent)
+    delta_spent_ = property(lambda self: self._released().delta_spent)
 
     def marginal(self, attributes: Sequence[str]) -> np.ndarray:
         """p(x_attributes) as an array with one axis per attribute (leaf codes, in the given order)."""
-        self._check_fitted()
-        if isinstance(attributes, str):
-            attributes = [attributes]
-        variables = [self.schema_.index(a) for a in attributes]
-        if len(set(variables)) != len(variables) or not variables:
-            raise InputError("marginal needs one or more distinct attribute names")
-        return self.model_.marginal(variables)
+        return self._released().marginal(attributes)
 
     def sample(self, n: int, random_state: int | None = None, bin_labels: bool = False) -> pd.DataFrame:
         """``n`` synthetic rows in the schema's values (exact sampling on junction trees, Gibbs otherwise);
         ``bin_labels`` gives numeric attributes as bin labels instead of values drawn inside the bins."""
-        self._check_fitted()
-        if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
-            raise InputError(f"n ({n!r}) must be a positive integer")
-        rng = np.random.default_rng(random_state)
-        return self.schema_.decode(self.model_.sample(int(n), rng), rng, bin_labels=bin_labels)
+        return self._released().sample(n, random_state, bin_labels)
 
     def log_likelihood(self, data: pd.DataFrame | str | os.PathLike) -> float:
         """Mean log-likelihood per row of ``data`` (nats; the paper's holdout log-likelihood, §4.2)."""
-        self._check_fitted()
-        table = _open_table(data, self.schema_)
-        counts = [table.counts(list(c)) for c in self.cliques_]
-        return self.model_.log_likelihood(counts, table.n) / table.n
+        return self._released().log_likelihood(data)
 
     def privacy_report(self) -> dict[str, Any]:
         """What was spent, on what, under which neighbouring relation, and what is not covered."""
-        self._check_fitted()
-        from privbayes.undirected.model_file import privacy_report
-
-        return privacy_report(self)
+        return self._released().privacy_report()
 
     def to_dict(self) -> dict[str, Any]:
         from privbayes.undirected.model_file import to_dict
 
-        self._check_fitted()
-        return to_dict(self)
+        return to_dict(self._released())
 
     @classmethod
     def from_dict(cls, document: Any, source: str = "model") -> "PrivateMRF":
         from privbayes.undirected.model_file import from_dict
 
-        return from_dict(document, source, cls)
+        return cls._wrapping(from_dict(document, source, cls))
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the model as versioned JSON (atomic); sampling from it never needs the data."""
@@ -193,4 +191,14 @@ class PrivateMRF:
     def load(cls, path: str | os.PathLike) -> "PrivateMRF":
         from privbayes.undirected.model_file import load
 
-        return load(path, cls)
+        return cls._wrapping(load(path, cls))
+
+    @classmethod
+    def _wrapping(cls, released: ReleasedMRF) -> "PrivateMRF":
+        """An estimator whose fitted state is ``released`` (its parameters are the model's)."""
+        p = released.parameters
+        estimator = cls([tuple(released.schema.names[v] for v in c) for c in released.cliques], p["epsilon"],
+                        method=p["method"], relation=p["relation"], lam=p["lam"], inference=p["inference"],
+                        delta=p["delta"])
+        estimator.released_ = released
+        return estimator

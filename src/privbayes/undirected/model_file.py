@@ -22,9 +22,9 @@ from privbayes.errors import InputError
 from privbayes.inference import Domain
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.schema import Schema
-from privbayes.undirected.cliques import ALGORITHMS, clique_indices
-from privbayes.undirected.measurements import RELATIONS
+from privbayes.undirected.cliques import clique_indices
 from privbayes.undirected.model import LogLinearModel
+from privbayes.undirected.released import ReleasedMRF
 
 FORMAT = "privbayes-mrf"
 VERSION = 1
@@ -32,45 +32,17 @@ MAX_PARAMETERS = 2**24
 """Most θ cells a model file may declare (128 MiB of float64)."""
 
 
-def privacy_report(model: Any) -> dict[str, Any]:
-    caveats = []
-    if model.method == "psgd":
-        caveats.append(f"(ε, δ)-DP with δ = {model.delta_spent_:.3g}, not pure ε-DP; Gaussian noise is drawn in "
-                       "floating point (numpy), not by an exact sampler")
-    if model.relation == "add-remove":
-        caveats.append("paper's relation: each table at sensitivity 1 (add/remove one tuple); "
-                       "N was estimated from the noisy tables")
-    if model.seeded_:
-        caveats.append("the DP noise was seeded (reproducible run): do not publish seeded releases")
-    caveats.append("the cliques and the schema are public inputs chosen by the user, not covered by epsilon")
-    return {
-        "mechanism": "private Markov random field (Bernstein et al., ICML 2017)",
-        "differentially_private": True,
-        "epsilon": float(model.epsilon),
-        "epsilon_spent": model.epsilon_spent_,
-        "delta_spent": model.delta_spent_,
-        "neighbouring_relation": RELATIONS[model.relation],
-        "seeded": model.seeded_,
-        "algorithm": ALGORITHMS[model.method],
-        "method": model.method,
-        "cliques": [[model.schema_.names[v] for v in c] for c in model.cliques_],
-        "caveats": caveats,
-        "ledger": [entry.to_dict() for entry in model.ledger_],
-    }
-
-
-def to_dict(model: Any) -> dict[str, Any]:
+def to_dict(model: ReleasedMRF) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "version": VERSION,
-        "schema": model.schema_.to_dict(),
-        "cliques": [[model.schema_.names[v] for v in c] for c in model.cliques_],
-        "parameters": {"epsilon": model.epsilon, "method": model.method, "relation": model.relation,
-                       "lam": model.lam, "inference": model.inference, "delta": model.delta},
-        "fitted": {"n": model.n_, "seeded": model.seeded_, "epsilon_spent": model.epsilon_spent_,
-                   "delta_spent": model.delta_spent_},
-        "theta": [{"shape": list(t.shape), "values": t.ravel().tolist()} for t in model.model_.theta],
-        "ledger": [entry.to_dict() for entry in model.ledger_],
+        "schema": model.schema.to_dict(),
+        "cliques": [[model.schema.names[v] for v in c] for c in model.cliques],
+        "parameters": dict(model.parameters),
+        "fitted": {"n": model.n, "seeded": model.seeded, "epsilon_spent": model.epsilon_spent,
+                   "delta_spent": model.delta_spent},
+        "theta": [{"shape": list(t.shape), "values": t.ravel().tolist()} for t in model.model.theta],
+        "ledger": [entry.to_dict() for entry in model.ledger],
     }
 
 
@@ -83,7 +55,7 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def load(path: str | os.PathLike, factory: Callable[..., Any]) -> Any:
+def load(path: str | os.PathLike, factory: Callable[..., Any]) -> ReleasedMRF:
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: no such model file")
@@ -94,8 +66,9 @@ def load(path: str | os.PathLike, factory: Callable[..., Any]) -> Any:
     return from_dict(document, str(path), factory)
 
 
-def from_dict(document: Any, source: str, factory: Callable[..., Any]) -> Any:
-    """A fitted estimator (``factory`` is :class:`PrivateMRF`) from :func:`to_dict`'s document, validated."""
+def from_dict(document: Any, source: str, factory: Callable[..., Any]) -> ReleasedMRF:
+    """The released model of :func:`to_dict`'s document, validated before any array is allocated
+    (``factory``, :class:`PrivateMRF`, checks the parameters)."""
     try:
         return _from_dict(document, source, factory)
     except InputError:
@@ -104,7 +77,7 @@ def from_dict(document: Any, source: str, factory: Callable[..., Any]) -> Any:
         raise InputError(f"{source}: invalid MRF model: {type(exc).__name__}: {exc}") from None
 
 
-def _from_dict(doc: Any, source: str, factory: Callable[..., Any]) -> Any:
+def _from_dict(doc: Any, source: str, factory: Callable[..., Any]) -> ReleasedMRF:
     _require(isinstance(doc, dict) and doc.get("format") == FORMAT, source, f"'format' is not {FORMAT!r}")
     _require(doc.get("version") == VERSION, source, f"unsupported version {doc.get('version')!r} (this is {VERSION})")
     for key in ("schema", "cliques", "parameters", "fitted", "theta", "ledger"):
@@ -136,11 +109,8 @@ def _from_dict(doc: Any, source: str, factory: Callable[..., Any]) -> Any:
     _require(_number(fitted.get("delta_spent")) and fitted["delta_spent"] >= 0, source, "delta_spent must be >= 0")
     _require(_number(fitted.get("n")) and fitted["n"] > 0, source, "n must be a positive number")
     _require(isinstance(fitted.get("seeded"), bool), source, "seeded must be true or false")
-    model.schema_, model.cliques_, model.ledger_ = schema, cliques, ledger
-    model.n_, model.seeded_ = float(fitted["n"]), fitted["seeded"]
-    model.epsilon_spent_, model.delta_spent_ = float(spent), float(fitted["delta_spent"])
-    model.model_ = LogLinearModel(domain, cliques, tuple(theta), model.inference)
-    return model
+    return ReleasedMRF(schema, cliques, LogLinearModel(domain, cliques, tuple(theta), model.inference),
+                       model.get_params(), float(fitted["n"]), ledger, fitted["seeded"])
 
 
 def _theta(raw: Any, shapes: list[list[int]], source: str) -> list[np.ndarray]:

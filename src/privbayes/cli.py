@@ -365,7 +365,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 @contextlib.contextmanager
 def _notes() -> "Iterator[None]":
     """Print the library's notes (columns left out, …) as one ``privbayes: note:`` line each."""
-    from privbayes.counting.reading import ColumnsLeftOut
+    from privbayes.errors import ColumnsLeftOut
 
     def show(message: Warning | str, category: type, *rest: object) -> None:
         if issubclass(category, ColumnsLeftOut):

@@ -3,3 +3,10 @@
 
 class InputError(ValueError):
     """A user mistake: bad file, column, value or parameter.  The message names it."""
+
+
+class ColumnsLeftOut(UserWarning):
+    """Columns of a file that the schema does not name (nor lists under ``drop:``) were left out.
+
+    A note, not an error: the names are public, the values are not read.  Defined here, not in
+    the counting layer, so that the command line can catch it without importing pandas."""

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privbayes.errors import InputError
+from privbayes.errors import ColumnsLeftOut, InputError
 from privbayes.schema import Schema
 
 TABLE_SUFFIXES = (".csv", ".parquet", ".pq", ".dat")
@@ -42,10 +42,6 @@ COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zip", ".zst")
 
 
 SEPARATORS = (",", ";", "\t", "|")
-
-
-class ColumnsLeftOut(UserWarning):
-    """Columns of the data that the schema does not mention were left out (named, once)."""
 
 
 @dataclass(frozen=True)

@@ -1,38 +1,53 @@
-"""PrivBayes side by side with other DP synthesizers on Adult (optional: needs the peers installed).
+"""PrivBayes side by side with other DP synthesizers (optional: needs the peers installed).
 
-Peers (each imported lazily; a method whose package is missing gets a "not installed" row):
+Data (``--data``, comma-separated):
 
-* ``ours``: ``privbayes.PrivBayes(eps).fit(train, schema).sample(len(train))``.
+* ``bundled``: the bundled Adult (45,222 rows) with its schema (``src/privbayes/data/adult.yaml``).
+* ``adult``, ``nltcs``, ``acs``, ``br2000``: the paper's datasets with the authors' domains
+  (``counting.open(NAME.dat, NAME.domain)``, under ``$PRIVBAYES_DATA``, default /work/shared/data).
+
+Split (``--split``): ``80/20`` (default) is ``train_test_split_indices(n, seed=0)``: every method
+turns the training part into as many synthetic rows; ``full`` fits on the whole table (the
+paper's counting-task protocol, as benchmarks/consistent_peers.py) and has no SVM score.
+
+Methods (each peer imported lazily; a method whose package is missing gets a "not installed" row):
+
+* ``ours``: ``PrivBayes(eps).fit(train, schema).sample(len(train))`` (default estimation, OS noise).
+* ``ours-paper`` / ``ours-projected`` / ``ours-consistent``: ``PrivBayes(eps, random_state=r,
+  estimation=...)`` fitted on ``counting.open(train, schema)`` and sampled with ``random_state=r``
+  (r = the repetition), so the three learn the same network and measure the same noisy tables.
 * ``datasynthesizer``: DataSynthesizer's correlated attribute mode (its own PrivBayes variant,
-  PyPI ``DataSynthesizer``): ``DataDescriber.describe_dataset_in_correlated_attribute_mode``
-  then ``DataGenerator``.  It gets the same categorical attributes, and the schema's public
-  domain (category lists, numeric bounds) so that it does not read them from the data; it
-  bins numeric attributes itself (20 equal-width bins).  ``--datasynthesizer-k`` sets the
-  degree of its network (default 1; at 2, its example's value, one fit takes ~20 CPU minutes).
+  PyPI ``DataSynthesizer``), given the schema's public domain; ``--datasynthesizer-k`` sets its degree.
 * ``mst`` / ``aim``: MST and AIM of SmartNoise Synth (PyPI ``smartnoise-synth``, on private-pgm
-  ``mbi`` 1.x), fed our leaf codes (``counting.leaf_codes``) with label transformers fitted on the
-  public code range, so their domains are ours.  These are (ε, δ)-DP with SmartNoise's
-  default δ = 1e-9; ours and DataSynthesizer claim ε-DP.  Each fit gives two rows: the
-  synthesizer's own ``sample`` and ``+sample``, the same model drawn i.i.d. (see
-  ``_smartnoise``).  See docs/peers.md for what each peer does with ε and the domain.
+  ``mbi`` 1.x), fed our leaf codes with label transformers fitted on the public code range, so
+  their domains are ours.  (ε, δ)-DP with SmartNoise's default δ = 1e-9; ours and
+  DataSynthesizer claim ε-DP.  Each fit gives two rows: the synthesizer's own ``sample`` and
+  ``+sample``, the same model drawn i.i.d. (see ``_smartnoise``).  See docs/peers.md.
+* ``authors-cpp``: the authors' C++ release (TODS 2017), built from its mirror with a driver of
+  our own by benchmarks/authors_cpp.py (the paper's datasets only; docs/authors_cpp.md).
 
-Protocol: the bundled Adult (45,222 rows), the 80/20 split of
-``train_test_split_indices(n, seed=0)``; every method turns the 36,177 training rows into
-as many synthetic rows.  Per (method, ε, repetition): wall time of fit + sample, CPU time
-(this process and its waited-for children, so DataSynthesizer's worker pool and JAX threads
-count), the average TVD of all 2- and 3-way marginals of the synthetic leaf codes against
-the real training codes, and the average misclassification rate on the real test part of
-the four Adult SVM targets (TODS 2017, §6.1) trained on the synthetic codes.
+Per (dataset, method, ε, repetition), one fresh child process (this script with ``--child``)
+loads the data, imports the method's packages, then fits and samples; it reports wall and CPU
+seconds of fit + sample (CPU: the process, all its threads and its waited-for children) and
+its peak resident memory before the fit.  The parent reads the child's peak resident memory
+(``ru_maxrss`` from ``os.wait4``), kills it after ``--timeout`` seconds (then the row says so),
+and scores the output: the average TVD of all 2- and 3-way marginals of the synthetic leaf
+codes against the real training codes (``average_marginal_tvd``) and, on Adult, the average
+misclassification rate on the real test part of the four SVM targets (TODS 2017, §6.1).
+``--threads`` caps the threads of XLA (JAX), numba and BLAS in the child.
 
-Run it in a separate environment that has the peers (see benchmarks/peers_requirements.txt):
+    /work/peers-venv/bin/python benchmarks/peers.py [--data bundled|adult,nltcs,acs,br2000]
+        [--methods ours-paper,ours-consistent,mst,aim] [--epsilons 0.1,0.4,1.6] [--repeats 3]
+        [--budget 120] [--timeout 1800] [--json out.json] [--markdown table.md]
+    /work/peers-venv/bin/python benchmarks/peers.py --merge a.json b.json [--json all.json] --markdown table.md
 
-    /work/peers-venv/bin/python benchmarks/peers.py [--methods ours,datasynthesizer,mst]
-        [--epsilons 0.1,0.4,1.6] [--repeats 3] [--budget 120] [--json out.json] [--markdown table.md]
-    /work/peers-venv/bin/python benchmarks/peers.py --merge a.json b.json --markdown table.md
-
-A method stops repeating once its runs at one ε have taken ``--budget`` seconds of wall
-time (MST and DataSynthesizer take minutes per run on 2 cores); at least one run is done
-per (method, ε).  Prints one JSON document, then a table.
+A method stops repeating once its runs at one (dataset, ε) have taken ``--budget`` seconds of
+wall time; at least one run is done per (dataset, method, ε).  The JSON file is rewritten after
+every run, so an interrupted run keeps what it did.  ``--merge`` groups rows by (dataset,
+method, ε) and, where several files have a run of the same (dataset, method, ε, repetition),
+keeps the last file's: re-run one method with the same repetitions and merge its file last to
+replace it; files with other repetitions of a method are pooled.  ``--repeat-from`` starts at a
+later repetition (to split a long run over several processes).  Prints one JSON document, then the tables.
 """
 
 from __future__ import annotations
@@ -44,29 +59,41 @@ import io
 import json
 import os
 import platform
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-import traceback
 import warnings
+from collections.abc import Callable
 from importlib import metadata, resources
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 
+from privbayes import counting
 from privbayes.counting import leaf_codes
-from privbayes.evaluation import PAPER_TARGETS, average_marginal_tvd, svm_misclassification, train_test_split_indices
-from privbayes.io import load_schema
+from privbayes.counting.reading import read_frame
+from privbayes.evaluation import (
+    PAPER_TARGETS,
+    average_marginal_tvd,
+    svm_misclassification,
+    train_test_split_indices,
+)
+from privbayes.io import atomic_write_text, load_schema
 from privbayes.schema import Schema
 
-METHODS = ("ours", "datasynthesizer", "mst", "aim")
+DATA = os.environ.get("PRIVBAYES_DATA", "/work/shared/data")
+DATASETS = ("bundled", "adult", "nltcs", "acs", "br2000")
+OURS = {"ours": None, "ours-paper": "paper", "ours-projected": "projected", "ours-consistent": "consistent"}
+METHODS = (*OURS, "datasynthesizer", "mst", "aim", "authors-cpp")
 # Default degree of DataSynthesizer's network.  Its Adult example notebook uses 2, but one fit at
-# k = 2 takes about 20 CPU minutes here (its greedy search joins parent values row by row in
-# pandas), which alone would break the ~20-minute budget of this benchmark.
+# k = 2 takes about 20 CPU minutes here (its greedy search joins parent values row by row in pandas).
 DATASYNTHESIZER_K = 1
 DATASYNTHESIZER_BINS = 20  # its default histogram size for numeric attributes
+# Order of methods in the tables (variants included).
+ORDER = ("ours-paper", "ours-projected", "ours-consistent", "ours", "authors-cpp", "mst+sample", "mst", "aim+sample", "aim")
 
 
 class NotInstalled(Exception):
@@ -75,23 +102,39 @@ class NotInstalled(Exception):
 
 # --- data ----------------------------------------------------------------------------------------
 
-def load_adult() -> tuple[Schema, pd.DataFrame, pd.DataFrame]:
-    data_dir = resources.files("privbayes") / "data"
-    with resources.as_file(data_dir / "adult.yaml") as path:
-        schema = load_schema(path)
-    with resources.as_file(data_dir / "adult.csv.gz") as path:
-        frame = pd.read_csv(path, skipinitialspace=True)
+def load(data: str, split: str) -> tuple[Schema, pd.DataFrame, pd.DataFrame | None]:
+    """Schema, training rows and test rows (None with ``split="full"``) of one dataset."""
+    if data == "bundled":
+        data_dir = resources.files("privbayes") / "data"
+        with resources.as_file(data_dir / "adult.yaml") as path:
+            schema = load_schema(path)
+        with resources.as_file(data_dir / "adult.csv.gz") as path:
+            frame = pd.read_csv(path, skipinitialspace=True)
+    else:
+        dat = f"{DATA}/{data}/{data}.dat"
+        schema = counting.open(dat, f"{DATA}/{data}/{data}.domain").schema
+        frame = read_frame(dat, schema)
+    if split == "full":
+        return schema, frame, None
     train_idx, test_idx = train_test_split_indices(len(frame), seed=0)
     return schema, frame.iloc[train_idx].reset_index(drop=True), frame.iloc[test_idx].reset_index(drop=True)
 
 
-# --- the methods: each returns synthetic leaf codes (n_train × d) --------------------------------
+# --- the methods: each returns synthetic leaf codes (n_train × d) or {variant: (codes, s, cpu s)} ----
 
-def run_ours(eps: float, schema: Schema, train: pd.DataFrame, codes: np.ndarray, rep: int) -> np.ndarray:
-    from privbayes import PrivBayes
+def _ours(estimation: str | None) -> Callable[..., np.ndarray]:
+    def run(eps: float, schema: Schema, train: pd.DataFrame, codes: np.ndarray, rep: int) -> np.ndarray:
+        from privbayes import PrivBayes
 
-    synthetic = PrivBayes(eps).fit(train, schema).sample(len(train))
-    return leaf_codes(synthetic, schema)
+        if estimation is None:  # the bundled-Adult runs of docs/peers.md: default estimation, OS noise
+            return leaf_codes(PrivBayes(eps).fit(train, schema).sample(len(train)), schema)
+        model = PrivBayes(eps, random_state=rep, estimation=estimation).fit(counting.open(train, schema))
+        NOTES.extend(c for c in model.model_.caveats if "seeded" not in c)  # e.g. a fallback of "consistent"
+        return leaf_codes(model.sample(len(train), random_state=rep), schema)
+    return run
+
+
+NOTES: list[str] = []  # the model's caveats, reported with the run
 
 
 datasynthesizer_k = DATASYNTHESIZER_K  # --datasynthesizer-k
@@ -181,85 +224,213 @@ def _smartnoise(name: str) -> Callable[..., dict]:
     return run
 
 
+def run_authors_cpp(eps: float, schema: Schema, train: pd.DataFrame, codes: np.ndarray, rep: int) -> dict:
+    """The authors' C++ release (TODS 2017), built from its mirror and run by benchmarks/authors_cpp.py:
+    one process reads the training rows (.dat), fits (θ = 4, β = 1/2) and samples len(train) rows."""
+    import authors_cpp  # next to this script
+
+    try:
+        authors_cpp.build()
+    except (OSError, subprocess.CalledProcessError) as exc:
+        raise NotInstalled(f"cannot build the authors' C++ (git, g++ and the mirror are needed): {exc}") from None
+    return authors_cpp.peers_run(eps, schema, train, codes, rep)
+
+
 RUNNERS: dict[str, Callable[..., np.ndarray | dict]] = {
-    "ours": run_ours, "datasynthesizer": run_datasynthesizer, "mst": _smartnoise("mst"), "aim": _smartnoise("aim"),
+    **{method: _ours(estimation) for method, estimation in OURS.items()},
+    "datasynthesizer": run_datasynthesizer, "mst": _smartnoise("mst"), "aim": _smartnoise("aim"),
+    "authors-cpp": run_authors_cpp,
 }
+# Imported by the child before its baseline memory is read, so that a peer's peak memory
+# counts its fit and sampling, not the loading of its libraries.
+PACKAGES = {"datasynthesizer": ("DataSynthesizer.DataDescriber",), "mst": ("jax", "mbi", "snsynth"),
+            "aim": ("jax", "mbi", "snsynth")}
 
 
-# --- measuring -------------------------------------------------------------------------------------
+# --- one run, in a child process -----------------------------------------------------------------
 
 def _cpu_seconds() -> float:
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system
 
 
-def evaluate(synth: np.ndarray, train_codes: np.ndarray, test_codes: np.ndarray, sizes: list[int]) -> dict:
-    errors = {t.name: svm_misclassification(synth, test_codes, sizes, t) for t in PAPER_TARGETS["adult"]}
-    return {"tvd2": average_marginal_tvd(train_codes, synth, sizes, 2),
-            "tvd3": average_marginal_tvd(train_codes, synth, sizes, 3),
-            "svm": float(np.mean(list(errors.values()))), "svm_by_target": errors}
+def child(spec: dict) -> None:
+    """Run one (dataset, method, ε, repetition); write the codes (.npz) and timings (.json)."""
+    schema, train, _ = load(spec["data"], spec["split"])
+    codes = leaf_codes(train, schema)
+    meta: dict = {"status": "ok"}
+    try:
+        for module in PACKAGES.get(spec["method"], ()):
+            try:
+                __import__(module)
+            except ImportError as exc:
+                raise NotInstalled(str(exc)) from None
+        meta["rss_before_fit_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        global datasynthesizer_k
+        datasynthesizer_k = spec.get("datasynthesizer_k", DATASYNTHESIZER_K)
+        wall, cpu = time.perf_counter(), _cpu_seconds()
+        result = RUNNERS[spec["method"]](spec["epsilon"], schema, train, codes, spec["repeat"])
+        if not isinstance(result, dict):  # one output, timed here
+            result = {spec["method"]: (result,)}
+        result = {name: value if len(value) == 3 else (value[0], time.perf_counter() - wall, _cpu_seconds() - cpu)
+                  for name, value in result.items()}
+    except NotInstalled as exc:
+        meta = {"status": "not installed", "detail": str(exc)}
+    except Exception as exc:  # noqa: BLE001 - a peer failing must not stop the others
+        meta = {"status": "error", "detail": f"{type(exc).__name__}: {exc}"}
+    if meta["status"] == "ok":
+        np.savez(spec["out"] + ".npz", **{f"v{i}": value[0] for i, value in enumerate(result.values())})
+        meta["variants"] = [{"method": name, "seconds": round(value[1], 2), "cpu_seconds": round(value[2], 2),
+                             "library": library_fingerprint(), **({"notes": NOTES} if NOTES else {})}
+                            for name, value in result.items()]
+    with open(spec["out"] + ".json", "w", encoding="utf-8") as out:
+        json.dump(meta, out)
 
 
-def run(methods: list[str], epsilons: list[float], repeats: int, budget: float) -> list[dict]:
-    schema, train, test = load_adult()
-    sizes = [a.size for a in schema.attributes]
-    train_codes, test_codes = leaf_codes(train, schema), leaf_codes(test, schema)
+def library_fingerprint() -> str:
+    """privbayes version and a hash of its source files: which library a run measured."""
+    import hashlib
+    from pathlib import Path
+
+    import privbayes
+
+    digest = hashlib.sha256()
+    for path in sorted(Path(privbayes.__file__).parent.rglob("*.py")):
+        digest.update(path.read_bytes())
+    return f"{metadata.version('privbayes')}+{digest.hexdigest()[:10]}"
+
+
+def child_env(threads: int | None) -> dict:
+    env = dict(os.environ)
+    if threads:
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+            env[var] = str(threads)
+        if threads == 1:  # XLA's CPU backend: no Eigen thread pool
+            env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false").strip()
+    return env
+
+
+def run_child(spec: dict, timeout: float, env: dict) -> tuple[dict, list[np.ndarray], float]:
+    """Start the child, wait at most ``timeout`` s; its meta, codes, and peak resident memory (MB)."""
+    process = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)],
+                               env=env, start_new_session=True)
+    start = time.monotonic()
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() - start > timeout:
+            os.killpg(process.pid, 9)
+            pid, status, usage = os.wait4(process.pid, 0)
+            process.returncode = -9
+            return ({"status": "timeout", "detail": f"did not finish in {timeout / 60:g} min",
+                     "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 1)}, [], usage.ru_maxrss / 1024)
+        time.sleep(0.5)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    try:
+        with open(spec["out"] + ".json", encoding="utf-8") as f:
+            meta = json.load(f)
+    except OSError:
+        return {"status": "error", "detail": f"child exited with code {process.returncode}"}, [], usage.ru_maxrss / 1024
+    arrays = []
+    if meta["status"] == "ok":
+        with np.load(spec["out"] + ".npz") as stored:
+            arrays = [stored[f"v{i}"] for i in range(len(meta["variants"]))]
+    return meta, arrays, usage.ru_maxrss / 1024
+
+
+# --- measuring -------------------------------------------------------------------------------------
+
+def evaluate(data: str, synth: np.ndarray, train_codes: np.ndarray, test_codes: np.ndarray | None,
+             sizes: list[int]) -> dict:
+    scores = {"tvd2": average_marginal_tvd(train_codes, synth, sizes, 2),
+              "tvd3": average_marginal_tvd(train_codes, synth, sizes, 3)}
+    if test_codes is not None and data in ("bundled", "adult"):
+        errors = {t.name: svm_misclassification(synth, test_codes, sizes, t) for t in PAPER_TARGETS["adult"]}
+        scores.update(svm=float(np.mean(list(errors.values()))), svm_by_target=errors)
+    return scores
+
+
+def run(datasets: list[str], methods: list[str], epsilons: list[float], repeats: range, budget: float,
+        timeout: float, threads: int | None, split: str, save: Callable[[list[dict]], None]) -> list[dict]:
     rows: list[dict] = []
-    for method in methods:
-        for eps in epsilons:
-            spent = 0.0
-            for rep in range(repeats):
-                if rep > 0 and spent >= budget:
-                    break
-                row = {"method": method, "epsilon": eps, "repeat": rep}
-                wall, cpu = time.perf_counter(), _cpu_seconds()
-                try:
-                    result = RUNNERS[method](eps, schema, train, train_codes, rep)
-                except NotInstalled as exc:
-                    rows.append({**row, "status": "not installed", "detail": str(exc)})
-                    print(f"{method}: not installed ({exc})", file=sys.stderr)
-                    break
-                except Exception as exc:  # a peer failing must not stop the others
-                    rows.append({**row, "status": "error", "detail": f"{type(exc).__name__}: {exc}"})
-                    traceback.print_exc()
-                    break
-                if not isinstance(result, dict):  # one output, timed here
-                    result = {method: (result,)}
-                result = {name: value if len(value) == 3 else (value[0], time.perf_counter() - wall, _cpu_seconds() - cpu)
-                          for name, value in result.items()}
-                spent += time.perf_counter() - wall
-                for variant, (synth, seconds, cpu_seconds) in result.items():
-                    entry = {**row, "method": variant, "seconds": round(seconds, 2), "cpu_seconds": round(cpu_seconds, 2),
-                             "status": "ok", "rows": int(synth.shape[0])}
-                    entry.update(evaluate(synth, train_codes, test_codes, sizes))
-                    print(f"{variant} eps={eps} rep={rep}: {entry['seconds']:.1f} s, TVD2 {entry['tvd2']:.4f}, "
-                          f"TVD3 {entry['tvd3']:.4f}, SVM {entry['svm']:.4f}", file=sys.stderr)
-                    rows.append(entry)
-            if rows and rows[-1]["status"] == "not installed":
-                break
+    env = child_env(threads)
+    skip: set[str] = set()  # methods found not installed
+    with tempfile.TemporaryDirectory(prefix="peers-") as tmp:
+        for data in datasets:
+            schema, train, test = load(data, split)
+            sizes = [a.size for a in schema.attributes]
+            train_codes = leaf_codes(train, schema)
+            test_codes = leaf_codes(test, schema) if test is not None else None
+            spent: dict[tuple[str, float], float] = {}
+            for rep in repeats:
+                for eps in epsilons:
+                    for method in methods:
+                        if method in skip or (rep > repeats[0] and spent.get((method, eps), 0.0) >= budget):
+                            continue
+                        row = {"dataset": data, "method": method, "epsilon": eps, "repeat": rep, "split": split}
+                        spec = {"data": data, "split": split, "method": method, "epsilon": eps, "repeat": rep,
+                                "datasynthesizer_k": datasynthesizer_k, "out": os.path.join(tmp, f"run{len(rows)}")}
+                        wall = time.perf_counter()
+                        meta, arrays, peak_mb = run_child(spec, timeout, env)
+                        spent[(method, eps)] = spent.get((method, eps), 0.0) + time.perf_counter() - wall
+                        if meta["status"] != "ok":
+                            rows.append({**row, **meta, "peak_rss_mb": round(peak_mb, 1)})
+                            print(f"{data} {method} eps={eps} rep={rep}: {meta['status']} {meta.get('detail', '')}",
+                                  file=sys.stderr, flush=True)
+                            if meta["status"] == "not installed":
+                                skip.add(method)
+                            save(rows)
+                            continue
+                        for variant, synth in zip(meta["variants"], arrays):
+                            entry = {**row, **variant, "status": "ok", "rows": int(synth.shape[0]),
+                                     "peak_rss_mb": round(peak_mb, 1),
+                                     "rss_before_fit_mb": round(meta["rss_before_fit_kb"] / 1024, 1),
+                                     "load_average": round(os.getloadavg()[0], 2)}
+                            entry.update(evaluate(data, synth, train_codes, test_codes, sizes))
+                            print(f"{data} {variant['method']} eps={eps} rep={rep}: {entry['seconds']:.1f} s, "
+                                  f"{entry['cpu_seconds']:.1f} CPU s, {peak_mb:.0f} MB, TVD2 {entry['tvd2']:.4f}, "
+                                  f"TVD3 {entry['tvd3']:.4f}" + (f", SVM {entry['svm']:.4f}" if "svm" in entry else ""),
+                                  file=sys.stderr, flush=True)
+                            rows.append(entry)
+                        save(rows)
     return rows
 
 
+def _key(row: dict) -> tuple[str, str, float]:
+    return row.get("dataset", "bundled"), row["method"], row["epsilon"]
+
+
+def _rank(method: str) -> tuple[int, str]:
+    return (ORDER.index(method) if method in ORDER else len(ORDER), method)
+
+
 def summarise(rows: list[dict]) -> list[dict]:
-    """Mean (and spread) per (method, ε), with the ratio of mean wall time to ours at that ε."""
-    groups: dict[tuple[str, float], list[dict]] = {}
+    """Mean (and sd) per (dataset, method, ε), with the ratio of mean wall/CPU time to ours at that ε."""
+    groups: dict[tuple[str, str, float], list[dict]] = {}
     for r in rows:
-        groups.setdefault((r["method"], r["epsilon"]), []).append(r)
+        groups.setdefault(_key(r), []).append(r)
     out = []
-    for (method, eps), group in groups.items():
+    for (data, method, eps) in sorted(groups, key=lambda k: (DATASETS.index(k[0]) if k[0] in DATASETS else 9,
+                                                              k[2], _rank(k[1]))):
+        group = groups[(data, method, eps)]
         ok = [r for r in group if r["status"] == "ok"]
+        entry = {"dataset": data, "method": method, "epsilon": eps, "runs": len(ok),
+                 "failed": len(group) - len(ok), "status": "ok" if ok else group[0]["status"]}
         if not ok:
-            out.append({"method": method, "epsilon": eps, "runs": 0, "status": group[0]["status"]})
+            entry["detail"] = group[0].get("detail", "")
+            out.append(entry)
             continue
-        entry = {"method": method, "epsilon": eps, "runs": len(ok), "status": "ok"}
-        for key in ("seconds", "cpu_seconds", "tvd2", "tvd3", "svm"):
-            values = [r[key] for r in ok]
-            entry[key] = statistics.fmean(values)
-            entry[key + "_sd"] = statistics.stdev(values) if len(values) > 1 else None
+        for key in ("seconds", "cpu_seconds", "peak_rss_mb", "rss_before_fit_mb", "tvd2", "tvd3", "svm"):
+            values = [r[key] for r in ok if r.get(key) is not None]
+            if values:
+                entry[key] = statistics.fmean(values)
+                entry[key + "_sd"] = statistics.stdev(values) if len(values) > 1 else None
         out.append(entry)
-    ours = {e["epsilon"]: e for e in out if e["method"] == "ours" and e["status"] == "ok"}
     for e in out:
-        base = ours.get(e["epsilon"])
+        base = next((b for m in ("ours-consistent", "ours") for b in out
+                     if (b["dataset"], b["method"], b["epsilon"]) == (e["dataset"], m, e["epsilon"])
+                     and b["status"] == "ok"), None)
         if e["status"] == "ok" and base:
             e["time_ratio"] = e["seconds"] / base["seconds"]
             e["cpu_ratio"] = e["cpu_seconds"] / base["cpu_seconds"]
@@ -272,7 +443,7 @@ def machine() -> dict:
         cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
     versions = {}
     for package in ("privbayes", "numpy", "pandas", "scikit-learn", "numba", "DataSynthesizer", "smartnoise-synth",
-                    "mbi", "jax", "opendp"):
+                    "mbi", "jax", "jaxlib", "opendp"):
         try:
             versions[package] = metadata.version(package)
         except metadata.PackageNotFoundError:
@@ -289,97 +460,160 @@ def _fmt(value: float | None, digits: int, sd: float | None = None) -> str:
 
 
 def markdown_table(summary: list[dict]) -> str:
-    lines = ["| method | ε | runs | wall s (fit+sample) | × ours | CPU s | × ours | TVD 2-way | TVD 3-way | SVM error |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    """One line per (dataset, method, ε); times, ratios to ours (consistent, else default), memory, scores."""
+    lines = [("| data | method | ε | runs | wall s (fit+sample) | × ours | CPU s | × ours | peak MB (before fit) "
+              "| TVD 2-way | TVD 3-way | SVM error |"),
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for e in summary:
+        head = f"| {e['dataset']} | {e['method']} | {e['epsilon']:g} |"
         if e["status"] != "ok":
-            lines.append(f"| {e['method']} | {e['epsilon']:g} | 0 | {e['status']} | | | | | | |")
+            lines.append(f"{head} 0 | {e['status']}: {e.get('detail', '')} | | | | | | | |")
             continue
+        failed = f" (+{e['failed']} failed)" if e["failed"] else ""
         lines.append(
-            f"| {e['method']} | {e['epsilon']:g} | {e['runs']} | {_fmt(e['seconds'], 1, e['seconds_sd'])} | "
-            f"{_fmt(e.get('time_ratio'), 1)} | {_fmt(e['cpu_seconds'], 1)} | {_fmt(e.get('cpu_ratio'), 1)} | "
-            f"{_fmt(e['tvd2'], 4, e['tvd2_sd'])} | {_fmt(e['tvd3'], 4, e['tvd3_sd'])} | {_fmt(e['svm'], 4, e['svm_sd'])} |")
+            f"{head} {e['runs']}{failed} | {_fmt(e['seconds'], 1, e['seconds_sd'])} | {_fmt(e.get('time_ratio'), 1)} | "
+            f"{_fmt(e['cpu_seconds'], 1)} | {_fmt(e.get('cpu_ratio'), 1)} | "
+            f"{_fmt(e.get('peak_rss_mb'), 0)} ({_fmt(e.get('rss_before_fit_mb'), 0)}) | "
+            f"{_fmt(e['tvd2'], 4, e['tvd2_sd'])} | {_fmt(e['tvd3'], 4, e['tvd3_sd'])} | "
+            f"{_fmt(e.get('svm'), 4, e.get('svm_sd'))} |")
     return "\n".join(lines)
 
 
-def write_markdown(path: str, document: dict, table: str) -> None:
-    info = document["machine"]
-    with open(path, "w", encoding="utf-8") as out:
-        out.write(f"Run {document['date']}, {document['total_seconds']:.0f} s in all; {info['cpus']} cores "
-                  f"({info['cpu_model']}), Python {info['python']}; load average {info['load_average_at_start']} "
-                  f"at start, {info['load_average']} at the end.\n\n")
-        out.write("Packages: " + ", ".join(f"{k} {v}" for k, v in info["packages"].items() if v) + "\n\n")
-        out.write(table + "\n")
+def comparison_table(summary: list[dict], score: str) -> str:
+    """Issue 18's view: one line per (dataset, ε), one column per method, mean ± sd of ``score``."""
+    methods = sorted({e["method"] for e in summary}, key=_rank)
+    cells = {(e["dataset"], e["epsilon"], e["method"]): e for e in summary}
+    lines = ["| data | ε | " + " | ".join(methods) + " |", "| --- | ---: |" + " ---: |" * len(methods)]
+    for data, eps in sorted({(e["dataset"], e["epsilon"]) for e in summary},
+                            key=lambda k: (DATASETS.index(k[0]) if k[0] in DATASETS else 9, k[1])):
+        if not any(score in e for (d, x, _), e in cells.items() if (d, x) == (data, eps)):
+            continue  # e.g. no SVM score outside Adult
+        row = []
+        for m in methods:
+            e = cells.get((data, eps, m))
+            if e is None:
+                row.append("")
+            elif e["status"] != "ok":
+                row.append(e["status"])
+            else:
+                row.append(_fmt(e.get(score), 4, e.get(score + "_sd")) + f" ({e['runs']})")
+        lines.append(f"| {data} | {eps:g} | " + " | ".join(row) + " |")
+    return "\n".join(lines)
 
 
-def merge(paths: list[str], markdown: str | None) -> None:
+def tables(summary: list[dict]) -> str:
+    out = [markdown_table(summary)]
+    for score, title in (("tvd2", "TVD 2-way"), ("tvd3", "TVD 3-way"), ("svm", "SVM error")):
+        if any(score in e for e in summary):
+            out += ["", f"{title}, mean ± sd (runs):", "", comparison_table(summary, score)]
+    return "\n".join(out)
+
+
+def _run_line(d: dict) -> str:
+    info = d["machine"]
+    methods = sorted({r["method"] for r in d["results"]}, key=_rank)
+    data = sorted({r.get("dataset", "bundled") for r in d["results"]})
+    return (f"- {', '.join(data)}: {', '.join(methods)}: run {d['date']}, {d['total_seconds']:.0f} s in all; "
+            f"{info['cpus']} cores ({info['cpu_model']}), Python {info['python']}; load average "
+            f"{info['load_average_at_start']} at start, {info['load_average']} at the end; "
+            f"settings {json.dumps(d.get('settings', {}))}.\n")
+
+
+def merge(paths: list[str], markdown: str | None, json_path: str | None) -> None:
     documents = []
     for path in paths:
         with open(path, encoding="utf-8") as f:
             documents.append(json.load(f))
-    rows = [r for d in documents for r in d["results"]]
+    chosen: dict[tuple, list[dict]] = {}
+    for d in documents:  # a later file's (dataset, method, ε, repetition) replaces an earlier one's
+        groups: dict[tuple, list[dict]] = {}
+        for r in d["results"]:
+            groups.setdefault((*_key(r), r["repeat"]), []).append(r)
+        chosen.update(groups)
+    rows = [r for group in chosen.values() for r in group]
     summary = summarise(rows)
-    table = markdown_table(summary)
-    print(json.dumps({"benchmark": "peers", "merged": [d["date"] for d in documents], "summary": summary}, indent=1))
+    text = tables(summary)
+    document = {"benchmark": "peers", "merged": [{"file": p, "date": d["date"]} for p, d in zip(paths, documents)],
+                "machine": documents[-1]["machine"], "runs": [_run_line(d).strip() for d in documents],
+                "summary": summary, "results": rows}
+    print(json.dumps({k: v for k, v in document.items() if k != "results"}, indent=1))
     print()
-    print(table)
+    print(text)
+    if json_path:
+        atomic_write_text(json_path, json.dumps(document, indent=1) + "\n")
     if markdown:
-        with open(markdown, "w", encoding="utf-8") as out:
-            for d in documents:
-                info = d["machine"]
-                methods = sorted({r["method"] for r in d["results"]})
-                out.write(f"- {', '.join(methods)}: run {d['date']}, {d['total_seconds']:.0f} s in all; {info['cpus']} cores "
-                          f"({info['cpu_model']}), Python {info['python']}; load average {info['load_average_at_start']} "
-                          f"at start, {info['load_average']} at the end.\n")
-            info = documents[-1]["machine"]
-            out.write("\nPackages: " + ", ".join(f"{k} {v}" for k, v in info["packages"].items() if v) + "\n\n")
-            out.write(table + "\n")
+        info = documents[-1]["machine"]
+        atomic_write_text(markdown, "".join(_run_line(d) for d in documents) + "\nPackages: "
+                          + ", ".join(f"{k} {v}" for k, v in info["packages"].items() if v) + "\n\n" + text + "\n")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default="bundled", help=f"comma-separated, from {','.join(DATASETS)}")
+    parser.add_argument("--split", choices=("80/20", "full"), default="80/20")
     parser.add_argument("--methods", default="ours,datasynthesizer,mst", help=f"comma-separated, from {','.join(METHODS)}")
     parser.add_argument("--epsilons", default="0.1,0.4,1.6")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeat-from", type=int, default=0,
+                        help="first repetition (its seeds): run repetitions repeat-from .. repeats-1")
     parser.add_argument("--budget", type=float, default=120.0,
-                        help="stop repeating a (method, ε) once its runs took this many wall seconds")
-    parser.add_argument("--markdown", help="also write the machine line and the table to this file")
+                        help="stop repeating a (dataset, method, ε) once its runs took this many wall seconds")
+    parser.add_argument("--timeout", type=float, default=1800.0, help="kill a run after this many wall seconds")
+    parser.add_argument("--threads", type=int, default=None, help="cap XLA/numba/BLAS threads in the runs")
+    parser.add_argument("--markdown", help="also write the run line and the tables to this file")
     parser.add_argument("--datasynthesizer-k", type=int, default=DATASYNTHESIZER_K,
                         help="degree k of DataSynthesizer's network (k = 2 costs ~20 CPU minutes per fit)")
-    parser.add_argument("--json", help="also write the JSON document to this file")
+    parser.add_argument("--json", help="also write the JSON document to this file (rewritten after every run)")
     parser.add_argument("--merge", nargs="+", metavar="JSON",
-                        help="run nothing: combine the results of earlier runs (their JSON output) into one table")
+                        help="run nothing: combine earlier runs' JSON files (a later file's (dataset, method, ε, "
+                        "repetition) wins)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        child(json.loads(args.child))
+        return
     if args.merge:
-        merge(args.merge, args.markdown)
+        merge(args.merge, args.markdown, args.json)
         return
     global datasynthesizer_k
     datasynthesizer_k = args.datasynthesizer_k
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    unknown = [m for m in methods if m not in METHODS]
-    if unknown:
-        parser.error(f"unknown method(s) {unknown}; choose from {METHODS}")
-    started = datetime.datetime.now().astimezone()
-    load_before = os.getloadavg()
+    datasets = [d.strip() for d in args.data.split(",") if d.strip()]
+    for given, allowed, what in ((methods, METHODS, "method"), (datasets, DATASETS, "dataset")):
+        unknown = [m for m in given if m not in allowed]
+        if unknown:
+            parser.error(f"unknown {what}(s) {unknown}; choose from {allowed}")
+    started = datetime.datetime.now(datetime.UTC)
+    load_before = [round(x, 2) for x in os.getloadavg()]
     t0 = time.perf_counter()
-    rows = run(methods, [float(e) for e in args.epsilons.split(",")], args.repeats, args.budget)
-    info = machine()
-    info["load_average_at_start"] = [round(x, 2) for x in load_before]
-    summary = summarise(rows)
-    document = {"benchmark": "peers", "dataset": "adult", "date": started.isoformat(timespec="seconds"),
-                "total_seconds": round(time.perf_counter() - t0, 1), "machine": info,
-                "settings": {"split": "train_test_split_indices(n, seed=0)", "repeats": args.repeats,
-                             "budget_seconds": args.budget, "datasynthesizer_k": datasynthesizer_k},
-                "summary": summary, "results": rows}
-    print(json.dumps(document, indent=1))
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as out:
-            json.dump(document, out, indent=1)
-    table = markdown_table(summary)
+    settings = {"data": datasets, "split": "whole table" if args.split == "full" else "train_test_split_indices(n, seed=0)",
+                "repeats": [args.repeat_from, args.repeats], "budget_seconds": args.budget, "timeout_seconds": args.timeout,
+                "threads": args.threads, "datasynthesizer_k": datasynthesizer_k, "command": " ".join(sys.argv)}
+
+    def document(rows: list[dict]) -> dict:
+        info = machine()
+        info["load_average_at_start"] = load_before
+        return {"benchmark": "peers", "date": started.isoformat(timespec="seconds"),
+                "total_seconds": round(time.perf_counter() - t0, 1), "machine": info, "settings": settings,
+                "summary": summarise(rows), "results": rows}
+
+    def save(rows: list[dict]) -> None:
+        if args.json:
+            atomic_write_text(args.json, json.dumps(document(rows), indent=1) + "\n")
+
+    rows = run(datasets, methods, [float(e) for e in args.epsilons.split(",")], range(args.repeat_from, args.repeats),
+               args.budget,
+               args.timeout, args.threads, args.split, save)
+    final = document(rows)
+    save(rows)
+    print(json.dumps(final, indent=1))
+    text = tables(final["summary"])
     print()
-    print(table)
+    print(text)
     if args.markdown:
-        write_markdown(args.markdown, document, table)
+        info = final["machine"]
+        atomic_write_text(args.markdown, _run_line(final) + "\nPackages: "
+                          + ", ".join(f"{k} {v}" for k, v in info["packages"].items() if v) + "\n\n" + text + "\n")
 
 
 if __name__ == "__main__":

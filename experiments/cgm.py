@@ -1,6 +1,6 @@
 """Reproduction of Bernstein et al., ICML 2017 (private MRFs): Figs. 1, 2, 3(a) and a stand-in for 3(b).
 
-    python experiments/cgm.py fig1 | fig2 --model chain3|er | fig3 | nltcs | plot   [--quick]
+    python experiments/cgm.py fig1 | fig2 --model chain3|er [--part baselines|cgm] | fig3 [--states 20] | nltcs | plot
 
 Synthetic populations (Figs. 1-3) are drawn from known models, so their clique tables are
 computed here directly (they are not private data); the noise always goes through
@@ -101,40 +101,82 @@ def read(path: Path) -> list[dict]:
 
 # --- Fig. 2 (and the data of Fig. 3a) ------------------------------------------------------------
 
-def fig2(kind: str, ns: list[int], epsilons: list[float], populations: int, draws: int) -> None:
-    path = OUT / f"cgm_fig2_{kind}.csv"
-    path.unlink(missing_ok=True)
+def fig2(kind: str, ns: list[int], epsilons: list[float], populations: int, draws: int, part: str = "all",
+         options: CGMOptions = CGMOptions(), reuse: Path | None = None, tag: str = "",
+         first_population: int = 0) -> None:
+    """Fig. 2 trials.  ``part`` splits the work into two files that ``plot`` merges, so the two halves
+    can run separately with the same populations and noise: "baselines" (Non-private, Random, naive
+    MLE, PSGD) → cgm_fig2_<kind>_baselines.csv, "cgm" → cgm_fig2_<kind>_cgm.csv (and the Fig. 3a data).
+    ``reuse``: a CSV of an earlier run of this code (same seeds); its baseline rows are copied for the
+    trials it covers and its PSGD grid choices are reused, so only the missing trials are computed.
+    ``tag`` is appended to the file names, so that runs over disjoint N can go in parallel (``plot``
+    reads cgm_fig2_<kind>_<part>*.csv)."""
+    done = _reusable(reuse, kind)
+    parts = ("baselines", "cgm") if part == "all" else (part,)
+    paths = {name: OUT / f"cgm_fig2_{kind}_{name}{tag}.csv" for name in parts}
+    for path in paths.values():
+        path.unlink(missing_ok=True)
     truth = true_model(kind, 10, 10, seed={"chain3": 1, "er": 2}[kind])
     start = LogLinearModel.uniform(truth.domain, truth.cliques)
     for n in ns:
-        for p in range(populations):
+        for p in range(first_population, populations):
             rng = np.random.default_rng(1000 * p + n % 997)
             counts = population_counts(truth, n, rng)
-            exact, secs = timed(fit_mle, start, [c / n for c in counts], EXACT_LAMBDA)
-            random_marginals = [rng.dirichlet(np.ones(c.size)).reshape(c.shape) for c in counts]
-            rand, rsecs = timed(fit_mle, start, random_marginals, NAIVE_LAMBDA)
             base = {"model": kind, "N": n, "population": p}
-            append_rows([{**base, "epsilon": "", "draw": "", "method": "Non-private", "kl": kl(truth, exact),
-                          "seconds": secs, "detail": ""},
-                         {**base, "epsilon": "", "draw": "", "method": "Random", "kl": kl(truth, rand),
-                          "seconds": rsecs, "detail": ""}], path)
+            exact = None
+            old = [done.get((n, p, "", "", m)) for m in ("Non-private", "Random")]
+            if "baselines" in paths and all(old):
+                append_rows(old, paths["baselines"])
+            elif "baselines" in paths:
+                exact, secs = timed(fit_mle, start, [c / n for c in counts], EXACT_LAMBDA)
+                random_marginals = [rng.dirichlet(np.ones(c.size)).reshape(c.shape) for c in counts]
+                rand, rsecs = timed(fit_mle, start, random_marginals, NAIVE_LAMBDA)
+                append_rows([{**base, "epsilon": "", "draw": "", "method": "Non-private", "kl": kl(truth, exact),
+                              "seconds": secs, "detail": ""},
+                             {**base, "epsilon": "", "draw": "", "method": "Random", "kl": kl(truth, rand),
+                              "seconds": rsecs, "detail": ""}], path=paths["baselines"])
             for eps in epsilons:
                 for d in range(draws):
                     stats = noisy(counts, n, truth.cliques, eps, seed=97 * d + 13 * p + 1)
-                    naive, nsecs = timed(naive_mle, start, stats, NAIVE_LAMBDA)
-                    (cgm, trace), csecs = timed(cgm_em, start, stats, CGMOptions())
-                    rows = [{**base, "epsilon": eps, "draw": d, "method": "Naive MLE", "kl": kl(truth, naive),
-                             "seconds": nsecs, "detail": ""},
-                            {**base, "epsilon": eps, "draw": d, "method": "CGM", "kl": kl(truth, cgm),
-                             "seconds": csecs, "detail": f"{trace.iterations} EM its, {trace.stopped_by}"}]
-                    rows.append(run_psgd(truth, start, counts, n, eps, base, d))
-                    append_rows(rows, path)
-                    if kind == "er" and n == 100_000 and eps == 0.1 and p == 0 and d == 0:
-                        fig3_data(truth, exact, naive, cgm)
-            print(f"{kind} N={n} population {p} done", flush=True)
+                    old = [done.get((n, p, str(eps), str(d), m)) for m in ("Naive MLE", "PSGD")]
+                    if "baselines" in paths and all(old):
+                        append_rows(old, paths["baselines"])
+                    elif "baselines" in paths:
+                        naive, nsecs = timed(naive_mle, start, stats, NAIVE_LAMBDA)
+                        rows = [{**base, "epsilon": eps, "draw": d, "method": "Naive MLE", "kl": kl(truth, naive),
+                                 "seconds": nsecs, "detail": ""}]
+                        rows.append(run_psgd(truth, start, counts, n, eps, base, d))
+                        append_rows(rows, paths["baselines"])
+                    if "cgm" in paths:
+                        (cgm, trace), csecs = timed(cgm_em, start, stats, options)
+                        append_rows([{**base, "epsilon": eps, "draw": d, "method": "CGM", "kl": kl(truth, cgm),
+                                      "seconds": csecs, "detail": f"{trace.iterations} EM its, {trace.stopped_by}"}],
+                                    paths["cgm"])
+                        if kind == "er" and n == 100_000 and eps == 0.1 and p == 0 and d == 0:
+                            if exact is None:
+                                exact = fit_mle(start, [c / n for c in counts], EXACT_LAMBDA)
+                            fig3_data(truth, exact, naive_mle(start, stats, NAIVE_LAMBDA), cgm,
+                                      OUT / "cgm_fig3a_er_marginals.csv")
+            print(f"{kind} N={n} population {p} done ({', '.join(parts)})", flush=True)
 
 
 _PSGD_BEST: dict[tuple, tuple[int, float]] = {}
+
+
+def _reusable(path: Path | None, kind: str) -> dict[tuple, dict]:
+    """Baseline rows of an earlier run keyed by (N, population, ε, draw, method); seeds _PSGD_BEST."""
+    if path is None:
+        return {}
+    done = {}
+    for row in read(path):
+        if row["model"] != kind or row["method"] not in ("Non-private", "Random", "Naive MLE", "PSGD"):
+            continue
+        done[(int(row["N"]), int(row["population"]), row["epsilon"], row["draw"], row["method"])] = row
+        if row["method"] == "PSGD" and row["population"] == "0" and row["draw"] == "0":
+            steps, rate = (part.split("=")[1] for part in row["detail"].split())
+            _PSGD_BEST[(kind, int(row["N"]), float(row["epsilon"]))] = (int(steps), float(rate))
+    return done
+
 
 
 def run_psgd(truth, start, counts, n, eps, base, draw) -> dict:
@@ -155,15 +197,30 @@ def run_psgd(truth, start, counts, n, eps, base, draw) -> dict:
             "detail": f"steps={steps} lr={rate}"}
 
 
-def fig3_data(truth, exact, naive, cgm) -> None:
+def fig3_data(truth, exact, naive, cgm, path: Path) -> None:
     rows = []
     for c, t, e, nv, cg in zip(truth.cliques, truth.marginals(), exact.marginals(), naive.marginals(), cgm.marginals()):
         for index in np.ndindex(t.shape):
             rows.append({"edge": f"{c[0]}-{c[1]}", "cell": "-".join(map(str, index)), "true": t[index],
                          "non_private": e[index], "naive": nv[index], "cgm": cg[index]})
-    path = OUT / "cgm_fig3a_er_marginals.csv"
     path.unlink(missing_ok=True)
     append_rows(rows, path)
+
+
+def fig3(k: int, n: int, eps: float, options: CGMOptions = CGMOptions()) -> None:
+    """Fig. 3(a): edge marginals of one ER graph (T = 10, |X| = k; the paper: k = 20), one population
+    and one noise draw; writes cgm_fig3a_er<k>_marginals.csv and prints the three KLs."""
+    truth = true_model("er", 10, k, seed=2)
+    start = LogLinearModel.uniform(truth.domain, truth.cliques)
+    counts = population_counts(truth, n, np.random.default_rng(n % 997))
+    stats = noisy(counts, n, truth.cliques, eps, seed=1)
+    exact, esecs = timed(fit_mle, start, [c / n for c in counts], EXACT_LAMBDA)
+    naive, nsecs = timed(naive_mle, start, stats, NAIVE_LAMBDA)
+    (cgm, trace), csecs = timed(cgm_em, start, stats, options)
+    fig3_data(truth, exact, naive, cgm, OUT / f"cgm_fig3a_er{k}_marginals.csv")
+    print(f"fig3a ER |X|={k} N={n} eps={eps}: KL non-private {kl(truth, exact):.4g} ({esecs:.0f} s), "
+          f"naive {kl(truth, naive):.4g} ({nsecs:.0f} s), CGM {kl(truth, cgm):.4g} ({csecs:.0f} s, "
+          f"{trace.iterations} EM its, {trace.stopped_by})", flush=True)
 
 
 # --- Fig. 1 ---------------------------------------------------------------------------------------
@@ -263,40 +320,60 @@ def _mean(values: list[float]) -> float:
     return float(np.mean(values)) if values else float("nan")
 
 
+def _matched(rows: list[dict]) -> dict[tuple, dict[str, list[dict]]]:
+    """Rows per (N, ε) and method, restricted to the trials (population, draw) that every private
+    method finished, so that a partly finished run still compares like with like."""
+    out: dict[tuple, dict[str, list[dict]]] = {}
+    private = ("Naive MLE", "CGM", "PSGD")
+    for n in sorted({int(r["N"]) for r in rows}):
+        for eps in sorted({float(r["epsilon"]) for r in rows if r["epsilon"]}):
+            here = [r for r in rows if int(r["N"]) == n and r["epsilon"] and float(r["epsilon"]) == eps]
+            trials = set.intersection(*({(r["population"], r["draw"]) for r in here if r["method"] == m}
+                                        for m in private))
+            if not trials:
+                continue
+            pops = {p for p, _ in trials}
+            group = {m: [r for r in here if r["method"] == m and (r["population"], r["draw"]) in trials]
+                     for m in private}
+            for m in ("Non-private", "Random"):
+                group[m] = [r for r in rows if r["method"] == m and int(r["N"]) == n and r["population"] in pops]
+            out[(n, eps)] = group
+    return out
+
+
 def plot_fig2(kind: str) -> list[str]:
-    """Fig. 2 panels (one per ε) and the lines of the CGM ≤ naive summary."""
+    """Fig. 2 panels (one per ε), the lines of the CGM ≤ naive summary, and a markdown table."""
     import matplotlib.pyplot as plt
 
-    path = OUT / f"cgm_fig2_{kind}.csv"
-    if not path.exists():
+    paths = {part: sorted(OUT.glob(f"cgm_fig2_{kind}_{part}*.csv")) for part in ("baselines", "cgm")}
+    if not all(paths.values()):
         return []
-    rows = read(path)
-    epsilons = sorted({float(r["epsilon"]) for r in rows if r["epsilon"]})
-    ns = sorted({int(r["N"]) for r in rows})
+    unique = {(r["method"], r["N"], r["population"], r["epsilon"], r["draw"]): r
+              for part in paths.values() for path in part for r in read(path)}  # parallel runs may overlap
+    groups = _matched(list(unique.values()))
+    epsilons = sorted({eps for _, eps in groups})
     fig, axes = plt.subplots(1, len(epsilons), figsize=(4 * len(epsilons), 3.4), sharey=True, squeeze=False)
     summary = []
+    print(f"\n**{kind}**\n\n| N | ε | trials | Non-private | Naive MLE | CGM | PSGD | CGM ≤ naive | CGM stopped by "
+          "| seconds naive / CGM |\n|---|---|---|---|---|---|---|---|---|---|")
     for ax, eps in zip(axes[0], epsilons):
+        ns = sorted(n for n, e in groups if e == eps)
         for method, (colour, style) in METHOD_STYLE.items():
-            xs, ys = [], []
-            for n in ns:
-                vals = [float(r["kl"]) for r in rows if r["method"] == method and int(r["N"]) == n
-                        and (not r["epsilon"] or float(r["epsilon"]) == eps)]
-                if vals:
-                    xs.append(n)
-                    ys.append(_mean(vals))
-            if xs:
-                ax.plot(xs, ys, style, color=colour, marker="o", label=method)
+            ys = [_mean([float(r["kl"]) for r in groups[(n, eps)][method]]) for n in ns]
+            ax.plot(ns, ys, style, color=colour, marker="o", label=method)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(f"{kind}, ε = {eps}")
         ax.set_xlabel("N (individuals)")
-        for n in ns:
-            naive = [float(r["kl"]) for r in rows if r["method"] == "Naive MLE" and int(r["N"]) == n
-                     and r["epsilon"] and float(r["epsilon"]) == eps]
-            cgm = [float(r["kl"]) for r in rows if r["method"] == "CGM" and int(r["N"]) == n
-                   and r["epsilon"] and float(r["epsilon"]) == eps]
-            if naive and cgm:
-                summary.append(f"{kind},{n},{eps},{_mean(naive):.4g},{_mean(cgm):.4g},{int(_mean(cgm) <= _mean(naive))}")
+    for (n, eps), group in sorted(groups.items()):
+        kl_of = {m: _mean([float(r["kl"]) for r in group[m]]) for m in group}
+        secs = {m: _mean([float(r["seconds"]) for r in group[m]]) for m in ("Naive MLE", "CGM")}
+        stops = sorted({r["detail"].split(", ")[-1] for r in group["CGM"]})
+        win = int(kl_of["CGM"] <= kl_of["Naive MLE"])
+        summary.append(f"{kind},{n},{eps},{len(group['CGM'])},{kl_of['Naive MLE']:.4g},{kl_of['CGM']:.4g},{win}")
+        print(f"| 10^{int(round(np.log10(n)))} | {eps} | {len(group['CGM'])} | {kl_of['Non-private']:.3g} | "
+              f"{kl_of['Naive MLE']:.3g} | {kl_of['CGM']:.3g} | {kl_of['PSGD']:.3g} | {'yes' if win else 'no'} | "
+              f"{'/'.join(stops)} | {secs['Naive MLE']:.1f} / {secs['CGM']:.1f} |")
     axes[0][0].set_ylabel("KL from the true distribution")
     axes[0][-1].legend(fontsize=7)
     fig.tight_layout()
@@ -352,26 +429,25 @@ def plot_fig1() -> None:
 def plot_fig3a() -> None:
     import matplotlib.pyplot as plt
 
-    path = OUT / "cgm_fig3a_er_marginals.csv"
-    if not path.exists():
-        return
-    rows = read(path)
-    true = np.array([float(r["true"]) for r in rows])
-    fig, ax = plt.subplots(figsize=(4.5, 4.5))
-    for key, label, colour in (("naive", "Naive MLE", "tab:blue"), ("cgm", "CGM", "tab:red"),
-                               ("non_private", "Non-private", "black")):
-        ax.scatter(true, [float(r[key]) for r in rows], s=4, alpha=0.5, color=colour, label=label)
-    top = float(true.max())
-    ax.plot([0, top], [0, top], "k:", lw=0.8)
-    ax.set_xlim(0, top)
-    ax.set_ylim(0, top * 1.3)
-    ax.set_xlabel("true edge marginals")
-    ax.set_ylabel("inferred edge marginals")
-    ax.set_title("ER T=10, |X|=10, N=10^5, ε=0.1")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(OUT / "cgm_fig3a_er_marginals.png", dpi=110)
-    plt.close(fig)
+    for path in sorted(OUT.glob("cgm_fig3a_er*_marginals.csv")):
+        rows = read(path)
+        true = np.array([float(r["true"]) for r in rows])
+        fig, ax = plt.subplots(figsize=(4.5, 4.5))
+        for key, label, colour in (("naive", "Naive MLE", "tab:blue"), ("cgm", "CGM", "tab:red"),
+                                   ("non_private", "Non-private", "black")):
+            ax.scatter(true, [float(r[key]) for r in rows], s=4, alpha=0.5, color=colour, label=label)
+        top = float(true.max())
+        ax.plot([0, top], [0, top], "k:", lw=0.8)
+        ax.set_xlim(0, top)
+        ax.set_ylim(0, top * 1.3)
+        ax.set_xlabel("true edge marginals")
+        ax.set_ylabel("inferred edge marginals")
+        k = path.name[len("cgm_fig3a_er"):-len("_marginals.csv")] or "10"
+        ax.set_title(f"ER T=10, |X|={k}, N=10^5, ε=0.1 (one trial)")
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(path.with_suffix(".png"), dpi=110)
+        plt.close(fig)
 
 
 def plot_nltcs() -> None:
@@ -405,7 +481,7 @@ def plot_all() -> None:
     plot_fig1()
     plot_fig3a()
     plot_nltcs()
-    summary = ["model,N,epsilon,naive_kl,cgm_kl,cgm_le_naive"]
+    summary = ["model,N,epsilon,trials,naive_kl,cgm_kl,cgm_le_naive"]
     for kind in ("chain3", "er"):
         summary += plot_fig2(kind)
     (OUT / "cgm_fig2_summary.csv").write_text("\n".join(summary) + "\n")
@@ -416,19 +492,31 @@ def plot_all() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["fig1", "fig2", "nltcs", "plot"])
+    parser.add_argument("what", choices=["fig1", "fig2", "fig3", "nltcs", "plot"])
     parser.add_argument("--model", choices=["chain3", "er"], default="chain3")
-    parser.add_argument("--populations", type=int, default=2)
-    parser.add_argument("--draws", type=int, default=2)
+    parser.add_argument("--populations", type=int, default=5)
+    parser.add_argument("--draws", type=int, default=5)
+    parser.add_argument("--part", choices=["all", "baselines", "cgm"], default="all",
+                        help="fig2: run only the baselines or only CGM (plot merges the two files)")
+    parser.add_argument("--ns", default="10000,100000,1000000", help="fig2: population sizes N")
+    parser.add_argument("--first-population", type=int, default=0, help="fig2: skip the populations before it")
+    parser.add_argument("--tag", default="", help="fig2: suffix of the output files (parallel runs)")
+    parser.add_argument("--reuse", type=Path, help="fig2: CSV of an earlier run whose baseline rows to copy")
+    parser.add_argument("--states", type=int, default=20, help="fig3: |X| (the paper: 20)")
+    parser.add_argument("--n", type=int, default=100_000, help="fig3: N")
+    parser.add_argument("--epsilon", type=float, default=0.1, help="fig3: ε")
     parser.add_argument("--quick", action="store_true", help="N ≤ 10^5 and one trial (smoke run)")
     args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     if args.what == "fig1":
         fig1(args.quick)
     elif args.what == "fig2":
-        ns = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
+        ns = [10_000, 100_000] if args.quick else [int(n) for n in args.ns.split(",")]
         pops, draws = (1, 1) if args.quick else (args.populations, args.draws)
-        fig2(args.model, ns, [0.01, 0.1, 0.5, 1.0], pops, draws)
+        fig2(args.model, ns, [0.01, 0.1, 0.5, 1.0], pops, draws, args.part, reuse=args.reuse, tag=args.tag,
+             first_population=args.first_population)
+    elif args.what == "fig3":
+        fig3(args.states, args.n, args.epsilon)
     elif args.what == "nltcs":
         nltcs([0.01, 0.05, 0.1, 0.5, 1.0], 1 if args.quick else args.draws)
     else:

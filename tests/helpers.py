@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from privbayes.inference import Domain
 from privbayes.schema import Attribute, Schema
+from privbayes.undirected import LogLinearModel
 
 
 def categorical_schema(sizes: list[int]) -> Schema:
@@ -25,3 +27,17 @@ def correlated_frame(sizes: list[int], n: int, seed: int) -> pd.DataFrame:
         copy = rng.random(n) < 0.7
         columns[f"a{j}"] = np.where(copy, columns[f"a{j - 1}"] % sizes[j], rng.integers(0, sizes[j], n))
     return pd.DataFrame(columns)
+
+
+def random_log_linear(sizes: list[int], cliques, seed: int, scale: float = 1.0) -> LogLinearModel:
+    """A log-linear model with N(0, scale²) parameters on every clique cell."""
+    rng = np.random.default_rng(seed)
+    domain = Domain(sizes)
+    return LogLinearModel(domain, tuple(cliques), tuple(scale * rng.normal(size=domain.shape(c)) for c in cliques))
+
+
+def kl_divergence(p: LogLinearModel, q: LogLinearModel) -> float:
+    """KL(p‖q) = E_p[θ_p − θ_q] − A(θ_p) + A(θ_q) for two models over the same cliques."""
+    mu = p.marginals()
+    return float(sum(np.sum(m * (a - b)) for m, a, b in zip(mu, p.theta, q.theta))
+                 - p.beliefs().log_z + q.beliefs().log_z)

@@ -10,47 +10,43 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-
 from helpers import categorical_schema, correlated_frame
+
 from privbayes.errors import InputError
-from privbayes.inference import Domain, make_engine
+from privbayes.inference import make_engine
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import random_source
 from privbayes.undirected import (
-    CGMOptions, LogLinearModel, NoisyStatistics, PrivateMRF, cgm_em, fit_mle, measure, naive_mle, project_simplex,
+    CGMOptions,
+    LogLinearModel,
+    NoisyStatistics,
+    PrivateMRF,
+    cgm_em,
+    fit_mle,
+    measure,
+    naive_mle,
+    project_simplex,
 )
 from privbayes.undirected import cli as mrf_cli
+from tests.helpers import kl_divergence, random_log_linear
 
 CHAIN = [("a0", "a1"), ("a1", "a2"), ("a2", "a3")]
-
-
-def _random_model(sizes, cliques, seed, scale=1.0):
-    rng = np.random.default_rng(seed)
-    domain = Domain(sizes)
-    return LogLinearModel(domain, tuple(cliques), tuple(scale * rng.normal(size=domain.shape(c)) for c in cliques))
-
-
-def _kl(p: LogLinearModel, q: LogLinearModel) -> float:
-    """KL(p‖q) = E_p[θ_p − θ_q] − A(θ_p) + A(θ_q) for two models over the same cliques."""
-    mu = p.marginals()
-    return float(sum(np.sum(m * (a - b)) for m, a, b in zip(mu, p.theta, q.theta))
-                 - p.beliefs().log_z + q.beliefs().log_z)
 
 
 @pytest.mark.parametrize("cliques", [[(0, 1), (1, 2), (2, 3)], [(0, 1), (1, 2), (2, 3), (3, 0)], [(0, 1, 2), (2, 3)]],
                          ids=["chain", "cycle", "triple"])
 def test_mle_recovers_a_models_own_marginals(cliques):
-    truth = _random_model((2, 3, 2, 3), cliques, seed=1)
+    truth = random_log_linear((2, 3, 2, 3), cliques, seed=1)
     target = truth.marginals()
     fitted = fit_mle(LogLinearModel.uniform(truth.domain, cliques), target, lam=0.0)
     # A strictly convex problem in the marginals (Prop. 2); L-BFGS stops at gradient 1e-9.
     for got, want in zip(fitted.marginals(), target):
         np.testing.assert_allclose(got, want, atol=1e-6)
-    assert _kl(truth, fitted) < 1e-9
+    assert kl_divergence(truth, fitted) < 1e-9
 
 
 def test_regularisation_shrinks_towards_uniform():
-    truth = _random_model((2, 3, 2), [(0, 1), (1, 2)], seed=2)
+    truth = random_log_linear((2, 3, 2), [(0, 1), (1, 2)], seed=2)
     start = LogLinearModel.uniform(truth.domain, truth.cliques)
     weak, strong = (fit_mle(start, truth.marginals(), lam) for lam in (1e-4, 1.0))
     assert np.linalg.norm(np.concatenate([t.ravel() for t in strong.theta])) < \
@@ -112,7 +108,7 @@ def test_add_remove_estimates_n_from_the_noisy_tables():
 
 
 def test_cgm_with_exact_statistics_recovers_the_marginals():
-    truth = _random_model((2, 3, 2), [(0, 1), (1, 2)], seed=5)
+    truth = random_log_linear((2, 3, 2), [(0, 1), (1, 2)], seed=5)
     n, scale = 100_000.0, 50.0
     stats = NoisyStatistics(truth.cliques, tuple(n * m for m in truth.marginals()), scale, n, "replace-one")
     options = CGMOptions(em_max_iters=800, discrepancy=False)
@@ -130,7 +126,7 @@ def test_cgm_beats_naive_on_average_when_noise_dominates():
     counts per cell against ≈ 220 per cell).  Measured: mean KL naive 1.83, CGM 0.19; the
     per-draw log-ratio log(KL_naive / KL_cgm) is what we test — it is far less heavy-tailed
     than the difference, and its mean over the 6 draws is > 1 (a factor e) with every draw > 0."""
-    truth = _random_model((3, 3, 3, 3), [(0, 1), (1, 2), (2, 3)], seed=7, scale=1.0)
+    truth = random_log_linear((3, 3, 3, 3), [(0, 1), (1, 2), (2, 3)], seed=7, scale=1.0)
     rng = np.random.default_rng(8)
     start = LogLinearModel.uniform(truth.domain, truth.cliques)
     log_ratios = []
@@ -140,7 +136,7 @@ def test_cgm_beats_naive_on_average_when_noise_dominates():
                               minlength=truth.domain.cells(c)).reshape(truth.domain.shape(c)) for c in truth.cliques]
         stats = measure(counts, 2000, truth.cliques, ["x", "y", "z"], 0.05, "add-remove", Accountant(0.05),
                         random_source(draw))
-        log_ratios.append(math.log(_kl(truth, naive_mle(start, stats, 1e-4)) / _kl(truth, cgm_em(start, stats)[0])))
+        log_ratios.append(math.log(kl_divergence(truth, naive_mle(start, stats, 1e-4)) / kl_divergence(truth, cgm_em(start, stats)[0])))
     assert np.mean(log_ratios) > 1.0
     assert np.median(log_ratios) > 0
 

@@ -1,11 +1,12 @@
 """Private undirected graphical models (Bernstein et al., ICML 2017): noisy clique tables,
-naive MLE, CGM-EM with non-linear BP, and the PSGD baseline."""
+naive MLE, CGM-EM (exact dual E-step on junction trees, non-linear BP on loopy models), and the
+PSGD baseline."""
 
 from __future__ import annotations
 
 from privbayes._lazy import lazy_exports
 
-_EXPORTS = {"CGMOptions": "estimation", "cgm_em": "estimation", "naive_mle": "estimation", "nlbp": "estimation",
+_EXPORTS = {"CGMOptions": "estimation", "cgm_em": "estimation", "dual_estep": "estep", "naive_mle": "estimation", "nlbp": "estimation",
             "PrivateMRF": "estimator", "NoisyStatistics": "measurements", "measure": "measurements",
             "fit_mle": "mle", "LogLinearModel": "model", "project_simplex": "projection"}
 """Public names and their submodules, imported on first use (PEP 562): the CLI registers the
@@ -15,5 +16,5 @@ _EXPORTS = {"CGMOptions": "estimation", "cgm_em": "estimation", "naive_mle": "es
 __getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
-__all__ = ["CGMOptions", "LogLinearModel", "NoisyStatistics", "PrivateMRF", "cgm_em", "fit_mle", "measure",
+__all__ = ["CGMOptions", "LogLinearModel", "NoisyStatistics", "PrivateMRF", "cgm_em", "dual_estep", "fit_mle", "measure",
            "naive_mle", "nlbp", "project_simplex"]

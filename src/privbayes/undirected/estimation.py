@@ -3,18 +3,22 @@
 * :func:`naive_mle` (§3.1): project each pseudo-marginal y_C/N onto the simplex (Duchi et
   al. 2008), then regularised MLE as if the projected marginals were data marginals.
 * :func:`cgm_em` (§3.2, Alg. 2): EM over the latent true statistics n.  The E-step finds
-  the approximate MAP n* = argmax_{n ∈ M_N} θᵀn + H(n) + log p(y | n) (Eq. 6) by
-  non-linear belief propagation (:func:`nlbp`, Alg. 1); the M-step maximises
+  the approximate MAP n* = argmax_{n ∈ M_N} θᵀn + H(n) + log p(y | n) (Eq. 6), exactly through
+  its dual on junction trees (:mod:`privbayes.undirected.estep`) or by non-linear belief
+  propagation (:func:`nlbp`, Alg. 1; loopy models); the M-step maximises
   θᵀn* − N·A(θ) − Nλ‖θ‖².  With Laplace noise of scale b, ∇_n log p(y | n) =
   sign(y − n)/b (a subgradient; 0 where n = y).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
+from privbayes.undirected.estep import DualEStep, dual_estep
 from privbayes.undirected.measurements import NoisyStatistics
 from privbayes.undirected.mle import fit_mle
 from privbayes.undirected.model import LogLinearModel, clique_marginals
@@ -31,15 +35,27 @@ def naive_mle(model: LogLinearModel, stats: NoisyStatistics, lam: float, *, proj
 
 @dataclass(frozen=True)
 class CGMOptions:
-    """Knobs of Alg. 1-2: NLBP damping α and convergence test, EM stopping rules, M-step λ.
+    """Knobs of Alg. 1-2: the E-step, NLBP damping α and convergence test, EM stopping rules, M-step λ.
 
-    ``discrepancy`` stops EM once the fitted statistics explain the noisy ones to within the
-    expected size of the noise, ‖y − n‖₁ ≤ (number of cells)·b (Morozov's discrepancy
-    principle): past that point EM fits the noise, driving the cells whose noisy count is
-    negative towards probability zero (the MAP-EM fixed point is an L1 fit of y).
-    ``nlbp_max_iters = 1`` makes each E-step one warm-started NLBP sweep (a partial E-step,
-    as in incremental EM, Neal & Hinton 1998): as accurate per EM iteration in our runs and
-    several times faster; ``em_max_iters`` bounds the run (each EM step moves θ by ≤ 1/b).
+    ``estep``: ``"dual"`` solves Eq. 6 exactly through its dual (junction trees only); ``"nlbp"``
+    runs Alg. 1; ``"auto"`` (default) picks dual on junction trees and NLBP on loopy models.
+    The dual path uses adaptive over-relaxed EM (Salakhutdinov & Roweis 2003): each EM step moves
+    θ by at most 1/b, so the step is multiplied by η, which grows by ``relax_growth`` after every
+    step that increases the approximate log marginal likelihood ℓ(θ) and falls back to the plain
+    EM step (η = 1, which never decreases ℓ) otherwise; ``relax_growth = 1`` is plain EM.
+    ``discrepancy`` stops EM at the first model whose statistics explain the noisy ones to within
+    the size of the noise (Morozov's discrepancy principle): past that point EM fits the noise,
+    driving the cells whose noisy count is negative towards probability zero (the MAP-EM fixed
+    point is an L1 fit of y).  The dual path uses the principle's classical squared form: stop
+    once ‖y − N·µ(θ)‖₂² ≤ m·Var(z)·(1 + 3·√(5/m)) for m cells, i.e. within three standard
+    deviations of the noise's own squared norm (Laplace noise has kurtosis 6, so ‖z‖₂² has
+    relative standard deviation √(5/m)); without that margin a start that is already as close to
+    y as the noise is (ε = 0.01) can be pushed into fitting noise.  The NLBP path keeps the L1 form,
+    ‖y − N·µ(θ)‖₁ ≤ m·b.  ``em_tol`` stops EM once the E-step moves no
+    log-marginal by more than ``em_tol``/b (dual) or max|g|·b < ``em_tol`` (NLBP).
+    ``estep_tol``: the dual solver stops when every free cell fits its noisy count to within
+    ``estep_tol``·b.  ``nlbp_max_iters = 1`` makes each NLBP E-step one warm-started sweep (a
+    partial E-step, as in incremental EM, Neal & Hinton 1998); ``em_max_iters`` bounds the run.
     """
 
     damping: float = 0.5
@@ -49,14 +65,22 @@ class CGMOptions:
     em_max_iters: int = 200
     lam: float = 0.0
     discrepancy: bool = True
+    estep: Literal["auto", "dual", "nlbp"] = "auto"
+    estep_tol: float = 0.1
+    estep_max_iters: int = 500
+    relax_growth: float = 1.5
 
     def __post_init__(self) -> None:
         if not 0 < self.damping <= 1:
             raise ValueError(f"damping ({self.damping!r}) must be in (0, 1]")
-        if not self.nlbp_tol > 0 or not self.em_tol > 0 or not self.lam >= 0:
-            raise ValueError("nlbp_tol and em_tol must be > 0 and lam >= 0")
-        if self.nlbp_max_iters < 1 or self.em_max_iters < 1:
-            raise ValueError("nlbp_max_iters and em_max_iters must be >= 1")
+        if not self.nlbp_tol > 0 or not self.em_tol > 0 or not self.lam >= 0 or not self.estep_tol > 0:
+            raise ValueError("nlbp_tol, em_tol and estep_tol must be > 0 and lam >= 0")
+        if min(self.nlbp_max_iters, self.em_max_iters, self.estep_max_iters) < 1:
+            raise ValueError("nlbp_max_iters, em_max_iters and estep_max_iters must be >= 1")
+        if self.estep not in ("auto", "dual", "nlbp"):
+            raise ValueError(f"estep ({self.estep!r}) must be auto, dual or nlbp")
+        if not self.relax_growth >= 1:
+            raise ValueError(f"relax_growth ({self.relax_growth!r}) must be >= 1")
 
 
 @dataclass(frozen=True)
@@ -93,22 +117,98 @@ def nlbp(model: LogLinearModel, stats: NoisyStatistics, counts: tuple[np.ndarray
 
 @dataclass(frozen=True)
 class EMTrace:
-    """How EM ended: iterations, the stopping rule that fired, NLBP steps in total."""
+    """How EM ended: iterations, the stopping rule that fired, and the inference calls of its E-steps
+    (NLBP sweeps, or objective evaluations of the dual solver)."""
 
     iterations: int
     stopped_by: str
-    nlbp_iterations: int
+    inference_calls: int
 
 
-def cgm_em(model: LogLinearModel, stats: NoisyStatistics, options: CGMOptions = CGMOptions()) -> tuple[LogLinearModel, EMTrace]:
+def cgm_em(model: LogLinearModel, stats: NoisyStatistics,
+           options: CGMOptions = CGMOptions()) -> tuple[LogLinearModel, EMTrace]:
     """Alg. 2 from ``model`` (the uniform model in :class:`PrivateMRF`: "initialise θ arbitrarily").
 
-    M-step: for λ = 0 it is θ ← θ + g in closed form — at the NLBP fixed point n* = N·µ(θ + g),
+    M-step: for λ = 0 it is θ ← θ + g in closed form — at the E-step's solution n* = N·µ(θ + g),
     and the model with parameters θ + g is the unique one with those marginals (Prop. 2),
-    so θ + g maximises θᵀn* − N·A(θ).  For λ > 0, L-BFGS starts from θ + g.  EM stops when
-    the step max|g|·b falls below ``em_tol`` (the sign patterns cancel), by the discrepancy
-    principle (see :class:`CGMOptions`), or after ``em_max_iters``.
+    so θ + g maximises θᵀn* − N·A(θ).  For λ > 0, L-BFGS starts from θ + g.  The E-step is
+    chosen by ``options.estep`` (see :class:`CGMOptions`).
     """
+    if options.estep == "dual" or (options.estep == "auto" and model.engine.exact):
+        return _em_dual(model, stats, options)
+    return _em_nlbp(model, stats, options)
+
+
+def _residual(stats: NoisyStatistics, counts: tuple[np.ndarray, ...]) -> float:
+    return sum(float(np.abs(y - c).sum()) for y, c in zip(stats.tables, counts))
+
+
+def _squared_residual(stats: NoisyStatistics, counts: tuple[np.ndarray, ...]) -> float:
+    return sum(float(np.sum((y - c) ** 2)) for y, c in zip(stats.tables, counts))
+
+
+def _noise_variance(scale: float) -> float:
+    """Variance of discrete Laplace noise with pmf ∝ exp(−|z|/b): 2q/(1 − q)², q = e^(−1/b) (≈ 2b²)."""
+    q = math.exp(-1.0 / scale)
+    return 2 * q / (1 - q) ** 2
+
+
+def _log_step(step: DualEStep) -> float:
+    """max |log n* − log N·µ(θ)|: how far the E-step moves the model's log-marginals (≈ max|g*| in the
+    directions that change the distribution; g* itself may drift along the overcomplete null space)."""
+    tiny = np.finfo(float).tiny
+    return max(float(np.max(np.abs(np.log(np.maximum(c, tiny)) - np.log(np.maximum(m, tiny)))))
+               for c, m in zip(step.counts, step.model_counts))
+
+
+def _m_step(model: LogLinearModel, stats: NoisyStatistics, step: DualEStep, lam: float) -> LogLinearModel:
+    moved = model.with_theta([t + g for t, g in zip(model.theta, step.gradient)])
+    return fit_mle(moved, [c / stats.n for c in step.counts], lam) if lam > 0 else moved
+
+
+def _penalised(step: DualEStep, model: LogLinearModel, stats: NoisyStatistics, lam: float) -> float:
+    """ℓ(θ) − Nλ‖θ‖²: the objective that EM with this M-step ascends."""
+    return step.log_likelihood - stats.n * lam * sum(float(np.sum(t * t)) for t in model.theta)
+
+
+def _em_dual(model: LogLinearModel, stats: NoisyStatistics, options: CGMOptions) -> tuple[LogLinearModel, EMTrace]:
+    """EM with the exact dual E-step and adaptive over-relaxation (θ ← θ + η·(θ_EM − θ))."""
+    def solve(at: LogLinearModel, start: tuple[np.ndarray, ...] | None = None) -> DualEStep:
+        return dual_estep(at, stats, start, tol=options.estep_tol, max_iters=options.estep_max_iters)
+
+    cells = sum(t.size for t in stats.tables)
+    threshold = cells * _noise_variance(stats.scale) * (1 + 3 * math.sqrt(5 / cells))
+    step = solve(model)
+    value, eta, evaluations, stopped_by, taken = _penalised(step, model, stats, options.lam), 1.0, 0, "", 0
+    while True:
+        evaluations += step.evaluations
+        if options.discrepancy and _squared_residual(stats, step.model_counts) <= threshold:
+            stopped_by = "discrepancy"
+            break
+        if _log_step(step) * stats.scale < options.em_tol:
+            stopped_by = "em_tol"
+            break
+        if taken == options.em_max_iters:
+            stopped_by = "em_max_iters"
+            break
+        plain = _m_step(model, stats, step, options.lam)
+        candidate = plain if eta == 1 else model.with_theta(
+            [t + eta * (p - t) for t, p in zip(model.theta, plain.theta)])
+        trial = solve(candidate, step.gradient)
+        trial_value = _penalised(trial, candidate, stats, options.lam)
+        if eta > 1 and trial_value < value:
+            evaluations += trial.evaluations
+            eta, candidate = 1.0, plain
+            trial = solve(candidate, step.gradient)
+            trial_value = _penalised(trial, candidate, stats, options.lam)
+        else:
+            eta *= options.relax_growth
+        model, step, value, taken = candidate, trial, trial_value, taken + 1
+    return model, EMTrace(taken, stopped_by, evaluations)
+
+
+def _em_nlbp(model: LogLinearModel, stats: NoisyStatistics, options: CGMOptions) -> tuple[LogLinearModel, EMTrace]:
+    """EM with one warm-started NLBP E-step per iteration (Alg. 1), carrying n and g across iterations."""
     counts = tuple(stats.n * m for m in model.marginals())
     gradient = tuple(np.zeros_like(c) for c in counts)
     noise_l1 = sum(t.size for t in stats.tables) * stats.scale
@@ -121,7 +221,7 @@ def cgm_em(model: LogLinearModel, stats: NoisyStatistics, options: CGMOptions = 
         if max(float(np.max(np.abs(g))) for g in gradient) * stats.scale < options.em_tol:
             stopped_by = "em_tol"
             break
-        residual = sum(float(np.abs(y - c).sum()) for y, c in zip(stats.tables, counts))
+        residual = _residual(stats, counts)
         if options.discrepancy and residual <= noise_l1:
             stopped_by = "discrepancy"
             break

@@ -3,7 +3,8 @@
 fit: the counting layer returns the exact clique tables (nothing else reads rows);
 ``naive`` and ``cgm`` release them once with discrete Laplace noise (ε/|C| per table,
 :mod:`privbayes.undirected.measurements`) and estimate θ by post-processing (§3.1 naive
-MLE; §3.2 CGM-EM with NLBP); ``psgd`` is the (ε, δ) noisy-gradient baseline (§4).
+MLE; §3.2 CGM-EM, its E-step exact through the dual on junction trees
+(:mod:`privbayes.undirected.estep`) and by NLBP on loopy models); ``psgd`` is the (ε, δ) noisy-gradient baseline (§4).
 The fit's result is a frozen :class:`~privbayes.undirected.released.ReleasedMRF` (``released_``);
 the fitted attributes are views of it.  It samples, answers marginals and scores held-out rows
 without the data.

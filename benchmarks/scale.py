@@ -99,15 +99,37 @@ def cell(backend: str, n: int, d: int, folder: Path) -> dict:
 
         engine = local_session()
         engine.sparkContext.setLogLevel("ERROR")
-    start = time.perf_counter()
+    load_before = os.getloadavg()[0]  # the machine is shared: record how busy it was
+    start, cpu_start = time.perf_counter(), _cpu_s()
     model = PrivBayes(1.0, random_state=0, progress=False).fit(str(path), schema, backend=engine).model_
-    fitted = time.perf_counter()
+    fitted, cpu_fitted = time.perf_counter(), _cpu_s()
     out = folder / f"synthetic_{backend}_n{n}_d{d}.parquet"
     model.sample_to(out, n, random_state=0, progress=False)
     done = time.perf_counter()
     out.unlink()
     return {"backend": backend, "n": n, "d": d, "k": model.degree, "fit_s": round(fitted - start, 2),
-            "sample_s": round(done - fitted, 2), "peak_rss_mb": round(_peak_mb(), 1)}
+            "fit_cpu_s": round(cpu_fitted - cpu_start, 2),
+            "sample_s": round(done - fitted, 2), "peak_rss_mb": round(_peak_mb(), 1),
+            "capped": dict(model.plan.settings).get("children capped", _capped(model, schema)),
+            "load_1m": [round(load_before, 1), round(os.getloadavg()[0], 1)]}
+
+
+def _capped(model, schema) -> str:
+    """The children whose θ-usefulness bound the candidate cap lowered (public inputs only)."""
+    from fractions import Fraction
+
+    from privbayes.bayesnet.candidates import cap_settings
+
+    if model.plan.setting("degree") is not None:
+        return "fixed degree"
+    eps2 = Fraction(model.plan.setting("epsilon2")).limit_denominator(10**6)
+    return dict(cap_settings(model.n, model.encoding, eps2, model.plan.setting("theta")))["children capped"]
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process, all threads (less sensitive than wall time to other load)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _peak_mb() -> float:
@@ -170,7 +192,7 @@ def plot(rows: list[dict]) -> None:
     ax.set_yscale("log")
     ax.set_xlabel("rows n")
     ax.set_ylabel("fit + sample seconds")
-    ax.set_title("PrivBayes ε = 1 on Adult-like data (2 cores)")
+    ax.set_title("PrivBayes ε = 1 on Adult-like data (2 shared cores: load in the JSON)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     FIGURES.mkdir(parents=True, exist_ok=True)
@@ -201,13 +223,13 @@ def main() -> None:
     cells = [(b, int(float(n)), int(d)) for b, n, d in (c.split(":") for c in args.cells.split(","))]
     rows = run_cells(cells, folder, args.timeout)
     print(json.dumps({"benchmark": "scale", "machine": machine, "results": rows}, indent=1))
-    print(f"\n{'backend':<8} {'n':>10} {'d':>4} {'k':>3} {'fit s':>9} {'sample s':>9} {'peak MB':>9}")
+    print(f"\n{'backend':<8} {'n':>10} {'d':>4} {'k':>3} {'fit s':>9} {'sample s':>9} {'peak MB':>9} {'load':>11}")
     for r in rows:
         if "error" in r:
             print(f"{r['backend']:<8} {r['n']:>10} {r['d']:>4}   {r['error']}")
         else:
             print(f"{r['backend']:<8} {r['n']:>10} {r['d']:>4} {r['k']:>3} {r['fit_s']:>9.2f} {r['sample_s']:>9.2f} "
-                  f"{r['peak_rss_mb']:>9.1f}")
+                  f"{r['peak_rss_mb']:>9.1f} {'/'.join(map(str, r.get('load_1m', []))):>11}")
     plot(rows)
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from privbayes.bayesnet.usefulness import binary_degree, domain_bound
+from privbayes.bayesnet.candidates import candidate_cap, cap_settings, parent_bound
+from privbayes.bayesnet.usefulness import binary_degree
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
 from privbayes.limits import limits
@@ -52,6 +53,8 @@ def privbayes_plan(*, epsilon: Fraction, beta: float, theta: float, degree: int 
                  else "GreedyBayes Alg. 4 (maximal parent sets, Alg. 5/6) + NoisyConditionals Alg. 3")
     settings = (("algorithm", algorithm), ("degree", k), ("epsilon1", float(eps1)), ("epsilon2", float(eps2)),
                 ("beta", beta), ("theta", theta), ("n", n), ("encoded attributes", d))
+    if k is None:
+        settings += cap_settings(n, encoding, eps2, theta)
     return BudgetPlan(eps, tuple(releases), settings)
 
 
@@ -62,10 +65,12 @@ def measured_pairs(plan: BudgetPlan) -> dict[int, Fraction]:
 
 
 def _check_table_bound(n: int, d: int, eps2: Fraction, theta: float, encoding: Encoding) -> None:
-    """Refuse up front a θ-usefulness bound that would let a noisy table outgrow the size cap."""
+    """Refuse up front a θ-usefulness bound, capped as GreedyBayes caps it (candidates.py), that
+    would let a noisy table outgrow the size cap."""
     largest_child = max(a.size for a in encoding.attributes)
     full = math.prod(a.size for a in encoding.attributes)
-    cells = min(math.floor(domain_bound(n, d, eps2, theta, largest_child)) * largest_child, full)
+    bound = parent_bound(n, d, eps2, theta, largest_child, candidate_cap(encoding))
+    cells = min(bound * largest_child, full)
     if cells > limits().max_table_cells:
         raise InputError(f"epsilon is so large that θ-usefulness allows noisy tables of up to {cells:.3g} cells, "
                          f"more than the limit of {limits().max_table_cells:,}; raise theta, set degree, or raise "

@@ -10,10 +10,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any
 
-from privbayes.bayesnet.usefulness import domain_bound
+from privbayes.bayesnet.candidates import candidate_cap, count_parent_sets, parent_bound
 from privbayes.errors import InputError
 from privbayes.limits import limits
 
@@ -25,7 +24,8 @@ class CostEstimate:
     GreedyBayes (TODS 2017, Alg. 4) scores, at each step, every maximal θ-useful parent set
     (Alg. 5/6) of every remaining child; their number, not the size of one table, drives
     time and memory.  ``candidates`` bounds the last step's count from above (all generalised
-    subsets within the bound τ of the smallest child, which has the largest τ);
+    subsets within the bound τ of the smallest child, which has the largest τ, capped by the
+    public candidate cap of :mod:`candidates` as GreedyBayes caps it);
     ``largest_cells`` is the largest noisy table (τ·|dom(X)|, Alg. 4 line 6).  Time and
     memory are rough fits to Adult on a 2-core machine (ε = 1, 10, 100: 10 s, 19 s, 197 s;
     0.3, 0.6, 11 GB): about 1.6·10⁻⁴ s and τ bytes per candidate.  With a fixed degree k
@@ -46,25 +46,10 @@ class CostEstimate:
                 f"{self.time_class}")
 
 
-def count_parent_sets(level_sizes: Sequence[Sequence[int]], bound: int) -> int:
-    """The number of generalised subsets (each attribute absent or at one of its levels) whose
-    domain size is at most ``bound``: an upper bound on Alg. 5/6's maximal parent sets, counted
-    without listing them (memoised on the integer bound, as Alg. 5's recursion)."""
-    sizes = [tuple(s) for s in level_sizes]
-
-    @lru_cache(maxsize=None)
-    def count(i: int, left: int) -> int:
-        if left < 1:
-            return 0
-        if i == len(sizes):
-            return 1
-        return count(i + 1, left) + sum(count(i + 1, left // s) for s in sizes[i])
-    return count(0, bound)
-
-
 def cost_estimate(model: Any, plan: Any, schema: Any) -> CostEstimate:
     """:class:`CostEstimate` of ``model`` (a PrivBayes-like estimator) on ``schema`` with budget ``plan``."""
-    attrs = model.encoding_for(schema).attributes
+    encoding = model.encoding_for(schema)
+    attrs = encoding.attributes
     d, k, n = len(attrs), plan.setting("degree"), plan.setting("n")
     sizes = sorted(a.size for a in attrs)
     if k is not None:
@@ -73,12 +58,13 @@ def cost_estimate(model: Any, plan: Any, schema: Any) -> CostEstimate:
         per_candidate = 2 ** (k + 1)
     else:
         eps2 = (1 - Fraction(model.beta)) * Fraction(model.epsilon)
+        cap = candidate_cap(encoding)  # the bound GreedyBayes and the plan use (candidates.py)
         small = min(range(d), key=lambda j: attrs[j].size)
-        tau = domain_bound(n, d, eps2, model.theta, attrs[small].size)
+        bound = parent_bound(n, d, eps2, model.theta, attrs[small].size, cap)
         levels = [[a.level_size(i) for i in range(a.height)] for j, a in enumerate(attrs) if j != small]
-        candidates = count_parent_sets(levels, math.floor(tau))
-        largest = min(math.floor(domain_bound(n, d, eps2, model.theta, sizes[-1])) * sizes[-1], math.prod(sizes))
-        per_candidate = max(1, math.floor(tau))
+        candidates = count_parent_sets(levels, bound)
+        largest = min(parent_bound(n, d, eps2, model.theta, sizes[-1], cap) * sizes[-1], math.prod(sizes))
+        per_candidate = max(1, bound)
     return CostEstimate(candidates, int(largest), 1.6e-4 * candidates, candidates * per_candidate + 32 * int(largest))
 
 
@@ -88,6 +74,7 @@ def check_cost(cost: CostEstimate) -> None:
     if cost.bytes > cap:
         raise InputError(f"this fit would need about {cost.bytes / 2**30:,.0f} GB of memory ({cost.candidates:,} "
                          f"candidate parent sets), more than the limit of {cap / 2**30:g} GB (PRIVBAYES_MAX_FIT_GB); "
-                         "lower --epsilon, raise --theta, set --degree or use --encoding vanilla")
+                         "lower --epsilon, raise --theta, set --degree, use --encoding vanilla or lower "
+                         "PRIVBAYES_MAX_CANDIDATE_SETS")
 
 

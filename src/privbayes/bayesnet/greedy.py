@@ -8,7 +8,8 @@ Candidates come from one of two rules:
 * ``fixed_degree_candidates(k)``: Π ranges over subsets of the placed attributes of
   size min(k, |V|) (Alg. 2, made private as in §4.2-4.3);
 * ``maximal_parent_candidates``: Π ranges over the maximal (generalised) parent
-  sets whose table stays θ-useful (Alg. 4 with Alg. 5/6).
+  sets whose table stays θ-useful (Alg. 4 with Alg. 5/6), under the public candidate
+  cap of :mod:`privbayes.bayesnet.candidates`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from privbayes.bayesnet.candidates import candidate_cap, level_sizes
 from privbayes.bayesnet.network import APPair, Network, Parent
 from privbayes.bayesnet.parentsets import maximal_parent_sets
 from privbayes.bayesnet.scores import ScoreFunction
@@ -59,20 +61,26 @@ def fixed_degree_candidates(k: int) -> CandidateRule:
 
 
 def maximal_parent_candidates(table: PrivateTable, epsilon2: Fraction, theta: float) -> CandidateRule:
-    """Alg. 4, lines 5-10: the maximal θ-useful parent sets of X, or Π = ∅ if there are none."""
+    """Alg. 4, lines 5-10: the maximal θ-useful parent sets of X, or Π = ∅ if there are none,
+    under the bound τ capped by the public candidate cap (:mod:`candidates`)."""
     attrs = table.encoding.attributes
-    level_sizes = [[a.level_size(i) for i in range(a.height)] for a in attrs]
+    sizes = level_sizes(table.encoding)
+    cap = candidate_cap(table.encoding)
     d = len(attrs)
 
-    cache: dict[tuple[tuple[int, ...], Fraction], list[tuple[Parent, ...]]] = {}
+    cache: dict[tuple[tuple[int, ...], Fraction | int], list[tuple[Parent, ...]]] = {}
 
     def rule(child: int, placed: Sequence[int]) -> list[tuple[Parent, ...]]:
         tau = domain_bound(table.n, d, epsilon2, theta, attrs[child].size)
-        key = (tuple(sorted(placed)), tau)
-        if key not in cache:  # children of one size share their list (and so their counting)
+        size = attrs[child].size
+        # Children share a list (and so their bookkeeping) when their τ is equal, or when the cap
+        # lowers both to one bound; the grouping fixes the order of the candidates the
+        # exponential mechanism draws from, so uncapped children keep the grouping by τ.
+        key = (tuple(sorted(placed)), cap.bound(tau, size) if cap.binds(tau, size) else tau)
+        if key not in cache:
             if cache and next(iter(cache))[0] != key[0]:
                 cache.clear()
-            sets = maximal_parent_sets(key[0], tau, level_sizes)
+            sets = maximal_parent_sets(key[0], cap.bound(tau, size), sizes)
             cache[key] = [tuple(sorted(s)) for s in sets] or [()]
         return cache[key]
     return rule

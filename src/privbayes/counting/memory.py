@@ -166,10 +166,16 @@ class InMemoryTable(PrivateTable):
     def _from_leaf(self, leaf: np.ndarray, attributes: list[int], levels: list[int]) -> np.ndarray:
         """The table over ``attributes`` at ``levels`` from the leaf table over the sorted attributes."""
         order = sorted(range(len(attributes)), key=lambda i: attributes[i])
+        attrs = self.encoding.attributes
+        # Sums are exact in any order: the axis that shrinks most goes first, so each later pass
+        # reads a smaller table (GreedyBayes derives tens of thousands of these per fit, Alg. 6).
+        shrink = sorted((axis for axis, i in enumerate(order) if levels[i]),
+                        key=lambda axis: -attrs[attributes[order[axis]]].size
+                        / attrs[attributes[order[axis]]].level_size(levels[order[axis]]))
         table = leaf
-        for axis, i in enumerate(order):
-            if levels[i]:
-                table = _generalise_axis(table, axis, self._generaliser(attributes[i], levels[i]))
+        for axis in shrink:
+            i = order[axis]
+            table = _generalise_axis(table, axis, self._generaliser(attributes[i], levels[i]))
         return np.transpose(table, np.argsort(order))
 
 

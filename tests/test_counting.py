@@ -1,11 +1,13 @@
 """The counting layer: cached/generalised tables and batched binary families equal direct counts."""
 
 import itertools
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
-from privbayes.counting import InMemoryTable
+from privbayes.counting import InMemoryTable, memory
 from privbayes.counting.families import HAVE_NUMBA
 from privbayes.encoding import Encoding
 from privbayes.schema import Attribute, Schema
@@ -19,7 +21,20 @@ def brute_counts(codes, encoding, attributes, levels):
     return out
 
 
-def test_counts_with_taxonomy_levels_equal_brute_force():
+PATHS = [pytest.param("numba", marks=pytest.mark.skipif(not HAVE_NUMBA, reason="no numba")), "numpy"]
+
+
+@pytest.fixture(params=PATHS)
+def counting_path(request, monkeypatch) -> str:
+    """Force numba's batched kernels (no numpy allowance) or numpy's one bincount per table."""
+    if request.param == "numba":
+        monkeypatch.setattr(memory, "_NUMPY_VISITS", 0)
+    else:
+        monkeypatch.setattr(memory, "HAVE_NUMBA", False)
+    return request.param
+
+
+def test_counts_with_taxonomy_levels_equal_brute_force(counting_path):
     rng = np.random.default_rng(1)
     schema = Schema((
         Attribute("a", "categorical", categories=tuple("pqrst"), taxonomy=(("p", "t"), ("q", "r", "s"))),  # non-contiguous
@@ -38,10 +53,11 @@ def test_counts_with_taxonomy_levels_equal_brute_force():
 @pytest.mark.skipif(not HAVE_NUMBA, reason="binary_families needs numba (privbayes[fast])")
 @pytest.mark.parametrize("k", [0, 1, 2, 3, 4])
 @pytest.mark.parametrize("n_children", [1, 2, 12])
-def test_binary_families_equal_counts(k, n_children):
+def test_binary_families_equal_counts(k, n_children, monkeypatch):
     """Every (parent set, child) table equals a direct count, whatever the order of the
     parent sets; few children take the joint-table path (2^(k+u) ≤ rows), 12 children
     the per-row vector path (2^(k+12) > 3,000 rows)."""
+    monkeypatch.setattr(memory, "_NUMPY_VISITS", 0)
     rng = np.random.default_rng(2 + k)
     d = 19
     schema = Schema(tuple(Attribute(f"x{j}", "binary") for j in range(d)))
@@ -58,3 +74,36 @@ def test_binary_families_equal_counts(k, n_children):
     for p, ps in enumerate(parents):
         for c, x in enumerate(children):
             np.testing.assert_array_equal(got[p, c], table.counts([x, *ps]).reshape(2, -1))
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="no numba")
+def test_small_work_is_counted_with_numpy_and_numba_loads_once_it_pays():
+    """A table counts with bincount until its row × column visits reach ``_NUMPY_VISITS``,
+    then loads numba's kernels; the counts are the same either way.  Run in a fresh process,
+    where numba has not been imported by other tests."""
+    script = """
+import sys
+import numpy as np
+from privbayes.counting import InMemoryTable, memory
+from privbayes.counting.families import kernels_loaded
+from privbayes.encoding import Encoding
+from privbayes.schema import Attribute, Schema
+schema = Schema(tuple(Attribute(f"a{j}", "categorical", categories=tuple(range(4))) for j in range(6)))
+codes = np.random.default_rng(0).integers(0, 4, size=(5000, 6))
+table = InMemoryTable(codes, Encoding.build(schema, "vanilla"))
+rows = len(table._multiplicity)
+memory._NUMPY_VISITS = 10 * 3 * rows  # room for ten 3-way tables
+small = [table.counts([0, 1, j]) for j in range(2, 6)]  # 4 tables: numpy
+assert "numba" not in sys.modules and not kernels_loaded()
+large = table.counts_many([([i, j, k], None) for i in range(6) for j in range(i) for k in range(j)])  # 20: numba
+assert kernels_loaded()
+for j, got in enumerate(small):
+    direct = np.zeros((4, 4, 4), np.int64)
+    np.add.at(direct, (codes[:, 0], codes[:, 1], codes[:, 2 + j]), 1)
+    assert (got == direct).all()
+assert all(t.sum() == 5000 for t in large)
+print("ok")
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"

@@ -272,7 +272,9 @@ NUMBA = [pytest.param(True, id="numba", marks=pytest.mark.skipif(not HAVE_NUMBA,
 def use_numba(request, monkeypatch) -> bool:
     """With numba: batched counting (and ``binary_families`` on binary data); without:
     one ``np.bincount`` per table and F's numpy dynamic program."""
-    if not request.param:
+    if request.param:
+        monkeypatch.setattr(memory, "_NUMPY_VISITS", 0)  # no numpy allowance: numba from the first count
+    else:
         monkeypatch.setattr(memory, "HAVE_NUMBA", False)
     return request.param
 

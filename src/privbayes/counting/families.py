@@ -14,21 +14,25 @@ General tables (scores R and I, Alg. 4): one pass per table over its (possibly
 generalised) columns, a whole step's tables in one call.
 
 Large batches are spread over both cores.  numba is optional (``privbayes[fast]``);
-without it callers fall back to one numpy ``counts`` call per table.
+without it callers fall back to one numpy ``counts`` call per table.  It is imported, and
+its cached kernels loaded (≈ 0.6 s, scipy.linalg included), on the first call that needs
+a kernel, so small workloads that callers count with numpy never pay for it.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import math
+from functools import cache
+from types import SimpleNamespace
 
 import numpy as np
 
-try:
-    import numba
-except ImportError:  # pragma: no cover - exercised where numba is absent
-    numba = None
-
-HAVE_NUMBA = numba is not None
+HAVE_NUMBA = importlib.util.find_spec("numba") is not None
+numba = None
+_configurations = None
+"""The numba module and the compiled configuration loop once :func:`_kernels` has run: the
+loops below read ``numba.prange`` and call ``_configurations`` through these globals."""
 _MAX_CELLS_PER_CALL = 2**24
 _CHUNK = 16
 """Parent sets per parallel task."""
@@ -94,14 +98,26 @@ def _tables_loops(columns, weights, column_ids, strides, starts, offsets, out): 
             out[base + index[r]] += weights[r]
 
 
-if numba is not None:
-    _tables_parallel = numba.njit(parallel=True, cache=True)(_tables_loops)
-    _tables_serial = numba.njit(cache=True)(_tables_loops)
-    _configurations = numba.njit(cache=True, inline="always")(_configurations_loop)
-    _families_parallel = numba.njit(parallel=True, cache=True)(_families_loops)
-    _families_serial = numba.njit(cache=True)(_families_loops)
-    _joint_parallel = numba.njit(parallel=True, cache=True)(_joint_loops)
-    _joint_serial = numba.njit(cache=True)(_joint_loops)
+@cache
+def _kernels() -> SimpleNamespace:
+    """Compile (or load from numba's on-disk cache) every kernel, importing numba first."""
+    global numba, _configurations
+    import numba as module
+
+    numba = module
+    _configurations = module.njit(cache=True, inline="always")(_configurations_loop)
+    return SimpleNamespace(
+        tables_parallel=module.njit(parallel=True, cache=True)(_tables_loops),
+        tables_serial=module.njit(cache=True)(_tables_loops),
+        families_parallel=module.njit(parallel=True, cache=True)(_families_loops),
+        families_serial=module.njit(cache=True)(_families_loops),
+        joint_parallel=module.njit(parallel=True, cache=True)(_joint_loops),
+        joint_serial=module.njit(cache=True)(_joint_loops))
+
+
+def kernels_loaded() -> bool:
+    """Whether numba's kernels are in this process already (then they cost nothing more to use)."""
+    return _kernels.cache_info().currsize > 0
 
 
 def binary_family_counts(columns: np.ndarray, weights: np.ndarray, parents: np.ndarray,
@@ -113,11 +129,11 @@ def binary_family_counts(columns: np.ndarray, weights: np.ndarray, parents: np.n
     with the first parent as the most significant bit, the layout of
     ``counts([x, *parents]).reshape(2, -1)``.
     """
-    if numba is None:
+    if not HAVE_NUMBA:
         raise RuntimeError("binary_family_counts needs numba (pip install 'privbayes[fast]')")
     parents = np.ascontiguousarray(np.asarray(parents, dtype=np.int64).reshape(len(parents), -1))
     children = np.asarray(children, dtype=np.int64)
-    k = parents.shape[1]
+    kernels, k = _kernels(), parents.shape[1]
     dtype = np.int32 if weights.sum() < 2**31 else np.int64  # narrower adds: twice the SIMD lanes
     weights = np.ascontiguousarray(weights, dtype=dtype)
     out = np.empty((len(parents), children.size, 2, 1 << k), np.int64)
@@ -135,9 +151,9 @@ def binary_family_counts(columns: np.ndarray, weights: np.ndarray, parents: np.n
         parallel = len(block) * n_rows > _PARALLEL_WORK
         if joint:
             out[first:first + step] = 0
-            (_joint_parallel if parallel else _joint_serial)(columns, pattern, weights, block, u, out[first:first + step])
+            (kernels.joint_parallel if parallel else kernels.joint_serial)(columns, pattern, weights, block, u, out[first:first + step])
         else:
-            ones, totals = (_families_parallel if parallel else _families_serial)(columns, child_bits, weights, block)
+            ones, totals = (kernels.families_parallel if parallel else kernels.families_serial)(columns, child_bits, weights, block)
             ones = ones.transpose(0, 2, 1)
             out[first:first + step, :, 1, :] = ones
             out[first:first + step, :, 0, :] = totals[:, None, :] - ones
@@ -152,7 +168,7 @@ def contingency_tables(columns: np.ndarray, weights: np.ndarray, tables: list[tu
     rows, which have integer ``weights``; each table is (column ids, shape), one
     axis per column, in that order.
     """
-    if numba is None:
+    if not HAVE_NUMBA:
         raise RuntimeError("contingency_tables needs numba (pip install 'privbayes[fast]')")
     column_ids = np.array([c for ids, _ in tables for c in ids], np.int64)
     strides = np.array([math.prod(shape[j + 1:]) for _, shape in tables for j in range(len(shape))], np.int64)
@@ -162,6 +178,8 @@ def contingency_tables(columns: np.ndarray, weights: np.ndarray, tables: list[tu
         raise ValueError(f"a table of {max(sizes)} cells is too large to count")
     offsets = np.cumsum([0] + sizes).astype(np.int64)
     out = np.zeros(int(offsets[-1]), np.int64)
-    kernel = _tables_parallel if len(tables) * columns.shape[1] > _PARALLEL_WORK else _tables_serial
+    kernels = _kernels()
+    kernel = (kernels.tables_parallel if len(tables) * columns.shape[1] > _PARALLEL_WORK
+              else kernels.tables_serial)
     kernel(columns, np.ascontiguousarray(weights, dtype=np.int64), column_ids, strides, starts, offsets, out)
     return [out[offsets[t]:offsets[t + 1]].reshape(shape) for t, (_, shape) in enumerate(tables)]

@@ -10,12 +10,16 @@ import numpy as np
 
 from privbayes.codes import distinct_rows
 from privbayes.counting.base import PrivateTable, Request, check_request
-from privbayes.counting.families import HAVE_NUMBA, binary_family_counts, contingency_tables
+from privbayes.counting.families import HAVE_NUMBA, binary_family_counts, contingency_tables, kernels_loaded
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
 
 _CACHE_CELLS = 2**23
 """Cells of exact leaf-level tables kept for reuse (≈ 64 MB of int64)."""
+_NUMPY_VISITS = 2 * 10**7
+"""Row × column visits that a table counts with numpy's bincount before it imports numba and
+loads its kernels (≈ 0.6 s): small fits never pay that, and a large one wastes at most about
+as long on numpy as the load takes (the ski-rental rule)."""
 
 
 class InMemoryTable(PrivateTable):
@@ -54,6 +58,7 @@ class InMemoryTable(PrivateTable):
         self._leaf_tables: OrderedDict[tuple[int, ...], np.ndarray] = OrderedDict()
         self._cached_cells = 0
         self._binary_columns: np.ndarray | None = None
+        self._numpy_visits = 0
 
     @property
     def n(self) -> int:
@@ -70,8 +75,11 @@ class InMemoryTable(PrivateTable):
 
     def binary_families(self, parents: np.ndarray, children: np.ndarray) -> np.ndarray | None:
         """Exact tables of every (child, parent set) pair at level 0, ``out[p, c, x, π]``,
-        when every encoded attribute is binary and numba is available; else None."""
-        if not HAVE_NUMBA or not self.encoding.is_binary:
+        when every encoded attribute is binary and numba is available (and worth loading:
+        see ``_NUMPY_VISITS``); else None, and the caller counts the tables one by one."""
+        visits = len(parents) * (np.shape(parents)[-1] + len(children)) * len(self._multiplicity)
+        if not HAVE_NUMBA or not self.encoding.is_binary or (
+                not kernels_loaded() and self._numpy_visits + visits < _NUMPY_VISITS):
             return None
         if self._binary_columns is None:
             self._binary_columns = np.ascontiguousarray(self._rows.T, dtype=np.uint8)
@@ -152,7 +160,9 @@ class InMemoryTable(PrivateTable):
     def _count_batch(self, specs: list[tuple[list[int], list[int]]]) -> list[np.ndarray]:
         if not specs:
             return []
-        if not HAVE_NUMBA:
+        visits = sum(len(attributes) for attributes, _ in specs) * len(self._multiplicity)
+        if not HAVE_NUMBA or (self._numpy_visits + visits < _NUMPY_VISITS and not kernels_loaded()):
+            self._numpy_visits += visits
             return [self._bincount(attributes, levels) for attributes, levels in specs]
         variants = sorted({(a, l) for attributes, levels in specs for a, l in zip(attributes, levels)})
         row_of = {variant: i for i, variant in enumerate(variants)}

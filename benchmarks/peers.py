@@ -23,6 +23,8 @@ Methods (each peer imported lazily; a method whose package is missing gets a "no
   their domains are ours.  (ε, δ)-DP with SmartNoise's default δ = 1e-9; ours and
   DataSynthesizer claim ε-DP.  Each fit gives two rows: the synthesizer's own ``sample`` and
   ``+sample``, the same model drawn i.i.d. (see ``_smartnoise``).  See docs/peers.md.
+* ``mst-r1``: MST run at the smaller ε' that makes it (ε, δ)-DP under our neighbour relation,
+  replace-one (``replace_one_epsilon``): the comparison at an equal guarantee.
 * ``authors-cpp``: the authors' C++ release (TODS 2017), built from its mirror with a driver of
   our own by benchmarks/authors_cpp.py (the paper's datasets only; docs/authors_cpp.md).
 
@@ -87,13 +89,14 @@ from privbayes.schema import Schema
 DATA = os.environ.get("PRIVBAYES_DATA", "/work/shared/data")
 DATASETS = ("bundled", "adult", "nltcs", "acs", "br2000")
 OURS = {"ours": None, "ours-paper": "paper", "ours-projected": "projected", "ours-consistent": "consistent"}
-METHODS = (*OURS, "datasynthesizer", "mst", "aim", "authors-cpp")
+METHODS = (*OURS, "datasynthesizer", "mst", "mst-r1", "aim", "authors-cpp")
 # Default degree of DataSynthesizer's network.  Its Adult example notebook uses 2, but one fit at
 # k = 2 takes about 20 CPU minutes here (its greedy search joins parent values row by row in pandas).
 DATASYNTHESIZER_K = 1
 DATASYNTHESIZER_BINS = 20  # its default histogram size for numeric attributes
 # Order of methods in the tables (variants included).
-ORDER = ("ours-paper", "ours-projected", "ours-consistent", "ours", "authors-cpp", "mst+sample", "mst", "aim+sample", "aim")
+ORDER = ("ours-paper", "ours-projected", "ours-consistent", "ours", "authors-cpp", "mst+sample", "mst",
+         "mst-r1+sample", "mst-r1", "aim+sample", "aim")
 
 
 class NotInstalled(Exception):
@@ -176,8 +179,31 @@ def run_datasynthesizer(eps: float, schema: Schema, train: pd.DataFrame, codes: 
     return {f"datasynthesizer k={datasynthesizer_k}": (leaf_codes(synthetic, schema),)}
 
 
-def _smartnoise(name: str) -> Callable[..., dict]:
+def replace_one_epsilon(eps: float, delta: float = 1e-9) -> float:
+    """The ε' to give SmartNoise's MST so that it is (ε, δ)-DP under replace-one neighbours.
+
+    MST spends ρ = cdp_rho(ε, δ) (zCDP, add/remove one row) in thirds: Gaussian 1-way marginals,
+    exponential-mechanism selection, Gaussian 2-way marginals.  Replacing a row moves a count
+    vector by √2 in L2 (2 cells change), so each Gaussian third costs 2× its ρ, and moves the
+    selection's L1 score by 2, so the exponential-mechanism third (ε²/8-zCDP) costs 4×: 8ρ/3 in
+    all.  Running MST at ρ' = 3ρ/8 therefore gives (ε, δ) under replace-one; ε' is found by
+    bisection on SmartNoise's own ``cdp_rho`` (increasing in ε)."""
+    from snsynth.utils import cdp_rho
+
+    target = 3 * cdp_rho(eps, delta) / 8
+    low, high = 0.0, eps
+    for _ in range(60):
+        middle = (low + high) / 2
+        low, high = (middle, high) if cdp_rho(middle, delta) < target else (low, middle)
+    return low
+
+
+def _smartnoise(name: str, replace_one: bool = False) -> Callable[..., dict]:
     """Fit SmartNoise's ``name`` once; sample it as shipped and with i.i.d. sampling.
+
+    With ``replace_one`` (MST only) it runs at :func:`replace_one_epsilon`, so that its guarantee
+    is ours: (ε, δ) for replace-one neighbours instead of add/remove; the outputs are named
+    ``mst-r1`` and ``mst-r1+sample``.
 
     As shipped, ``sample`` calls mbi 1.x ``MarkovRandomField.synthetic_data(method="round")``,
     whose stratified rounding ranks the rows of each parent group by row index and so makes
@@ -201,15 +227,15 @@ def _smartnoise(name: str) -> Callable[..., dict]:
             label.fit(list(range(attribute.size)))
             transformers.append(label)
         np.random.seed(2000 + rep)  # its selection steps and sampling draw from the global np.random
-        out = {}
+        out, label = {}, name + ("-r1" if replace_one else "")
         wall, cpu = time.perf_counter(), _cpu_seconds()
-        synthesizer = Synthesizer.create(name, epsilon=eps)
+        synthesizer = Synthesizer.create(name, epsilon=replace_one_epsilon(eps) if replace_one else eps)
         with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             synthesizer.fit(pd.DataFrame(codes, columns=schema.names), transformer=TableTransformer(transformers))
             fit_wall, fit_cpu = time.perf_counter() - wall, _cpu_seconds() - cpu
             synthetic = synthesizer.sample(len(train))
-            out[name] = (np.asarray(pd.DataFrame(synthetic).to_numpy(), dtype=np.int64),
+            out[label] = (np.asarray(pd.DataFrame(synthetic).to_numpy(), dtype=np.int64),
                          time.perf_counter() - wall, _cpu_seconds() - cpu)
             wall, cpu = time.perf_counter(), _cpu_seconds()
             drawn = synthesizer.synthesizer.synthetic_data(rows=len(train), method="sample")
@@ -218,7 +244,7 @@ def _smartnoise(name: str) -> Callable[..., dict]:
             columns = drawn.df[["col" + str(i) for i in range(len(schema))]]
             rows = [tuple(t[1:]) for t in columns.itertuples()]
             synthetic = synthesizer._transformer.inverse_transform(rows)
-            out[name + "+sample"] = (np.asarray(pd.DataFrame(synthetic).to_numpy(), dtype=np.int64),
+            out[label + "+sample"] = (np.asarray(pd.DataFrame(synthetic).to_numpy(), dtype=np.int64),
                                      fit_wall + time.perf_counter() - wall, fit_cpu + _cpu_seconds() - cpu)
         return out
     return run
@@ -238,12 +264,14 @@ def run_authors_cpp(eps: float, schema: Schema, train: pd.DataFrame, codes: np.n
 
 RUNNERS: dict[str, Callable[..., np.ndarray | dict]] = {
     **{method: _ours(estimation) for method, estimation in OURS.items()},
-    "datasynthesizer": run_datasynthesizer, "mst": _smartnoise("mst"), "aim": _smartnoise("aim"),
+    "datasynthesizer": run_datasynthesizer, "mst": _smartnoise("mst"), "mst-r1": _smartnoise("mst", replace_one=True),
+    "aim": _smartnoise("aim"),
     "authors-cpp": run_authors_cpp,
 }
 # Imported by the child before its baseline memory is read, so that a peer's peak memory
 # counts its fit and sampling, not the loading of its libraries.
 PACKAGES = {"datasynthesizer": ("DataSynthesizer.DataDescriber",), "mst": ("jax", "mbi", "snsynth"),
+            "mst-r1": ("jax", "mbi", "snsynth"),
             "aim": ("jax", "mbi", "snsynth")}
 
 

@@ -23,6 +23,7 @@ import privbayes.privacy.mechanisms as mechanisms_module
 from privbayes import InputError, PrivBayes
 from privbayes.cli import main
 from privbayes.counting import InvalidValuesError, leaf_codes
+from privbayes.errors import ColumnsLeftOut
 from privbayes.schema import Attribute, Schema
 
 PANDAS_NA_WORDS = ["#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
@@ -113,6 +114,25 @@ def test_typed_numbers_in_parquet_and_frames_match_by_value(tmp_path):
     missing = Schema((Attribute("v", "categorical", categories=(1, 2, 10), missing="category"), schema.attributes[1]))
     assert leaf_codes(with_null, missing)[:, 0].tolist() == [0, 1, 2, 3]
     assert leaf_codes(path, missing)[:, 0].tolist() == [0, 1, 2, 3]
+
+
+def test_parquet_read_column_by_column_in_dictionary_form_keeps_the_values(tmp_path):
+    """Several row groups, a dictionary-typed text column with nulls, integers with nulls and a
+    column the schema does not declare: the codes are those of the same table as a DataFrame,
+    and the undeclared column is named in the left-out note."""
+    schema = Schema((Attribute("v", "categorical", categories=("a", "b", "c"), missing="category"),
+                     Attribute("w", "categorical", categories=(1, 2, 10), missing="category")))
+    v = ["a", None, "c", "b", "a", None, "c", "c"]
+    w = [1, 2, None, 10, 10, 1, None, 2]
+    path = tmp_path / "groups.parquet"
+    table = pa.table({"v": pa.array(v, pa.string()).dictionary_encode(), "w": pa.array(w, pa.int64()),
+                      "extra": pa.array(range(8), pa.int64())})
+    pq.write_table(table, path, row_group_size=3)
+    expected = leaf_codes(pd.DataFrame({"v": pd.Series(v, dtype=object), "w": pd.Series(w, dtype=object)}), schema)
+    with pytest.warns(ColumnsLeftOut, match="'extra'"):
+        got = leaf_codes(path, schema)
+    assert got.tolist() == expected.tolist()
+    assert got[:, 0].tolist() == [0, 3, 2, 1, 0, 3, 2, 2] and got[:, 1].tolist() == [0, 1, 3, 2, 2, 0, 3, 1]
 
 
 def test_categories_equal_as_numbers_refuse_a_number_that_matches_both(tmp_path):

@@ -160,7 +160,7 @@ def read_frame(path: str | os.PathLike, schema: Schema | None, sep: str | None =
                 raise InputError(f"{path}: {frame.shape[1]} columns but the schema has {len(schema)} attributes")
             frame.columns = schema.names
         else:
-            frame = _read_parquet(path)
+            frame = _read_parquet(path, schema)
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not valid {encoding} text (byte {exc.start}); give the file's encoding "
                          "(--encoding, e.g. latin-1)") from None
@@ -198,25 +198,42 @@ def _read_csv(path: Path, schema: Schema | None, sep: str | None, encoding: str)
     return frame
 
 
-def _read_parquet(path: Path) -> pd.DataFrame:
+def _read_parquet(path: Path, schema: Schema | None) -> pd.DataFrame:
     """Parquet values one by one in their own type: integers stay exact Python/numpy integers
-    (never floats because another row is null), nulls become None."""
+    (never floats because another row is null), nulls become None (missing).
+
+    Columns are read one at a time (with a schema, only its own), and text columns and integer
+    columns with nulls stay dictionary-encoded, as pandas Categoricals: a row costs its code and
+    only the distinct values become Python objects (5·10⁶ Adult-like rows: 5.7 GB peak before)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pq.read_table(path)
+    names = pq.read_schema(path).names
+    duplicated = next((c for c in names if names.count(c) > 1), None)
+    if duplicated is not None:
+        raise InputError(f"{path}: column {duplicated!r} appears more than once")
+    wanted = names if schema is None else [c for c in names if c in schema.names]
     columns: dict[str, Any] = {}
-    for name, column in zip(table.column_names, table.columns):
+    for name in wanted:
+        column = pq.read_table(path, columns=[name]).column(0)
         kind = column.type
         if pa.types.is_dictionary(kind):
             column, kind = column.cast(kind.value_type), kind.value_type
-        if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
-            columns[name] = column.to_numpy() if column.null_count == 0 else np.array(column.to_pylist(), dtype=object)
-        elif pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        number = pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)
+        if number and column.null_count == 0:
+            columns[name] = column.to_numpy()
+        elif pa.types.is_floating(kind) or pa.types.is_boolean(kind):  # NaN is no category: value by value
             columns[name] = np.array(column.to_pylist(), dtype=object)
         else:
-            columns[name] = np.array(column.cast(pa.string()).to_pylist(), dtype=object)
-    return pd.DataFrame(columns)
+            if not (pa.types.is_integer(kind) or pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+                column = column.cast(pa.string())
+            encoded = column.combine_chunks().dictionary_encode()  # nulls stay null: code −1 below
+            values = pd.Index(encoded.dictionary.to_pylist(), dtype=object)
+            columns[name] = pd.Categorical.from_codes(encoded.indices.fill_null(-1).to_numpy(), categories=values)
+    frame = pd.DataFrame(columns)
+    if schema is not None:
+        frame.attrs["left_out"] = [c for c in names if c not in schema.names]
+    return frame
 
 
 def raw_columns(frame: pd.DataFrame, schema: Schema, source: str) -> dict[str, RawColumn]:

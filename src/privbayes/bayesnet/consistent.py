@@ -38,9 +38,11 @@ from privbayes.inference import (
     MAX_EXACT_CELLS,
     CalibratedTree,
     Domain,
+    JunctionTree,
     JunctionTreeEngine,
     make_engine,
 )
+from privbayes.inference.projection import project_simplex
 
 MAX_ITERATIONS = 200
 WORK = 5 * 10**7
@@ -99,7 +101,15 @@ class _Query:
 def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: int, *,
              max_iterations: int | None = None, tolerance: float = TOLERANCE, floor: float = FLOOR) -> Estimate:
     """The model whose marginals best explain ``measurements`` (ICML 2019, Alg. 1), on the leaf
-    domain of ``encoding``.  Receives measurements only: post-processing, charges nothing."""
+    domain of ``encoding``.  Receives measurements only: post-processing, charges nothing.
+
+    L is a sum over the connected components of the measured scopes (tables sharing no variable
+    with each other), and the marginal polytope of independent components is the product of
+    theirs, so each component is fitted on its own (its own step size and stopping test, and no
+    messages through the rest of the network), and the model is their product.  A component of
+    one table over one attribute (a child without parents, a parent of nobody) is solved in closed
+    form: L is then ½ w‖μ − y/n‖² over the simplex, whose minimiser is the Euclidean projection of
+    y/n (Duchi et al. 2008); with ``max_iterations = 0`` it keeps the paper's start, like the rest."""
     if not measurements:
         raise ValueError("estimation needs at least one measured table")
     exact = [m.scale is None for m in measurements]
@@ -109,27 +119,96 @@ def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: int, *,
     weights = variances.min() / variances  # only relative weights move the minimiser: the largest is 1
     queries = [_Query(encoding, m) for m in measurements]
     targets = [np.asarray(m.counts, dtype=np.float64) / n for m in measurements]
-    domain = Domain(tuple(a.size for a in encoding.attributes))
-    engine = make_engine(domain, [q.scope for q in queries])
+    sizes = tuple(a.size for a in encoding.attributes)
+    start = _paper_start(measurements, floor)
+    parts = []
+    for variables, members in _components(len(sizes), [q.scope for q in queries]):
+        if len(members) == 1 and queries[members[0]].onehot == [None] and max_iterations != 0:
+            parts.append(_one_table(variables, members, queries, targets, weights))
+        else:
+            parts.append(_mirror_descent(variables, members, sizes, queries, targets, weights, start,
+                                         max_iterations, tolerance))
+    theta: list[np.ndarray] = list(start)
+    for part in parts:
+        for i, t in zip(part.members, part.theta):
+            theta[i] = t
+    return Estimate(_product(parts), tuple(theta), sum(p.loss for p in parts), max(p.iterations for p in parts))
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One component's fit: its variables (global ids), the measurements it explains, their
+    log-potentials, and its calibrated tree over local ids 0..len(variables)-1."""
+
+    variables: tuple[int, ...]
+    members: tuple[int, ...]
+    theta: tuple[np.ndarray, ...]
+    calibrated: CalibratedTree
+    loss: float
+    iterations: int
+
+
+def _components(d: int, scopes: Sequence[tuple[int, ...]]) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """(variables, measurement indices) of each connected component of the scopes, in order of
+    their first variable; a variable no scope covers is a component without measurements."""
+    parent = list(range(d))
+
+    def root(v: int) -> int:
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    for scope in scopes:
+        for v in scope[1:]:
+            parent[root(v)] = root(scope[0])
+    groups: dict[int, tuple[list[int], list[int]]] = {}
+    for v in range(d):
+        groups.setdefault(root(v), ([], []))[0].append(v)
+    for i, scope in enumerate(scopes):
+        groups[root(scope[0])][1].append(i)
+    return [(tuple(variables), tuple(members)) for variables, members in groups.values()]
+
+
+def _one_table(variables, members, queries, targets, weights) -> _Part:
+    """A one-attribute component: the projection of y/n onto the simplex (exact minimiser)."""
+    (i,) = members
+    p = project_simplex(targets[i])
+    with np.errstate(divide="ignore"):
+        theta = np.log(p)
+    loss = 0.5 * weights[i] * float(np.sum((p - targets[i]) ** 2))
+    tree = JunctionTree(((0,),), ())
+    return _Part(variables, members, (theta,), CalibratedTree(tree, (theta,), 0.0), loss, 0)
+
+
+def _mirror_descent(variables, members, sizes, queries, targets, weights, start, max_iterations, tolerance) -> _Part:
+    """ICML 2019, Alg. 1 on one component, over its own domain (variables renumbered 0..m-1)."""
+    local = {v: j for j, v in enumerate(variables)}
+    domain = Domain(tuple(sizes[v] for v in variables))
+    queries = [queries[i] for i in members]
+    scopes = [tuple(local[v] for v in q.scope) for q in queries]
+    targets = [targets[i] for i in members]
+    weights = np.array([weights[i] for i in members]) if members else np.zeros(0)
+    engine = make_engine(domain, scopes)
     if not isinstance(engine, JunctionTreeEngine):
         raise TreeTooLarge(f"estimation='consistent' needs exact inference, but the junction tree of this network has "
                            f"more than {MAX_EXACT_CELLS:,} cells")
 
     def evaluate(theta: list[np.ndarray]) -> tuple[CalibratedTree, list[np.ndarray], float]:
         calibrated = engine.infer([q.spread(t) for q, t in zip(queries, theta)])
-        mu = [q.project(calibrated.marginal(q.scope)) for q in queries]
+        mu = [q.project(calibrated.marginal(s)) for q, s in zip(queries, scopes)]
         loss = 0.5 * sum(w * float(np.sum((m - y) ** 2)) for w, m, y in zip(weights, mu, targets))
         return calibrated, mu, loss
 
     if max_iterations is None:
         cells = sum(domain.cells(c) for c in engine.tree.cliques)
         max_iterations = min(MAX_ITERATIONS, max(MIN_ITERATIONS, WORK // cells))
-    theta = _paper_start(measurements, floor)
+    theta = [start[i] for i in members]
     calibrated, mu, loss = evaluate(theta)
     scale = max(loss, 1e-300)
-    step = 1.0 / float(weights.sum())  # 1/L: L ≤ Σ w_i bounds the curvature of L in the ℓ1 norm
+    step = 1.0 / max(float(weights.sum()), 1e-300)  # 1/L: L ≤ Σ w_i bounds the curvature of L in the ℓ1 norm
     iterations = 0
-    while iterations < max_iterations:
+    while iterations < max_iterations and members:
         gradient = [w * (m - y) for w, m, y in zip(weights, mu, targets)]
         step *= GROWTH
         while True:
@@ -146,7 +225,25 @@ def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: int, *,
         iterations += 1
         if decrease < tolerance * scale:
             break
-    return Estimate(calibrated, tuple(theta), loss, iterations)
+    return _Part(variables, members, tuple(theta), calibrated, loss, iterations)
+
+
+def _product(parts: Sequence[_Part]) -> CalibratedTree:
+    """The components' calibrated trees as one over the global variables: cliques renumbered, each
+    component's root joined to the first clique by an empty separator, beliefs normalised per
+    component (log p(x_C), log Z = 0), so the joint is the product of the components'."""
+    cliques: list[tuple[int, ...]] = []
+    edges: list[tuple[int, int]] = []
+    beliefs: list[np.ndarray] = []
+    for part in parts:
+        offset = len(cliques)
+        tree = part.calibrated.tree
+        cliques += [tuple(part.variables[v] for v in clique) for clique in tree.cliques]
+        if offset:
+            edges.append((0, offset))
+        edges += [(offset + a, offset + b) for a, b in tree.edges]
+        beliefs += [b - part.calibrated.log_z for b in part.calibrated.log_beliefs]
+    return CalibratedTree(JunctionTree(tuple(cliques), tuple(edges)), tuple(beliefs), 0.0)
 
 
 def _paper_start(measurements: Sequence[NoisyTable], floor: float) -> list[np.ndarray]:

@@ -22,7 +22,7 @@ from privbayes.undirected.estep import DualEStep, dual_estep
 from privbayes.undirected.measurements import NoisyStatistics
 from privbayes.undirected.mle import fit_mle
 from privbayes.undirected.model import LogLinearModel, clique_marginals
-from privbayes.undirected.projection import project_simplex
+from privbayes.inference.projection import project_simplex
 
 
 def naive_mle(model: LogLinearModel, stats: NoisyStatistics, lam: float, *, project: bool = True) -> LogLinearModel:

@@ -1,6 +1,7 @@
 """Euclidean projection onto the probability simplex (Duchi, Shalev-Shwartz, Singer & Chandra,
 ICML 2008, Fig. 1): sort, find the threshold ρ, shift and clip.  Naive MLE projects each
-noisy clique marginal y_C / N this way before fitting (ICML 2017, §3.1)."""
+noisy clique marginal y_C / N this way before fitting (ICML 2017, §3.1); PrivBayes's consistent
+estimation solves its one-table components this way (the exact minimiser of their squared loss)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Exact inference by junction-tree calibration (Shafer-Shenoy message passing in log space).
+"""Exact inference by junction-tree calibration (Shafer-Shenoy message passing in linear space
+with per-message scaling; log potentials in, log beliefs out).
 
 Each factor is assigned to a clique that covers its scope; one pass from the leaves to
 the root and one back give every clique its exact marginal and the log-partition function

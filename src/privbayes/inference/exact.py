@@ -1,5 +1,4 @@
-"""Exact inference by junction-tree calibration (Shafer-Shenoy message passing in linear space
-with per-message scaling; log potentials in, log beliefs out).
+"""Exact inference by junction-tree calibration (Shafer-Shenoy message passing in log space).
 
 Each factor is assigned to a clique that covers its scope; one pass from the leaves to
 the root and one back give every clique its exact marginal and the log-partition function

@@ -13,7 +13,7 @@ from typing import Sequence
 import numpy as np
 
 from privbayes.inference.protocol import check_potentials
-from privbayes.inference.factor import Domain
+from privbayes.inference.factor import Domain, logsumexp
 from privbayes.inference.junction_tree import Heuristic, JunctionTree, build_junction_tree
 
 
@@ -77,58 +77,33 @@ class JunctionTreeEngine:
                 self._routes[(i, j)] = (drop, *_placement(kept, cliques[j], domain))
 
     def infer(self, log_potentials: Sequence[np.ndarray]) -> CalibratedTree:
-        """Calibrate in linear space with scaling (Koller & Friedman 2009, Box 10.A): each clique's
-        potential is exponentiated once, as ψ_i = exp(φ_i − max φ_i), and each message is divided
-        by its largest entry, with the logs of those factors carried beside it.  Sums of products
-        then replace log-sum-exps, one exp and one log per clique instead of one exp per message.
-        A cell whose weight is below e^−745 of its clique's largest (probability < 10⁻³²³) is 0."""
         cliques = self.tree.cliques
         potentials = [np.zeros(self.domain.shape(c)) for c in cliques]
         for values, home, (order, shape) in zip(check_potentials(self.domain, self.scopes, log_potentials),
                                                 self._home, self._placements):
             potentials[home] = potentials[home] + np.transpose(values, order).reshape(shape)
-        psi, shifts = [], []
-        for potential in potentials:
-            top = float(potential.max()) if potential.size else 0.0
-            top = top if np.isfinite(top) else 0.0
-            psi.append(np.exp(potential - top))
-            shifts.append(top)
-        messages: dict[tuple[int, int], tuple[np.ndarray, float]] = {}
-
-        def gather(i: int, skip: int | None) -> tuple[np.ndarray, float]:
-            total, log_scale = psi[i], shifts[i]
-            for k in self._neighbours[i]:
-                if k != skip:
-                    message, scale = messages[(k, i)]
-                    total, log_scale = total * message, log_scale + scale
-            return total, log_scale
+        messages: dict[tuple[int, int], np.ndarray] = {}
 
         def send(i: int, j: int) -> None:
-            total, log_scale = gather(i, j)
+            total = potentials[i]
+            for k in self._neighbours[i]:
+                if k != j:
+                    total = total + messages[(k, i)]
             drop, order, shape = self._routes[(i, j)]
-            summed = np.sum(total, axis=drop) if drop else total
-            top = float(summed.max()) if summed.size else 0.0
-            if top > 0:
-                summed, log_scale = summed / top, log_scale + float(np.log(top))
-            messages[(i, j)] = (np.transpose(summed, order).reshape(shape), log_scale)
+            summed = logsumexp(total, axis=drop) if drop else total
+            messages[(i, j)] = np.transpose(summed, order).reshape(shape)
 
         for parent, child in reversed(self.tree.edges):
             send(child, parent)
         for parent, child in self.tree.edges:
             send(parent, child)
-        beliefs, probabilities = [], {}
-        for i in range(len(cliques)):
-            total, log_scale = gather(i, None)
-            total = np.broadcast_to(total, self.domain.shape(cliques[i]))
-            mass = float(total.sum())
-            with np.errstate(divide="ignore"):
-                beliefs.append(np.log(total) + log_scale)
-            if mass > 0:
-                probabilities[i] = total / mass
-            if i == 0:
-                with np.errstate(divide="ignore"):
-                    log_z = float(np.log(mass)) + log_scale
-        return CalibratedTree(self.tree, tuple(beliefs), log_z, _probabilities=probabilities)
+        beliefs = []
+        for i, potential in enumerate(potentials):
+            total = potential
+            for k in self._neighbours[i]:
+                total = total + messages[(k, i)]
+            beliefs.append(np.broadcast_to(total, self.domain.shape(cliques[i])).copy())
+        return CalibratedTree(self.tree, tuple(beliefs), float(logsumexp(beliefs[0])))
 
 
 def _placement(variables: Sequence[int], clique: Sequence[int], domain: Domain) -> tuple[tuple[int, ...], tuple[int, ...]]:

@@ -68,6 +68,22 @@ def test_junction_tree_survives_extreme_potentials(scale):
     assert exact.marginal((0, 1))[0, 0] == 0.0
 
 
+def test_junction_tree_keeps_mass_that_no_single_factor_favours():
+    """The joint's mass sits where each factor alone is tiny (x1 = 1: e^−900 in one factor, the other
+    factor's favourite x1 = 0 is e^−2000 in the joint).  Calibration in linear space, even with each
+    factor scaled by its maximum, underflows both to 0 and loses Z; log space must not."""
+    domain = Domain((2, 2, 2))
+    scopes = [(0, 1), (1, 2)]
+    first = np.array([[0.0, -900.0], [0.0, -900.0]])
+    second = np.array([[-2000.0, -2000.0], [0.0, 0.0]])
+    truth = make_engine(domain, scopes, "brute").infer([first, second])
+    exact = make_engine(domain, scopes, "exact").infer([first, second])
+    assert np.isfinite(exact.log_z)
+    assert exact.log_z == pytest.approx(truth.log_z, rel=1e-12)
+    np.testing.assert_allclose(exact.marginal((1,)), truth.marginal((1,)), atol=1e-12)
+    assert exact.marginal((1,))[1] == pytest.approx(1.0)
+
+
 def test_brute_force_is_the_definition():
     """The twin itself against a hand enumeration of p(x) ∝ exp(Σ θ)."""
     domain = Domain((2, 3))

@@ -123,7 +123,8 @@ def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: int, *,
     start = _paper_start(measurements, floor)
     parts = []
     for variables, members in _components(len(sizes), [q.scope for q in queries]):
-        if len(members) == 1 and queries[members[0]].onehot == [None] and max_iterations != 0:
+        one_leaf_table = len(members) == 1 and len(variables) == 1 and queries[members[0]].onehot[0] is None
+        if one_leaf_table and max_iterations != 0:
             parts.append(_one_table(variables, members, queries, targets, weights))
         else:
             parts.append(_mirror_descent(variables, members, sizes, queries, targets, weights, start,
@@ -188,7 +189,7 @@ def _mirror_descent(variables, members, sizes, queries, targets, weights, start,
     queries = [queries[i] for i in members]
     scopes = [tuple(local[v] for v in q.scope) for q in queries]
     targets = [targets[i] for i in members]
-    weights = np.array([weights[i] for i in members]) if members else np.zeros(0)
+    weights = np.array([weights[i] for i in members], dtype=np.float64)
     engine = make_engine(domain, scopes)
     if not isinstance(engine, JunctionTreeEngine):
         raise TreeTooLarge(f"estimation='consistent' needs exact inference, but the junction tree of this network has "

@@ -78,8 +78,7 @@ class InMemoryTable(PrivateTable):
         when every encoded attribute is binary and numba is available (and worth loading:
         see ``_NUMPY_VISITS``); else None, and the caller counts the tables one by one."""
         visits = len(parents) * (np.shape(parents)[-1] + len(children)) * len(self._multiplicity)
-        if not HAVE_NUMBA or not self.encoding.is_binary or (
-                not kernels_loaded() and self._numpy_visits + visits < _NUMPY_VISITS):
+        if not self.encoding.is_binary or self._numpy_pays(visits):
             return None
         if self._binary_columns is None:
             self._binary_columns = np.ascontiguousarray(self._rows.T, dtype=np.uint8)
@@ -157,11 +156,16 @@ class InMemoryTable(PrivateTable):
             self._cached_cells -= old.size
         return table
 
+    def _numpy_pays(self, visits: int) -> bool:
+        """Count this work with numpy: numba is absent, or not loaded yet and this table's numpy
+        work stays within ``_NUMPY_VISITS``."""
+        return not HAVE_NUMBA or (not kernels_loaded() and self._numpy_visits + visits < _NUMPY_VISITS)
+
     def _count_batch(self, specs: list[tuple[list[int], list[int]]]) -> list[np.ndarray]:
         if not specs:
             return []
         visits = sum(len(attributes) for attributes, _ in specs) * len(self._multiplicity)
-        if not HAVE_NUMBA or (self._numpy_visits + visits < _NUMPY_VISITS and not kernels_loaded()):
+        if self._numpy_pays(visits):
             self._numpy_visits += visits
             return [self._bincount(attributes, levels) for attributes, levels in specs]
         variants = sorted({(a, l) for attributes, levels in specs for a, l in zip(attributes, levels)})

@@ -54,7 +54,7 @@ class CGMOptions:
     ‖y − N·µ(θ)‖₁ ≤ m·b.  ``em_tol`` stops EM once the E-step moves no
     log-marginal by more than ``em_tol``/b (dual) or max|g|·b < ``em_tol`` (NLBP).
     ``estep_tol``: the dual solver stops when every free cell fits its noisy count to within
-    ``estep_tol``·b.  ``nlbp_max_iters = 1`` makes each NLBP E-step one warm-started sweep (a
+    ``estep_tol``·b (default: b, the noise's own scale; a finer fit only follows the noise).  ``nlbp_max_iters = 1`` makes each NLBP E-step one warm-started sweep (a
     partial E-step, as in incremental EM, Neal & Hinton 1998); ``em_max_iters`` bounds the run.
     """
 
@@ -66,7 +66,7 @@ class CGMOptions:
     lam: float = 0.0
     discrepancy: bool = True
     estep: Literal["auto", "dual", "nlbp"] = "auto"
-    estep_tol: float = 0.1
+    estep_tol: float = 1.0
     estep_max_iters: int = 500
     relax_growth: float = 1.5
 

@@ -49,8 +49,11 @@ WORK = 5 * 10**7
 """Iterations are capped at WORK / (cells of the junction tree), at least MIN_ITERATIONS: a deterministic
 bound on the time of a fit whatever the size of the cliques (inference is linear in their cells)."""
 MIN_ITERATIONS = 20
-TOLERANCE = 1e-6
-"""Mirror descent stops when an accepted step lowers L by less than TOLERANCE × L(start)."""
+TOLERANCE = 1e-4
+"""Mirror descent stops when an accepted step lowers L by less than TOLERANCE × the loss that the
+noise alone is expected to leave at the true marginals, ½ Σ_i w_i · cells_i · Var_i / n² (a gain
+that small is far below what the noisy tables can tell apart; docs/consistent.md, "Stopping rule");
+with exact measurements (no noise), by less than TOLERANCE × L(start)."""
 GROWTH = 1.3
 """Each iteration first tries a step GROWTH times the last accepted one (then halves until it is accepted)."""
 FLOOR = 1e-3
@@ -121,6 +124,8 @@ def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: int, *,
     targets = [np.asarray(m.counts, dtype=np.float64) / n for m in measurements]
     sizes = tuple(a.size for a in encoding.attributes)
     start = _paper_start(measurements, floor)
+    noise_loss = [0.0 if m.scale is None else 0.5 * w * m.counts.size * m.variance / n**2
+                  for m, w in zip(measurements, weights)]
     parts = []
     for variables, members in _components(len(sizes), [q.scope for q in queries]):
         one_leaf_table = len(members) == 1 and len(variables) == 1 and queries[members[0]].onehot[0] is None
@@ -128,7 +133,7 @@ def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: int, *,
             parts.append(_one_table(variables, members, queries, targets, weights))
         else:
             parts.append(_mirror_descent(variables, members, sizes, queries, targets, weights, start,
-                                         max_iterations, tolerance))
+                                         max_iterations, tolerance, sum(noise_loss[i] for i in members)))
     theta: list[np.ndarray] = list(start)
     for part in parts:
         for i, t in zip(part.members, part.theta):
@@ -182,8 +187,10 @@ def _one_table(variables, members, queries, targets, weights) -> _Part:
     return _Part(variables, members, (theta,), CalibratedTree(tree, (theta,), 0.0), loss, 0)
 
 
-def _mirror_descent(variables, members, sizes, queries, targets, weights, start, max_iterations, tolerance) -> _Part:
-    """ICML 2019, Alg. 1 on one component, over its own domain (variables renumbered 0..m-1)."""
+def _mirror_descent(variables, members, sizes, queries, targets, weights, start, max_iterations, tolerance,
+                    noise_loss) -> _Part:
+    """ICML 2019, Alg. 1 on one component, over its own domain (variables renumbered 0..m-1);
+    ``noise_loss``: the loss its noise is expected to leave at the truth (0 for exact tables)."""
     local = {v: j for j, v in enumerate(variables)}
     domain = Domain(tuple(sizes[v] for v in variables))
     queries = [queries[i] for i in members]
@@ -206,7 +213,7 @@ def _mirror_descent(variables, members, sizes, queries, targets, weights, start,
         max_iterations = min(MAX_ITERATIONS, max(MIN_ITERATIONS, WORK // cells))
     theta = [start[i] for i in members]
     calibrated, mu, loss = evaluate(theta)
-    scale = max(loss, 1e-300)
+    scale = max(noise_loss or loss, 1e-300)
     step = 1.0 / max(float(weights.sum()), 1e-300)  # 1/L: L ≤ Σ w_i bounds the curvature of L in the ℓ1 norm
     iterations = 0
     while iterations < max_iterations and members:

@@ -35,14 +35,12 @@ class CalibratedTree:
 
     def marginal(self, variables: Sequence[int]) -> np.ndarray:
         variables = tuple(variables)
-        i = self.tree.covering_clique(variables)
-        if i is None:
+        plan = self.tree.marginal_plan(variables)
+        if plan is None:
             raise ValueError(f"no junction-tree clique covers {variables!r}; build the engine with that scope")
-        clique = self.tree.cliques[i]
-        drop = tuple(a for a, v in enumerate(clique) if v not in variables)
+        i, drop, order = plan
         summed = np.sum(self.clique_probabilities(i), axis=drop) if drop else self.clique_probabilities(i)
-        remaining = [v for v in clique if v in variables]
-        return np.transpose(summed, [remaining.index(v) for v in variables])
+        return np.transpose(summed, order)
 
 
 class JunctionTreeEngine:
@@ -102,7 +100,7 @@ class JunctionTreeEngine:
             total = potential
             for k in self._neighbours[i]:
                 total = total + messages[(k, i)]
-            beliefs.append(np.broadcast_to(total, self.domain.shape(cliques[i])).copy())
+            beliefs.append(total)  # full clique shape already: potentials[i] is allocated with it
         return CalibratedTree(self.tree, tuple(beliefs), float(logsumexp(beliefs[0])))
 
 

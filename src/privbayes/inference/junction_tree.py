@@ -11,7 +11,7 @@ separators, so one tree covers every variable even when the model is disconnecte
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, Sequence
 
 from privbayes.inference.factor import Domain
@@ -72,6 +72,8 @@ class JunctionTree:
 
     cliques: tuple[tuple[int, ...], ...]
     edges: tuple[tuple[int, int], ...]
+    _plans: dict[tuple[int, ...], tuple[int, tuple[int, ...], tuple[int, ...]] | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if len(self.edges) != len(self.cliques) - 1:
@@ -85,6 +87,21 @@ class JunctionTree:
         wanted = set(variables)
         found = [i for i, c in enumerate(self.cliques) if wanted <= set(c)]
         return min(found, key=lambda i: len(self.cliques[i])) if found else None
+
+    def marginal_plan(self, variables: tuple[int, ...]) -> tuple[int, tuple[int, ...], tuple[int, ...]] | None:
+        """How to read the marginal over ``variables`` from a calibrated tree: (covering clique, its
+        axes to sum out, the order of the rest); None when no clique covers them.  Cached per tree:
+        estimation reads the same marginals at every one of its hundreds of inference calls."""
+        if variables not in self._plans:
+            i = self.covering_clique(variables)
+            plan = None
+            if i is not None:
+                clique = self.cliques[i]
+                remaining = [v for v in clique if v in variables]
+                plan = (i, tuple(a for a, v in enumerate(clique) if v not in variables),
+                        tuple(remaining.index(v) for v in variables))
+            self._plans[variables] = plan
+        return self._plans[variables]
 
 
 def build_junction_tree(domain: Domain, scopes: Sequence[Sequence[int]],

@@ -255,6 +255,15 @@ def test_spark_counts_and_refusals_equal_numpy(tmp_path, spark):
     assert spark_error.value.rows == numpy_error.value.rows
 
 
+def test_spark_counts_a_parquet_file_equal_numpy(tmp_path, spark):
+    """Parquet columns keep their types (floats with NaN and nulls, integers, text): the Arrow
+    look-up in the workers must code each value as the numpy back-end does."""
+    schema, frame = random_case(5)
+    path = write(frame, tmp_path / "data.parquet")
+    expected = counting.open(path, schema)
+    assert_same_counts(expected, counting.open(path, schema, backend=spark), requests(expected, np.random.default_rng(5)))
+
+
 def test_the_same_seed_fits_the_same_model_on_spark(tmp_path, spark):
     schema, frame = random_case(11, n=2000)
     path = write(frame, tmp_path / "data.parquet")

@@ -3,9 +3,9 @@
 The recipe of :mod:`privbayes.counting.duckdb` in Spark SQL: Spark reads CSV as text
 only (no schema inference; an empty field is the empty text) or Parquet in its own
 types; each column's distinct values are labelled in Python by
-:func:`privbayes.counting.labels.label_column`; the value → code maps are broadcast and
-joined; the coded rows are cached as distinct rows with multiplicities; counts are
-``GROUPING SETS`` queries over packed leaf keys, spread over the full domain in numpy.
+:func:`privbayes.counting.labels.label_column`; the value → code maps travel with the task to
+the Python workers, where Arrow looks every value up (``mapInArrow``); the coded rows are cached
+as distinct rows with multiplicities; counts are ``GROUPING SETS`` queries over packed leaf keys, spread over the full domain in numpy.
 
 Needs Java 17+ and ``pip install 'privbayes[spark]'``.  Pass an existing
 ``SparkSession`` as ``backend`` to count on a cluster; otherwise a ``local[*]`` session
@@ -15,6 +15,9 @@ breaks, as pandas reads them), which a cluster cannot split: prefer Parquet for 
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
 from typing import Any
 
 import numpy as np
@@ -53,6 +56,8 @@ def local_session(session: Any = None) -> Any:
         return session
     from pyspark.sql import SparkSession
 
+    # Python workers (the Arrow look-ups) run this interpreter, which has pyarrow, unless the user chose one.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     return (SparkSession.builder.master("local[*]").appName("privbayes")
             .config("spark.sql.shuffle.partitions", "8").config("spark.ui.enabled", "false")
             .config("spark.ui.showConsoleProgress", "false").getOrCreate())
@@ -97,20 +102,43 @@ def spark_from_file(path: str, suffix: str, schema: Schema, session: Any = None)
                 keys, codes = label_distinct(schema, j, column, path)
             except _Refused as refused:
                 raise InvalidValuesError(str(refused), _rows_of(spark, f"{prefix}_src", attr.name, refused.values)) from None
-            maps.append(f"{prefix}_m{j}")
-            spark.createDataFrame(pa.table({"v": keys, "code": pa.array(codes, code_type(attr.size))})
-                                  ).createOrReplaceTempView(maps[-1])
-        joins = " ".join(f"LEFT JOIN {m} ON s.{_ident(a.name)} <=> {m}.v" for m, a in zip(maps, schema.attributes))
-        coded = ", ".join(f"{m}.code AS c{j}" for j, m in enumerate(maps))
-        rows = spark.sql(f"SELECT /*+ BROADCAST({', '.join(maps)}) */ {coded}, COUNT(*) AS w "
-                         f"FROM {prefix}_src AS s {joins} GROUP BY {', '.join(f'{m}.code' for m in maps)}").cache()
+            maps.append((keys, pa.array(codes, code_type(attr.size))))
+        rows = _coded(frame, maps, schema).cache()
         rows.count()
         rows.createOrReplaceTempView(f"{prefix}_rows")
-        for name in maps + [f"{prefix}_src"]:
-            spark.catalog.dropTempView(name)
+        spark.catalog.dropTempView(f"{prefix}_src")
     except _errors() as exc:  # engine messages may quote a line of the file: name the kind only
         raise InputError(f"{path}: cannot read the table (Spark {type(exc).__name__})") from None
     return SparkTable(spark, rows, f"{prefix}_rows", schema, int(n)).localise()
+
+
+def _coded(frame: Any, maps: list[tuple[Any, Any]], schema: Schema) -> Any:
+    """Distinct coded rows ``c0..c{d-1}, w``: each column's values looked up in its (keys, codes)
+    map by Arrow in the Python workers.  One linear pass; a chain of d broadcast joins instead
+    re-projects every row d times, and Spark stops generating code for it past 100 columns."""
+    from pyspark.sql.types import IntegerType, ShortType, StructField, StructType
+
+    names = [f"c{j}" for j in range(len(maps))]
+    out = StructType([StructField(c, ShortType() if a.size < 2**15 else IntegerType(), False)
+                      for c, a in zip(names, schema.attributes)])
+
+    def code(batches: Any) -> Any:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        for batch in batches:
+            columns = []
+            for j, (keys, codes) in enumerate(maps):
+                found = pc.index_in(batch.column(j), value_set=keys.cast(batch.column(j).type), skip_nulls=False)
+                if found.null_count:  # every value was labelled: a miss is a bug, never a silent null
+                    raise RuntimeError(f"column {j}: a value without a code")
+                columns.append(pc.take(codes, found))
+            yield pa.RecordBatch.from_arrays(columns, names=names)
+
+    with warnings.catch_warnings():  # PySpark checks the pandas version even for Arrow-only functions
+        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
+        coded = frame.mapInArrow(code, out)
+    return coded.groupBy(*names).count().withColumnRenamed("count", "w")
 
 
 def _distinct_columns(spark: Any, view: str, schema: Schema) -> Any:

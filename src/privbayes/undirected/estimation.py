@@ -18,6 +18,7 @@ from typing import Literal
 
 import numpy as np
 
+from privbayes.inference import Beliefs
 from privbayes.undirected.estep import DualEStep, dual_estep
 from privbayes.undirected.measurements import NoisyStatistics
 from privbayes.undirected.mle import fit_mle
@@ -172,39 +173,48 @@ def _penalised(step: DualEStep, model: LogLinearModel, stats: NoisyStatistics, l
 
 
 def _em_dual(model: LogLinearModel, stats: NoisyStatistics, options: CGMOptions) -> tuple[LogLinearModel, EMTrace]:
-    """EM with the exact dual E-step and adaptive over-relaxation (θ ← θ + η·(θ_EM − θ))."""
-    def solve(at: LogLinearModel, start: tuple[np.ndarray, ...] | None = None) -> DualEStep:
-        return dual_estep(at, stats, start, tol=options.estep_tol, max_iters=options.estep_max_iters)
+    """EM with the exact dual E-step and adaptive over-relaxation (θ ← θ + η·(θ_EM − θ)).
 
+    The discrepancy test needs only the candidate's own statistics N·µ(θ), so it runs before the
+    E-step: the first candidate (plain or over-relaxed) that explains y to within the noise is
+    returned without solving an E-step at it.
+    """
+    engine, n_total, scale = model.engine, stats.n, stats.scale
     cells = sum(t.size for t in stats.tables)
     threshold = cells * _noise_variance(stats.scale) * (1 + 3 * math.sqrt(5 / cells))
-    step = solve(model)
-    value, eta, evaluations, stopped_by, taken = _penalised(step, model, stats, options.lam), 1.0, 0, "", 0
+
+    def explained(beliefs: Beliefs) -> bool:
+        counts = tuple(n_total * m for m in clique_marginals(beliefs, model.cliques))
+        return options.discrepancy and _squared_residual(stats, counts) <= threshold
+
+    candidate, plain, here, start = model, model, engine.infer(model.theta), None
+    step, value, eta, calls, taken, retried = None, -math.inf, 1.0, 1, 0, False
     while True:
-        evaluations += step.evaluations
-        if options.discrepancy and _squared_residual(stats, step.model_counts) <= threshold:
-            stopped_by = "discrepancy"
+        if explained(here):
+            model, taken, stopped_by = candidate, taken + (step is not None), "discrepancy"
             break
-        if _log_step(step) * stats.scale < options.em_tol:
+        trial = dual_estep(candidate, stats, start, tol=options.estep_tol, max_iters=options.estep_max_iters,
+                           here=here)
+        calls += trial.evaluations
+        trial_value = _penalised(trial, candidate, stats, options.lam)
+        if step is not None and eta > 1 and trial_value < value:  # the relaxed step lost ground: plain EM
+            eta, candidate, retried = 1.0, plain, True
+            here, calls = engine.infer(candidate.theta), calls + 1
+            continue
+        if step is not None:
+            taken += 1
+            eta = eta if retried else eta * options.relax_growth
+        model, step, value, retried = candidate, trial, trial_value, False
+        if _log_step(step) * scale < options.em_tol:
             stopped_by = "em_tol"
             break
         if taken == options.em_max_iters:
             stopped_by = "em_max_iters"
             break
         plain = _m_step(model, stats, step, options.lam)
-        candidate = plain if eta == 1 else model.with_theta(
-            [t + eta * (p - t) for t, p in zip(model.theta, plain.theta)])
-        trial = solve(candidate, step.gradient)
-        trial_value = _penalised(trial, candidate, stats, options.lam)
-        if eta > 1 and trial_value < value:
-            evaluations += trial.evaluations
-            eta, candidate = 1.0, plain
-            trial = solve(candidate, step.gradient)
-            trial_value = _penalised(trial, candidate, stats, options.lam)
-        else:
-            eta *= options.relax_growth
-        model, step, value, taken = candidate, trial, trial_value, taken + 1
-    return model, EMTrace(taken, stopped_by, evaluations)
+        candidate = plain if eta == 1 else model.with_theta([t + eta * (p - t) for t, p in zip(model.theta, plain.theta)])
+        here, calls, start = engine.infer(candidate.theta), calls + 1, step.gradient
+    return model, EMTrace(taken, stopped_by, calls)
 
 
 def _em_nlbp(model: LogLinearModel, stats: NoisyStatistics, options: CGMOptions) -> tuple[LogLinearModel, EMTrace]:

@@ -561,9 +561,13 @@ def merge(paths: list[str], markdown: str | None, json_path: str | None) -> None
     rows = [r for group in chosen.values() for r in group]
     summary = summarise(rows)
     text = tables(summary)
-    document = {"benchmark": "peers", "merged": [{"file": p, "date": d["date"]} for p, d in zip(paths, documents)],
-                "machine": documents[-1]["machine"], "runs": [_run_line(d).strip() for d in documents],
-                "summary": summary, "results": rows}
+    def runs(d: dict) -> list[str]:  # an earlier merge brings its own run lines
+        return d["runs"] if "merged" in d else [_run_line(d).strip()]
+
+    merged = [m for p, d in zip(paths, documents)
+              for m in (d["merged"] if "merged" in d else [{"file": p, "date": d["date"]}])]
+    document = {"benchmark": "peers", "merged": merged, "machine": documents[-1]["machine"],
+                "runs": [line for d in documents for line in runs(d)], "summary": summary, "results": rows}
     print(json.dumps({k: v for k, v in document.items() if k != "results"}, indent=1))
     print()
     print(text)
@@ -571,7 +575,7 @@ def merge(paths: list[str], markdown: str | None, json_path: str | None) -> None
         atomic_write_text(json_path, json.dumps(document, indent=1) + "\n")
     if markdown:
         info = documents[-1]["machine"]
-        atomic_write_text(markdown, "".join(_run_line(d) for d in documents) + "\nPackages: "
+        atomic_write_text(markdown, "".join(line + "\n" for line in document["runs"]) + "\nPackages: "
                           + ", ".join(f"{k} {v}" for k, v in info["packages"].items() if v) + "\n\n" + text + "\n")
 
 

@@ -256,9 +256,14 @@ def test_spark_counts_and_refusals_equal_numpy(tmp_path, spark):
 
 
 def test_spark_counts_a_parquet_file_equal_numpy(tmp_path, spark):
-    """Parquet columns keep their types (floats with NaN and nulls, integers, text): the Arrow
-    look-up in the workers must code each value as the numpy back-end does."""
+    """Parquet columns keep their types (floats, integers, text, with nulls; −0.0 beside 0.0, which
+    Spark's distinct values merge and Arrow's look-up would not): the Arrow look-up in the workers
+    must code each value as the numpy back-end does."""
     schema, frame = random_case(5)
+    numeric = next(a.name for a in schema.attributes if a.kind == "numeric")
+    values = frame[numeric].to_numpy(dtype=object, copy=True)
+    values[:3] = [-0.0, 0.0, -0.0]
+    frame[numeric] = values
     path = write(frame, tmp_path / "data.parquet")
     expected = counting.open(path, schema)
     assert_same_counts(expected, counting.open(path, schema, backend=spark), requests(expected, np.random.default_rng(5)))

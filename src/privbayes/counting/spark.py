@@ -5,7 +5,8 @@ only (no schema inference; an empty field is the empty text) or Parquet in its o
 types; each column's distinct values are labelled in Python by
 :func:`privbayes.counting.labels.label_column`; the value → code maps travel with the task to
 the Python workers, where Arrow looks every value up (``mapInArrow``); the coded rows are cached
-as distinct rows with multiplicities; counts are ``GROUPING SETS`` queries over packed leaf keys, spread over the full domain in numpy.
+as distinct rows with multiplicities; counts are ``GROUPING SETS`` queries over packed leaf keys,
+spread over the full domain in numpy.
 
 Needs Java 17+ and ``pip install 'privbayes[spark]'``.  Pass an existing
 ``SparkSession`` as ``backend`` to count on a cluster; otherwise a ``local[*]`` session
@@ -126,10 +127,14 @@ def _coded(frame: Any, maps: list[tuple[Any, Any]], schema: Schema) -> Any:
         import pyarrow as pa
         import pyarrow.compute as pc
 
+        def canonical(values: Any) -> Any:  # Spark groups −0.0 with 0.0 (so its distinct values hold one); Arrow does not
+            return pc.add(values, pa.scalar(0.0, values.type)) if pa.types.is_floating(values.type) else values
+
         for batch in batches:
             columns = []
             for j, (keys, codes) in enumerate(maps):
-                found = pc.index_in(batch.column(j), value_set=keys.cast(batch.column(j).type), skip_nulls=False)
+                column = canonical(batch.column(j))
+                found = pc.index_in(column, value_set=canonical(keys.cast(column.type)), skip_nulls=False)
                 if found.null_count:  # every value was labelled: a miss is a bug, never a silent null
                     raise RuntimeError(f"column {j}: a value without a code")
                 columns.append(pc.take(codes, found))

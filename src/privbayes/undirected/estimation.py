@@ -179,12 +179,12 @@ def _em_dual(model: LogLinearModel, stats: NoisyStatistics, options: CGMOptions)
     E-step: the first candidate (plain or over-relaxed) that explains y to within the noise is
     returned without solving an E-step at it.
     """
-    engine, n_total, scale = model.engine, stats.n, stats.scale
+    engine, cliques, n_total, scale = model.engine, model.cliques, stats.n, stats.scale
     cells = sum(t.size for t in stats.tables)
     threshold = cells * _noise_variance(stats.scale) * (1 + 3 * math.sqrt(5 / cells))
 
     def explained(beliefs: Beliefs) -> bool:
-        counts = tuple(n_total * m for m in clique_marginals(beliefs, model.cliques))
+        counts = tuple(n_total * m for m in clique_marginals(beliefs, cliques))
         return options.discrepancy and _squared_residual(stats, counts) <= threshold
 
     candidate, plain, here, start = model, model, engine.infer(model.theta), None

@@ -74,7 +74,8 @@ def dual_estep(model: LogLinearModel, stats: NoisyStatistics, start: tuple[np.nd
     # so s_i ∝ 1/√µ_i(θ) evens out the step sizes (≈ 30 % fewer evaluations at N·ε ≥ 10⁵).  The stopping
     # test stays the unpreconditioned one, in h (``settled``): L-BFGS-B's own test would see s_i·∂/∂h_i
     # and fit the rare cells' noisy counts more tightly than ``tol``·b.
-    s = 1.0 / np.sqrt(np.maximum(flatten(clique_marginals(here, cliques)), _CURVATURE_FLOOR))
+    here_marginals = clique_marginals(here, cliques)
+    s = 1.0 / np.sqrt(np.maximum(flatten(here_marginals), _CURVATURE_FLOOR))
     s /= s.min()
     last: tuple[np.ndarray, Beliefs, np.ndarray] | None = None
 
@@ -105,4 +106,4 @@ def dual_estep(model: LogLinearModel, stats: NoisyStatistics, start: tuple[np.nd
     counts = tuple(n_total * m for m in clique_marginals(there, cliques))
     value = n_total * there.log_z - g @ y - n_total * here.log_z
     return DualEStep(counts, tuple(unflatten(g, domain, cliques)), float(value),
-                     tuple(n_total * m for m in clique_marginals(here, cliques)), evaluations)
+                     tuple(n_total * m for m in here_marginals), evaluations)

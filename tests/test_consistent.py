@@ -14,11 +14,11 @@ from privbayes.bayesnet.conditionals import (
     conditional_from_joint,
     noisy_conditionals,
 )
-from privbayes.bayesnet.consistent import _Query, estimate, junction_tree_network
+from privbayes.bayesnet.consistent import _Generalised, _Query, estimate, junction_tree_network
 from privbayes.bayesnet.measurements import measure_tables
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
-from privbayes.inference import BruteForceEngine, Domain
+from privbayes.inference import BruteForceEngine, Domain, make_engine
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import random_source
 from privbayes.schema import Attribute, Schema
@@ -106,6 +106,32 @@ def test_the_released_network_is_the_estimated_distribution(mixed):
         [q.spread(t) for q, t in zip(queries, result.log_potentials)])
     expected = np.exp(brute.log_joint - brute.log_z)
     assert np.abs(_bayes_net_joint(*junction_tree_network(result.calibrated), sizes) - expected).max() < 1e-12
+
+
+def test_generalised_parents_as_variables_give_the_leaf_models_marginals(mixed):
+    # Mirror descent may iterate on the model with one variable per generalised parent, tied to its
+    # leaves by 0/−∞ factors: for any log-potentials its measured marginals (and so L and every
+    # step) must be the leaf model's, to float error.
+    frame, schema = mixed
+    table = _table(frame, schema)
+    fitted = PrivBayes(1.0, random_state=4, estimation="projected").fit(table).model_
+    measurements = measure_tables(table, fitted.network, measured_pairs(fitted.plan), Accountant(1), random_source(5))
+    queries = [_Query(fitted.encoding, m) for m in measurements]
+    assert any(any(q.levels) for q in queries), "want a generalised parent"
+    domain = Domain(tuple(a.size for a in fitted.encoding.attributes))
+    scopes = [q.scope for q in queries]
+    leaf = _Generalised(make_engine(domain, scopes), scopes, [], queries)
+    extended = _Generalised._extended(domain, queries, scopes)
+    assert extended is not None and extended.queries is None
+    rng = np.random.default_rng(0)
+    targets = [m.counts / table.n for m in measurements]
+    weights = np.ones(len(measurements))
+    for _ in range(3):
+        theta = [rng.normal(0, 2, m.counts.shape) for m in measurements]
+        (mu_leaf, loss_leaf), (mu_ext, loss_ext) = (model.evaluate(theta, targets, weights) for model in (leaf, extended))
+        assert abs(loss_leaf - loss_ext) < 1e-12
+        for a, b in zip(mu_leaf, mu_ext):
+            assert a.shape == b.shape and np.abs(a - b).max() < 1e-12
 
 
 class _Closable:

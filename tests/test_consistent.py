@@ -128,7 +128,8 @@ def test_generalised_parents_as_variables_give_the_leaf_models_marginals(mixed):
     weights = np.ones(len(measurements))
     for _ in range(3):
         theta = [rng.normal(0, 2, m.counts.shape) for m in measurements]
-        (mu_leaf, loss_leaf), (mu_ext, loss_ext) = (model.evaluate(theta, targets, weights) for model in (leaf, extended))
+        (mu_leaf, loss_leaf), (mu_ext, loss_ext) = (model.evaluate(theta, targets, weights)
+                                                    for model in (leaf, extended))
         assert abs(loss_leaf - loss_ext) < 1e-12
         for a, b in zip(mu_leaf, mu_ext):
             assert a.shape == b.shape and np.abs(a - b).max() < 1e-12

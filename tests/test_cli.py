@@ -37,6 +37,24 @@ def test_fit_inspect_sample(workspace, capsys):
     assert synthetic.shape == (123, 3) and synthetic["x"].between(0, 10).all()
 
 
+def test_fit_under_add_remove_neighbours(workspace, capsys):
+    w = workspace
+    assert main(["fit", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--epsilon", "1",
+                 "--neighbours", "add-remove", "--dry-run"]) == 0
+    assert "private: the fit plans with a noisy count" in capsys.readouterr().out
+    assert main(["fit", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--epsilon", "1",
+                 "--neighbours", "add-remove", "--seed", "1", "-o", str(w / "m.json")]) == 0
+    assert main(["inspect", str(w / "m.json")]) == 0
+    out = capsys.readouterr().out
+    assert "add or remove one tuple" in out and "count n" in out
+    code = main(["fit", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--epsilon", "1",
+                 "--neighbours", "add-remove", "--score", "I", "-o", str(w / "x.json")])
+    assert code == 2 and "use score R" in capsys.readouterr().err and not (w / "x.json").exists()
+    code = main(["fit", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--epsilon", "1",
+                 "--method", "sa-privbayes", "--neighbours", "add-remove", "-o", str(w / "x.json")])
+    assert code == 2 and "--neighbours applies to --method privbayes only" in capsys.readouterr().err
+
+
 def test_fit_reads_the_authors_dat_and_domain_files(workspace, capsys):
     """The papers' release format: a headerless .dat file is read with its .domain schema;
     without a schema it is refused with a one-line error and no model file."""

@@ -96,6 +96,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="how the noisy tables become the model, all at the same ε: consistent (default; one model "
                           "fitted to all tables, Private-PGM objective), projected (each table projected onto "
                           "the simplex; fastest) or paper (clip negatives and normalise, TODS 2017)")
+    fit.add_argument("--neighbours", choices=["replace-one", "add-remove"],
+                     help="the neighbouring relation of the guarantee: replace-one (default; TODS 2017, n public) or "
+                          "add-remove (n private, as MST/AIM; score R; 1%% of ε buys a noisy count)")
     fit.add_argument("--backend", choices=["numpy", "duckdb", "spark", "auto"], default="numpy",
                      help="where to count: in memory (numpy), DuckDB (out of core, privbayes[duckdb]) or Spark "
                           "(privbayes[spark]); auto = DuckDB for files larger than 1/16 of memory")
@@ -193,15 +196,18 @@ def _fit(args: argparse.Namespace) -> None:
         print("privbayes: warning: the schema is inferred from the data (an unreviewed draft: 'inferred: true'); "
               "its categories and bounds are NOT covered by epsilon", file=sys.stderr)
     plan = model.plan(table.n, table.schema)
+    n_public = getattr(model, "neighbours", "replace-one") == "replace-one"
     if args.dry_run:
-        print(f"budget plan for {args.data} (n = {table.n}, public); nothing has been measured:")
+        print(f"budget plan for {args.data} (n = {table.n}, "
+              f"{'public' if n_public else 'private: the fit plans with a noisy count'}); nothing has been measured:")
         for line in plan.describe():
             print(f"  {line}")
         print(f"  {cost_estimate(model, plan, table.schema).describe()}")
         return
     cost = cost_estimate(model, plan, table.schema)
-    check_cost(cost)
-    if cost.time_class != "seconds":
+    if n_public:  # with n private, the fit checks the cost at the noisy count instead
+        check_cost(cost)
+    if n_public and cost.time_class != "seconds":
         print(f"privbayes: warning: {cost.describe()}; lower --epsilon, raise --theta or set --degree to "
               "go faster", file=sys.stderr)
     _interruptible(lambda: model.fit(table))

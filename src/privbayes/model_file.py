@@ -21,6 +21,7 @@ from privbayes._version import __version__
 from privbayes.bayesnet.budget import privbayes_plan
 from privbayes.bayesnet.model import BayesNetModel
 from privbayes.bayesnet.network import Network
+from privbayes.bayesnet.registry import get_score
 from privbayes.bayesnet.sa_budget import FAITHFUL_CAVEATS, SASettings
 from privbayes.bayesnet.sa_budget import METHOD as SA_METHOD
 from privbayes.encoding import ENCODINGS, Encoding
@@ -28,6 +29,7 @@ from privbayes.errors import InputError
 from privbayes.io import atomic_write_text
 from privbayes.limits import check_cells, check_file_size
 from privbayes.privacy.accountant import LedgerEntry
+from privbayes.privacy.neighbours import RELATIONS, REPLACE_ONE, neighbours
 from privbayes.privacy.plan import PlanMismatchError
 from privbayes.schema import Schema
 from privbayes.validation import check_choice, check_count, check_epsilon, check_open_unit, check_positive
@@ -171,12 +173,16 @@ def _privbayes_plan(params: dict, n: int, encoding: Encoding) -> tuple[Any, bool
     if params.get("degree") is not None:
         check_count(params["degree"], "degree")
     phase = check_choice(params.get("non_private_phase"), "non_private_phase", ("network", "marginals"))
+    relation = neighbours(check_choice(params.get("neighbours", REPLACE_ONE.name), "neighbours", tuple(RELATIONS),
+                                       allow_none=False))
+    get_score(params["score"], relation)  # add/remove models are scored with R only
     plan = privbayes_plan(epsilon=epsilon, beta=params["beta"], theta=params["theta"], degree=params["degree"],
-                          non_private_phase=phase, n=n, encoding=encoding)
+                          non_private_phase=phase, n=n, encoding=encoding, relation=relation)
     estimation = check_choice(params.get("estimation", "paper"), "estimation", ("projected", "paper", "consistent"),
                               allow_none=False)
     kept = {key: params.get(key) for key in ("epsilon", "beta", "theta", "score", "encoding", "degree",
-                                             "non_private_phase")} | {"encoding": encoding.name, "estimation": estimation}
+                                             "non_private_phase")} | {"encoding": encoding.name, "estimation": estimation,
+                                                                      "neighbours": relation.name}
     return plan, phase is None, kept
 
 

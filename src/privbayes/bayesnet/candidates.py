@@ -31,7 +31,7 @@ from fractions import Fraction
 from functools import cache, lru_cache
 from typing import Any
 
-from privbayes.bayesnet.usefulness import domain_bound
+from privbayes.bayesnet.usefulness import PAPER_SENSITIVITY, domain_bound
 from privbayes.encoding import Encoding
 from privbayes.limits import limits
 
@@ -125,18 +125,21 @@ def _domain_cap(sizes: LevelSizes, max_sets: int) -> int:
     return low
 
 
-def parent_bound(n: int, d: int, epsilon2: Fraction, theta: float, child_size: int, cap: CandidateCap) -> int:
+def parent_bound(n: int, d: int, epsilon2: Fraction, theta: float, child_size: int, cap: CandidateCap,
+                 sensitivity: Fraction = PAPER_SENSITIVITY) -> int:
     """The parent-domain bound of a child of ``child_size`` values: θ-usefulness's τ (Alg. 4,
-    line 6), capped."""
-    return cap.bound(domain_bound(n, d, epsilon2, theta, child_size), child_size)
+    line 6; tables of count sensitivity ``sensitivity``), capped."""
+    return cap.bound(domain_bound(n, d, epsilon2, theta, child_size, sensitivity), child_size)
 
 
-def cap_settings(n: int, encoding: Encoding, epsilon2: Fraction, theta: float) -> tuple[tuple[str, Any], ...]:
+def cap_settings(n: int, encoding: Encoding, epsilon2: Fraction, theta: float,
+                 sensitivity: Fraction = PAPER_SENSITIVITY) -> tuple[tuple[str, Any], ...]:
     """The cap as public plan settings (so the privacy report shows it): C, the capped table
     size and the children whose bound it lowers."""
     cap = candidate_cap(encoding)
     d = len(encoding.attributes)
-    capped = [a.name for a in encoding.attributes if cap.binds(domain_bound(n, d, epsilon2, theta, a.size), a.size)]
+    capped = [a.name for a in encoding.attributes if cap.binds(domain_bound(n, d, epsilon2, theta, a.size, sensitivity),
+                                                                    a.size)]
     return (("candidate cap (max parent sets per child)", cap.max_sets),
             ("table cells cap (θ-usefulness)", cap.cells if cap.limiting else "none"),
             ("children capped", ", ".join(capped) if capped else "none"))

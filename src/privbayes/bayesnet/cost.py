@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from privbayes.bayesnet.budget import phase_budgets
 from privbayes.bayesnet.candidates import candidate_cap, count_parent_sets, parent_bound
 from privbayes.errors import InputError
 from privbayes.limits import limits
+from privbayes.privacy.neighbours import neighbours
 
 
 @dataclass(frozen=True)
@@ -57,13 +59,15 @@ def cost_estimate(model: Any, plan: Any, schema: Any) -> CostEstimate:
         largest = math.prod(sizes[-(k + 1):]) if k else sizes[-1]
         per_candidate = 2 ** (k + 1)
     else:
-        eps2 = (1 - Fraction(model.beta)) * Fraction(model.epsilon)
+        relation = neighbours(plan.setting("neighbours"))
+        _, eps2 = phase_budgets(Fraction(model.epsilon), model.beta, relation)
+        delta = relation.count_sensitivity
         cap = candidate_cap(encoding)  # the bound GreedyBayes and the plan use (candidates.py)
         small = min(range(d), key=lambda j: attrs[j].size)
-        bound = parent_bound(n, d, eps2, model.theta, attrs[small].size, cap)
+        bound = parent_bound(n, d, eps2, model.theta, attrs[small].size, cap, delta)
         levels = [[a.level_size(i) for i in range(a.height)] for j, a in enumerate(attrs) if j != small]
         candidates = count_parent_sets(levels, bound)
-        largest = min(parent_bound(n, d, eps2, model.theta, sizes[-1], cap) * sizes[-1], math.prod(sizes))
+        largest = min(parent_bound(n, d, eps2, model.theta, sizes[-1], cap, delta) * sizes[-1], math.prod(sizes))
         per_candidate = max(1, bound)
     return CostEstimate(candidates, int(largest), 1.6e-4 * candidates, candidates * per_candidate + 32 * int(largest))
 

@@ -25,7 +25,7 @@ from privbayes.bayesnet.candidates import candidate_cap, level_sizes
 from privbayes.bayesnet.network import APPair, Network, Parent
 from privbayes.bayesnet.parentsets import maximal_parent_sets
 from privbayes.bayesnet.scores import ScoreFunction
-from privbayes.bayesnet.usefulness import domain_bound
+from privbayes.bayesnet.usefulness import PAPER_SENSITIVITY, domain_bound
 from privbayes.counting import PrivateTable
 from privbayes.errors import InputError
 from privbayes.privacy.accountant import Accountant
@@ -60,9 +60,13 @@ def fixed_degree_candidates(k: int) -> CandidateRule:
     return rule
 
 
-def maximal_parent_candidates(table: PrivateTable, epsilon2: Fraction, theta: float) -> CandidateRule:
+def maximal_parent_candidates(table: PrivateTable, epsilon2: Fraction, theta: float, *, n: int | None = None,
+                              sensitivity: Fraction = PAPER_SENSITIVITY) -> CandidateRule:
     """Alg. 4, lines 5-10: the maximal θ-useful parent sets of X, or Π = ∅ if there are none,
-    under the bound τ capped by the public candidate cap (:mod:`candidates`)."""
+    under the bound τ capped by the public candidate cap (:mod:`candidates`).  τ uses ``n``
+    (default: the table's n, public under replace-one; the noisy count under add/remove) and
+    the tables' count ``sensitivity``."""
+    n = table.n if n is None else n
     attrs = table.encoding.attributes
     sizes = level_sizes(table.encoding)
     cap = candidate_cap(table.encoding)
@@ -71,7 +75,7 @@ def maximal_parent_candidates(table: PrivateTable, epsilon2: Fraction, theta: fl
     cache: dict[tuple[tuple[int, ...], Fraction | int], list[tuple[Parent, ...]]] = {}
 
     def rule(child: int, placed: Sequence[int]) -> list[tuple[Parent, ...]]:
-        tau = domain_bound(table.n, d, epsilon2, theta, attrs[child].size)
+        tau = domain_bound(n, d, epsilon2, theta, attrs[child].size, sensitivity)
         size = attrs[child].size
         # Children share a list (and so their bookkeeping) when their τ is equal, or when the cap
         # lowers both to one bound; the grouping fixes the order of the candidates the

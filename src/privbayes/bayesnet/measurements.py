@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 
 from privbayes.bayesnet.network import Network, Parent
 from privbayes.counting import PrivateTable
 from privbayes.privacy.accountant import Accountant
-from privbayes.privacy.mechanisms import DiscreteLaplace, laplace_counts
+from privbayes.privacy.mechanisms import COUNT_TABLE_SENSITIVITY, DiscreteLaplace, laplace_counts
 from privbayes.privacy.samplers import RandomSource
 
 
@@ -43,12 +43,14 @@ class NoisyTable:
 
     @property
     def variance(self) -> float:
-        """Variance of the noise in one cell, in counts: 2q/(1 − q)² with q = exp(−1/scale)
-        (discrete Laplace; ≈ 2·scale² for large scales); 0 for exact counts."""
-        if self.scale is None:
-            return 0.0
-        q = float(np.exp(-1.0 / float(self.scale)))
-        return 2.0 * q / (1.0 - q) ** 2
+        """Variance of the noise in one cell, in counts (0 for exact counts)."""
+        return 0.0 if self.scale is None else discrete_laplace_variance(self.scale)
+
+
+def discrete_laplace_variance(scale: Fraction) -> float:
+    """2q/(1 − q)² with q = exp(−1/scale): the variance of discrete Laplace noise (≈ 2·scale²)."""
+    q = float(np.exp(-1.0 / float(scale)))
+    return 2.0 * q / (1.0 - q) ** 2
 
 
 def family_variables(network: Network, i: int) -> tuple[Parent, ...]:
@@ -58,9 +60,11 @@ def family_variables(network: Network, i: int) -> tuple[Parent, ...]:
 
 
 def measure_tables(table: PrivateTable, network: Network, budgets: Mapping[int, Fraction | None],
-                   accountant: Accountant | None, rng: RandomSource) -> tuple[NoisyTable, ...]:
+                   accountant: Accountant | None, rng: RandomSource,
+                   sensitivity: Fraction = COUNT_TABLE_SENSITIVITY) -> tuple[NoisyTable, ...]:
     """The noisy table of every measured pair (``budgets``: pair index → ε from the plan, or
-    ``None`` for exact counts), each release charged to ``accountant`` by its mechanism."""
+    ``None`` for exact counts), each release charged to ``accountant`` by its mechanism at the
+    neighbouring relation's count ``sensitivity``."""
     d = len(network.pairs)
     out = []
     for i in sorted(budgets):
@@ -71,6 +75,19 @@ def measure_tables(table: PrivateTable, network: Network, budgets: Mapping[int, 
             out.append(NoisyTable(i, axes, exact, None))
             continue
         noisy = laplace_counts(exact, share, accountant, rng, step=f"conditional {i + 1}/{d}",
-                               measured=f"{exact.size}-cell table of AP pair {i + 1}")
-        out.append(NoisyTable(i, axes, noisy, DiscreteLaplace(share).scale))
+                               measured=f"{exact.size}-cell table of AP pair {i + 1}", sensitivity=sensitivity)
+        out.append(NoisyTable(i, axes, noisy, DiscreteLaplace(share, sensitivity).scale))
     return tuple(out)
+
+
+def estimated_total(measurements: Sequence[NoisyTable], count: int, count_scale: Fraction) -> float:
+    """n estimated from a noisy count (discrete Laplace of ``count_scale``) and every noisy
+    table's sum, each weighted by the inverse of its noise variance: all are unbiased for the
+    same n with independent noise, so this is the minimum-variance linear combination
+    (post-processing, for add/remove neighbours where n is private).  At least 1."""
+    values = [float(count)] + [float(m.counts.sum()) for m in measurements]
+    variances = [discrete_laplace_variance(count_scale)] + [m.counts.size * m.variance for m in measurements]
+    if any(v == 0 for v in variances):  # an exact table (analysis mode) knows n
+        return max(1.0, values[variances.index(0)])
+    weights = 1.0 / np.array(variances)
+    return max(1.0, float(np.dot(weights, values) / weights.sum()))

@@ -19,7 +19,8 @@ import pandas as pd
 from privbayes.bayesnet.network import Network
 from privbayes.bayesnet.sampling import BLOCK_ROWS, ancestral_sample, sample_to
 from privbayes.encoding import Encoding
-from privbayes.privacy.accountant import NEIGHBOURING_RELATION, LedgerEntry
+from privbayes.privacy.accountant import LedgerEntry
+from privbayes.privacy.neighbours import neighbours
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.schema import Schema
 from privbayes.validation import check_count, check_seed
@@ -37,6 +38,7 @@ class BayesNetModel:
     ledger: tuple[LedgerEntry, ...]
     parameters: Mapping[str, Any]
     n: int
+    """The number of input tuples (under add/remove neighbours: the released noisy count)."""
     degree: int
     algorithm: str
     seeded: bool
@@ -96,7 +98,7 @@ class BayesNetModel:
             "differentially_private": self.differentially_private,
             "epsilon": float(self.plan.total),
             "epsilon_spent": self.epsilon_spent,
-            "neighbouring_relation": NEIGHBOURING_RELATION,
+            "neighbouring_relation": neighbours(self.parameters.get("neighbours")).description,
             "n": self.n,
             "domain_source": domain_source,
             "seeded": self.seeded,

@@ -11,6 +11,9 @@ exact rationals: R's and F's exactly, I's (irrational) rounded *up*.  R and F al
 their scores exactly, as integer numerators over a denominator that depends on n
 only (``exact_batch``), so the exponential mechanism samples exactly the distribution
 the ledger pays for; I's scores are floats (see docs/decisions.md).
+Under add/remove neighbours n is private, so a normalised score's sensitivity (a function of
+n) cannot be charged; :class:`CountIndependenceDistance` scores n·R, whose sensitivity is a
+constant.
 """
 
 from __future__ import annotations
@@ -140,3 +143,26 @@ class IndependenceDistance:
 
     def supports(self, child_size: int, parent_sizes: tuple[int, ...]) -> bool:
         return True
+
+
+class CountIndependenceDistance(IndependenceDistance):
+    """n·R(X, Π) = ½‖c[X, Π] − c[X]·c[Π]/n‖₁ in counts, for add/remove neighbours: S < 2.
+
+    Proof (docs/decisions.md, "Add/remove neighbours"): adding a tuple at cell (x₀, π₀) moves
+    c by 1 in L1.  M = c[X]·c[Π]ᵀ/n becomes M' with total n + 1, and M' − M is
+    −c(x)c(π)/(n(n+1)) plus non-negative terms, so its negative part N ≤ n/(n+1) < 1 and
+    ‖M' − M‖₁ = 1 + 2N < 3.  Hence ½Σ|c − M| moves by < ½(1 + 3) = 2; removal is the
+    reverse move, and the empty table scores 0 like a one-tuple one.  Generalised parents
+    only merge columns, which keeps the argument.  Scores are the same integer numerators
+    as R's, over 2n instead of 2n²."""
+
+    def batch(self, joints: np.ndarray) -> np.ndarray:
+        """Scores of many tables ``joints[b, x, π]`` of one shape, in counts."""
+        totals = np.asarray(joints, dtype=np.float64).sum(axis=(1, 2))
+        return super().batch(joints) * totals
+
+    def sensitivity(self, n: int, child_size: int, parent_size: int) -> Fraction:
+        return Fraction(2)
+
+    def denominator(self, n: int) -> int:
+        return 2 * n

@@ -13,16 +13,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol
 
-NEIGHBOURING_RELATION = "replace one tuple; the number of tuples n is public (TODS 2017, Def. 2.1)"
-
-
 class BudgetExceededError(RuntimeError):
     """A mechanism asked for more ε (or δ) than the accountant has left."""
 
 
 @dataclass(frozen=True)
 class Cost:
-    """What a release costs under the library's neighbouring relation: (ε, δ)-DP, exact."""
+    """What a release costs under the neighbouring relation of its declared sensitivity: (ε, δ)-DP, exact."""
 
     epsilon: Fraction
     delta: Fraction = Fraction(0)

@@ -14,6 +14,9 @@ hand.  Proof sketches:
   2007; TODS 2017, §2.1).  Δ is an exact rational (rounded up where a bound is
   irrational), and scores may be exact rationals, so the sampled distribution is the
   one the ledger pays for, exactly.
+
+Under add/remove neighbours (:mod:`privbayes.privacy.neighbours`) a count table moves by 1,
+so Δ = 1 there; the caller passes the relation's sensitivity.
 """
 
 from __future__ import annotations
@@ -25,10 +28,11 @@ from typing import Sequence
 import numpy as np
 
 from privbayes.privacy.accountant import Accountant, Cost, as_fraction
+from privbayes.privacy.neighbours import REPLACE_ONE
 from privbayes.privacy.samplers import RandomSource, discrete_laplace, exponential_choice
 
-COUNT_TABLE_SENSITIVITY = Fraction(2)
-"""L1 change of a count table when one tuple is replaced."""
+COUNT_TABLE_SENSITIVITY = REPLACE_ONE.count_sensitivity
+"""L1 change of a count table when one tuple is replaced (1 under add/remove: :mod:`neighbours`)."""
 
 
 def _positive(value: float | Fraction, name: str) -> Fraction:

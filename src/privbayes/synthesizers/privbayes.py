@@ -4,7 +4,9 @@ Three phases (§3): learn a network with ε1 = βε (GreedyBayes), release noisy
 conditionals with ε2 = (1 − β)ε (NoisyConditionals), then sample (free).
 Binary encoded data use Alg. 2 + Alg. 1 with the degree k of Lemma 4.8; general
 domains use Alg. 4 (+ Alg. 5/6) + Alg. 3.  By sequential composition the
-release is (ε1 + ε2)-DP (Thm 3.2) under "replace one tuple, n public".
+release is (ε1 + ε2)-DP (Thm 3.2) under "replace one tuple, n public"; with
+``neighbours="add-remove"`` it is ε-DP under "add or remove one tuple" (n private: a noisy
+count is released first, docs/decisions.md).
 
 The budget plan (:mod:`privbayes.bayesnet.budget`) is computed from public inputs
 before any count is taken and checked against the ledger after; what ``fit``
@@ -17,16 +19,17 @@ import os
 from fractions import Fraction
 from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
 
 from privbayes import counting
 from privbayes._version import __version__
-from privbayes.bayesnet.budget import measured_pairs, privbayes_plan
+from privbayes.bayesnet.budget import COUNT_SHARE, COUNT_STEP, measured_pairs, phase_budgets, privbayes_plan
 from privbayes.bayesnet.conditionals import conditionals_from_tables
 from privbayes.bayesnet.cost import check_cost, cost_estimate
 from privbayes.bayesnet.consistent import TreeTooLarge, estimate, junction_tree_network
 from privbayes.bayesnet.greedy import fixed_degree_candidates, greedy_bayes, maximal_parent_candidates
-from privbayes.bayesnet.measurements import measure_tables
+from privbayes.bayesnet.measurements import estimated_total, measure_tables
 from privbayes.bayesnet.model import BayesNetModel
 from privbayes.bayesnet.network import APPair, Network
 from privbayes.bayesnet.registry import get_score
@@ -34,6 +37,8 @@ from privbayes.counting import PrivateTable
 from privbayes.encoding import ENCODINGS, Encoding
 from privbayes.errors import InputError
 from privbayes.privacy.accountant import Accountant
+from privbayes.privacy.mechanisms import DiscreteLaplace
+from privbayes.privacy.neighbours import ADD_REMOVE, RELATIONS, neighbours
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.privacy.samplers import RandomSource, random_source
 from privbayes.progress import Progress
@@ -64,13 +69,16 @@ class PrivBayes(FittedModel):
     large for exact inference, the projected conditionals, with a caveat); "projected"
     projects each table onto the simplex (its total is the public n) and takes its
     conditional; "paper" clips negative cells and normalises (TODS 2017, Alg. 1/3; the
-    reproductions use it).
+    reproductions use it); ``neighbours`` "replace-one" (the paper: n public) or "add-remove"
+    (n private, as MST/AIM: count tables at sensitivity 1, score R in counts, 1% of ε on a
+    noisy count that replaces n in θ-usefulness and the default sample size).
     """
 
     def __init__(self, epsilon: float = 1.0, *, beta: float = 0.3, theta: float = 4.0, score: str | None = None,
                  encoding: str | None = None, degree: int | None = None,
                  non_private_phase: NonPrivatePhase | None = None, random_state: int | None = None,
-                 progress: bool = False, estimation: Estimation = "consistent") -> None:
+                 progress: bool = False, estimation: Estimation = "consistent",
+                 neighbours: str = "replace-one") -> None:
         self.epsilon = epsilon
         self.beta = beta
         self.theta = theta
@@ -81,6 +89,7 @@ class PrivBayes(FittedModel):
         self.random_state = random_state
         self.progress = progress
         self.estimation = estimation
+        self.neighbours = neighbours
 
     def check_parameters(self) -> None:
         """Validate the hyper-parameters (one-line InputError naming the parameter)."""
@@ -94,6 +103,9 @@ class PrivBayes(FittedModel):
         check_choice(self.non_private_phase, "non_private_phase", ("network", "marginals"))
         check_seed(self.random_state, "random_state")
         check_choice(self.estimation, "estimation", ("projected", "paper", "consistent"), allow_none=False)
+        check_choice(self.neighbours, "neighbours", tuple(RELATIONS), allow_none=False)
+        if self.score is not None:
+            get_score(self.score, neighbours(self.neighbours))  # add/remove supports R only
 
     # --- planning (public inputs only) -----------------------------------------------------------
 
@@ -102,11 +114,12 @@ class PrivBayes(FittedModel):
         return Encoding.build(schema, name)
 
     def plan(self, n: int, schema: Schema) -> BudgetPlan:
-        """The budget plan of a fit on n rows of ``schema``, before any data is read."""
+        """The budget plan of a fit on n rows of ``schema`` (the noisy count under add/remove
+        neighbours), before any table is counted."""
         self.check_parameters()
         return privbayes_plan(epsilon=check_epsilon(self.epsilon), beta=self.beta, theta=self.theta,
                               degree=self.degree, non_private_phase=self.non_private_phase, n=n,
-                              encoding=self.encoding_for(schema))
+                              encoding=self.encoding_for(schema), relation=neighbours(self.neighbours))
 
     # --- fitting -----------------------------------------------------------------------------------
 
@@ -123,21 +136,23 @@ class PrivBayes(FittedModel):
         schema = table.schema
         encoding = self.encoding_for(schema)
         table = table.encoded(encoding)
-        plan = self.plan(table.n, schema)
-        check_cost(cost_estimate(self, plan, schema))  # refuse, before any count, a fit that would not fit in memory
-        k = plan.setting("degree")
-        score = get_score(self.score or ("F" if encoding.is_binary else "R"))
-        rng = random_source(self.random_state)
-        accountant = Accountant(check_epsilon(self.epsilon))
+        relation = neighbours(self.neighbours)
         eps = check_epsilon(self.epsilon)
-        eps1 = Fraction(self.beta) * eps
-        eps2 = eps - eps1
-        learn = {"network": None, "marginals": eps}.get(self.non_private_phase, eps1)  # None: exact (§6.4)
+        rng = random_source(self.random_state)
+        accountant = Accountant(eps)
+        n = table.n if relation.n_public else _noisy_count(table, eps, accountant, rng)
+        plan = self.plan(n, schema)
+        check_cost(cost_estimate(self, plan, schema))  # refuse, before any table, a fit that would not fit in memory
+        k = plan.setting("degree")
+        score = get_score(self.score or ("F" if encoding.is_binary and relation.n_public else "R"), relation)
+        eps1, eps2 = phase_budgets(eps, self.beta, relation)
+        learn = {"network": None, "marginals": eps1 + eps2}.get(self.non_private_phase, eps1)  # None: exact (§6.4)
         d = len(encoding.attributes)
         if k == 0:  # independent attributes: the order needs no data
             network = _random_order(d, rng)
         else:
-            rule = fixed_degree_candidates(k) if k is not None else maximal_parent_candidates(table, eps2, self.theta)
+            rule = fixed_degree_candidates(k) if k is not None else maximal_parent_candidates(
+                table, eps2, self.theta, n=n, sensitivity=relation.count_sensitivity)
             progress.stage("learning the network", d - 1)
             network = greedy_bayes(table, score, rule, learn, accountant, rng, progress.update)
         progress.stage("releasing noisy conditionals", None)
@@ -145,16 +160,18 @@ class PrivBayes(FittedModel):
         if self.non_private_phase == "marginals":
             budgets = {i: None for i in (range(k, d) if k is not None else range(d))}
         caveats = []
-        measurements = measure_tables(table, network, budgets, accountant, rng)
+        measurements = measure_tables(table, network, budgets, accountant, rng, relation.count_sensitivity)
+        # Post-processing from here: the estimates read the measurements (and the public or noisy n) only.
+        total = n if relation.n_public else estimated_total(measurements, n, _count_mechanism(eps).scale)
         learned = network
-        if self.estimation == "consistent":  # post-processing of the same paid-for tables
+        if self.estimation == "consistent":
             try:
-                network, conditionals = junction_tree_network(estimate(encoding, measurements, table.n).calibrated)
+                network, conditionals = junction_tree_network(estimate(encoding, measurements, total).calibrated)
             except TreeTooLarge as exc:
                 caveats.append(f"{exc}: the conditionals were estimated as with estimation='projected'")
-                conditionals = conditionals_from_tables(network, measurements, table.n, k, projected=True)
+                conditionals = conditionals_from_tables(network, measurements, total, k, projected=True)
         else:
-            conditionals = conditionals_from_tables(network, measurements, table.n, k,
+            conditionals = conditionals_from_tables(network, measurements, total, k,
                                                     projected=self.estimation == "projected")
         plan.check(accountant.ledger)
         if domain_source != GIVEN:
@@ -166,7 +183,7 @@ class PrivBayes(FittedModel):
             caveats.append("the DP noise was seeded (reproducible run): do not publish seeded releases")
         return BayesNetModel(
             schema=schema, encoding=encoding, network=network, conditionals=tuple(conditionals), plan=plan,
-            ledger=accountant.ledger, parameters=self.get_params() | {"score": score.name}, n=table.n,
+            ledger=accountant.ledger, parameters=self.get_params() | {"score": score.name}, n=n,
             degree=k if k is not None else learned.degree, algorithm=plan.setting("algorithm"), seeded=rng.seeded,
             domain_source=domain_source, differentially_private=self.non_private_phase is None,
             caveats=tuple(caveats), library_version=__version__,
@@ -175,7 +192,7 @@ class PrivBayes(FittedModel):
     def get_params(self) -> dict[str, Any]:
         return {"epsilon": self.epsilon, "beta": self.beta, "theta": self.theta, "score": self.score,
                 "encoding": self.encoding, "degree": self.degree, "non_private_phase": self.non_private_phase,
-                "estimation": self.estimation}
+                "estimation": self.estimation, "neighbours": self.neighbours}
 
 
 def open_private(data: Any, schema: Any, infer: bool, backend: str) -> tuple[PrivateTable, str]:
@@ -192,6 +209,18 @@ def open_private(data: Any, schema: Any, infer: bool, backend: str) -> tuple[Pri
 
         return counting.open(data, infer_schema(data), backend=backend), INFERRED
     return counting.open(data, schema, backend=backend), GIVEN
+
+
+def _count_mechanism(epsilon: Fraction) -> DiscreteLaplace:
+    """The noisy count of add/remove fits: discrete Laplace at ε·COUNT_SHARE, sensitivity 1."""
+    return DiscreteLaplace(epsilon * COUNT_SHARE, ADD_REMOVE.count_sensitivity)
+
+
+def _noisy_count(table: PrivateTable, epsilon: Fraction, accountant: Accountant, rng: RandomSource) -> int:
+    """n + discrete Laplace noise, at least 1 (add/remove neighbours: n is private)."""
+    noisy = _count_mechanism(epsilon).release(np.array([table.n]), accountant, rng, step=COUNT_STEP,
+                                              measured="number of tuples")
+    return max(1, int(noisy[0]))
 
 
 def _random_order(d: int, rng: RandomSource) -> Network:

@@ -39,8 +39,9 @@ def build_estimator(args: argparse.Namespace) -> Any:
                                  "(it uses score I and the vanilla encoding)")
         if args.theta != 4.0:
             raise InputError("--theta does not apply to --method sa-privbayes (it uses a fixed degree, --degree)")
-        if getattr(args, "estimation", None) is not None:
-            raise InputError("--estimation applies to --method privbayes only")
+        for option in ("estimation", "neighbours"):
+            if getattr(args, option, None) is not None:
+                raise InputError(f"--{option} applies to --method privbayes only")
         if args.alpha is not None and args.mode != "faithful":
             raise InputError("--alpha applies to --mode faithful only (strict screening has no fuzzy band)")
         given = {name: getattr(args, name) for name, _ in _SA_ONLY if getattr(args, name) is not None}
@@ -54,6 +55,7 @@ def build_estimator(args: argparse.Namespace) -> Any:
                 raise InputError(f"{option} applies to --method sa-privbayes only")
         estimator = PrivBayes(args.epsilon, beta=args.beta, theta=args.theta, score=args.score,
                               encoding=args.encoding, degree=args.degree, random_state=args.seed, progress=True,
-                              estimation=getattr(args, "estimation", None) or "consistent")
+                              estimation=getattr(args, "estimation", None) or "consistent",
+                              neighbours=getattr(args, "neighbours", None) or "replace-one")
     estimator.check_parameters()
     return estimator

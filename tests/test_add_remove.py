@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import privbayes.privacy.mechanisms as mechanisms_module
 from privbayes import counting
-from privbayes.audit.distinguish import binary_schema, cells_pair, distinguish, support_event
+from privbayes.audit.distinguish import binary_schema, cells_pair, distinguish, miss_probability, support_event
 from privbayes.bayesnet.budget import COUNT_SHARE, COUNT_STEP
 from privbayes.bayesnet.measurements import NoisyTable, discrete_laplace_variance, estimated_total
 from privbayes.bayesnet.registry import get_score
@@ -162,9 +163,9 @@ def test_tiny_tables_fit_under_add_remove():
 
 
 # Cells scenario under add/remove: B is A without its tuple in cell (0,1), so that cell holds 1 + Z
-# in A and Z in B, a table of sensitivity 1 at ε_t = (1 − β)(1 − 1/100)ε; the event {(0,1) > 0} has
-# likelihood ratio e^{ε_t} ≤ e^ε.  α = 1e-3, N = 1500 (τ ≈ 0.23) as the replace-one cells audit.
-def test_end_to_end_add_remove_cells_audit_passes():
+# in A and Z in B, a table of sensitivity 1 at ε_t = (1 − β)(1 − 1/100)ε; on E = {(0,1) > 0} the
+# likelihood ratio is exactly e^{ε_t} ≤ e^ε.  α = 1e-3; N = 1500 (τ ≈ 0.23) as the replace-one audit.
+def _add_remove_cells_audit(runs: int):
     a, _ = cells_pair()
     b = a.iloc[:3]
     schema = binary_schema("ab")
@@ -177,7 +178,23 @@ def test_end_to_end_add_remove_cells_audit_passes():
                               random_state=seed_base + i).fit(table)
             return support_event(model, [(0, 1), (1, 0)])
         return run
-    result = distinguish(release(a, 10**6), release(b, 2 * 10**6), epsilon=LN3, runs=1500, events=4,
-                         false_failure=1e-3)
+    return distinguish(release(a, 10**6), release(b, 2 * 10**6), epsilon=LN3, runs=runs, events=4,
+                       false_failure=1e-3)
+
+
+def test_end_to_end_add_remove_cells_audit_passes():
+    result = _add_remove_cells_audit(1500)
     print(result.summary())
     assert result.passed, result.summary()
+
+
+def test_end_to_end_add_remove_audit_rejects_half_noise(monkeypatch):
+    # Half scale: q = e^{−2ε_t}, Pr_A[E] = 1/(1+q), Pr_B[E] = q/(1+q), so δ_ε = (1 − e^ε q)/(1+q) ≈ 0.55
+    # (the cell (1,0) is pure noise in both and does not dilute it); at N = 1200 the miss bound is < 1e-4.
+    real = mechanisms_module.discrete_laplace
+    monkeypatch.setattr(mechanisms_module, "discrete_laplace", lambda scale, size, rng: real(scale / 2, size, rng))
+    q = math.exp(-2 * 0.95 * 0.99 * LN3)
+    assert (1 - 3 * q) / (1 + q) > 0.5 and miss_probability(0.5, 1200, LN3, 4, 1e-3) < 1e-4
+    result = _add_remove_cells_audit(1200)
+    print(result.summary())
+    assert not result.passed, result.summary()

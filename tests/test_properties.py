@@ -79,11 +79,13 @@ def cases(draw):
         columns[attr.name] = values
     frame = pd.DataFrame(columns)
     encoding = draw(st.sampled_from([None, "vanilla", "hierarchical", "binary", "gray"]))
-    score = draw(st.sampled_from([None, "R", "I"] + (["F"] if encoding in ("binary", "gray") else [])))
+    neighbours = draw(st.sampled_from(["replace-one", "replace-one", "add-remove"]))
+    scores = [None, "R", "I"] + (["F"] if encoding in ("binary", "gray") else [])
+    score = draw(st.sampled_from(scores if neighbours == "replace-one" else [None, "R"]))  # add/remove: R only
     params = dict(epsilon=draw(st.sampled_from([0.05, 0.5, 1.0, 4.0, 50.0])),
                   beta=draw(st.sampled_from([0.1, 0.3, 0.9])), theta=draw(st.sampled_from([0.5, 4.0, 20.0])),
                   encoding=encoding, score=score, degree=draw(st.sampled_from([None, None, 0, 1, 2])),
-                  random_state=draw(st.integers(0, 2**31)))
+                  random_state=draw(st.integers(0, 2**31)), neighbours=neighbours)
     return schema, frame, params
 
 

@@ -23,6 +23,7 @@ from privbayes.errors import InputError
 from privbayes.model_file import load_model
 from privbayes.privacy.neighbours import ADD_REMOVE, REPLACE_ONE, neighbours
 from privbayes.privacy.samplers import discrete_laplace, random_source
+from privbayes.schema import Attribute, Schema
 from privbayes.synthesizers.privbayes import PrivBayes
 
 LN3 = math.log(3)
@@ -160,6 +161,21 @@ def test_tiny_tables_fit_under_add_remove():
     for seed in range(20):
         model = PrivBayes(0.1, neighbours="add-remove", random_state=seed).fit(counting.open(frame, binary_schema("ab")))
         assert model.model_.n >= 1
+
+
+@pytest.mark.parametrize("backend", ["numpy", "duckdb"])
+def test_the_empty_table_fits_under_add_remove(tmp_path, backend):
+    # The empty table is a neighbour of every one-row table under add/remove: refusing it would
+    # tell them apart.  Under replace-one (n public) it is refused with one line.
+    schema = Schema((Attribute("a", "categorical", categories=("x", "y", "z")), Attribute("b", "binary"),
+                     Attribute("c", "numeric", lower=0, upper=10, bins=8)))
+    (tmp_path / "empty.csv").write_text("a,b,c\n")
+    (tmp_path / "one.csv").write_text("a,b,c\ny,1,3.5\n")
+    for name in ("empty.csv", "one.csv"):
+        model = PrivBayes(0.5, neighbours="add-remove", random_state=2).fit(tmp_path / name, schema, backend=backend)
+        assert model.model_.n >= 1 and model.sample(3, random_state=0).shape == (3, 3)
+    with pytest.raises(InputError, match="no rows"):
+        PrivBayes(0.5).fit(tmp_path / "empty.csv", schema, backend=backend)
 
 
 # Cells scenario under add/remove: B is A without its tuple in cell (0,1), so that cell holds 1 + Z

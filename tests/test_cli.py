@@ -47,6 +47,9 @@ def test_fit_under_add_remove_neighbours(workspace, capsys):
     assert main(["inspect", str(w / "m.json")]) == 0
     out = capsys.readouterr().out
     assert "add or remove one tuple" in out and "count n" in out
+    (w / "empty.csv").write_text("a,b,x\n")  # no rows: a neighbour of one-row tables, so it must fit too
+    assert main(["fit", str(w / "empty.csv"), "--schema", str(w / "schema.yaml"), "--epsilon", "1",
+                 "--neighbours", "add-remove", "-o", str(w / "e.json")]) == 0
     code = main(["fit", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--epsilon", "1",
                  "--neighbours", "add-remove", "--score", "I", "-o", str(w / "x.json")])
     assert code == 2 and "use score R" in capsys.readouterr().err and not (w / "x.json").exists()

@@ -191,12 +191,13 @@ def _fit(args: argparse.Namespace) -> None:
         raise InputError("fit needs -o/--output (the model file to write), or --dry-run")
     _writable(args.output, "model file", (".json",))
     model = build_estimator(args)  # PrivBayes or SA-PrivBayes, parameters checked
-    table, domain_source = open_private(_table(args, args.data), args.schema, args.infer_schema, args.backend)
+    n_public = getattr(model, "neighbours", "replace-one") == "replace-one"
+    table, domain_source = open_private(_table(args, args.data), args.schema, args.infer_schema, args.backend,
+                                        allow_empty=not n_public)
     if domain_source == INFERRED or table.schema.inferred:
         print("privbayes: warning: the schema is inferred from the data (an unreviewed draft: 'inferred: true'); "
               "its categories and bounds are NOT covered by epsilon", file=sys.stderr)
-    plan = model.plan(table.n, table.schema)
-    n_public = getattr(model, "neighbours", "replace-one") == "replace-one"
+    plan = model.plan(max(table.n, 1), table.schema)
     if args.dry_run:
         print(f"budget plan for {args.data} (n = {table.n}, "
               f"{'public' if n_public else 'private: the fit plans with a noisy count'}); nothing has been measured:")

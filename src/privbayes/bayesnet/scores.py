@@ -157,12 +157,14 @@ class CountIndependenceDistance(IndependenceDistance):
     as R's, over 2n instead of 2n²."""
 
     def batch(self, joints: np.ndarray) -> np.ndarray:
-        """Scores of many tables ``joints[b, x, π]`` of one shape, in counts."""
-        totals = np.asarray(joints, dtype=np.float64).sum(axis=(1, 2))
-        return super().batch(joints) * totals
+        """Scores of many tables ``joints[b, x, π]`` of one shape, in counts (0 for empty tables)."""
+        joints = np.asarray(joints, dtype=np.float64)
+        return self.exact_batch(joints) / (2 * np.maximum(joints.sum(axis=(1, 2)), 1))
 
     def sensitivity(self, n: int, child_size: int, parent_size: int) -> Fraction:
         return Fraction(2)
 
     def denominator(self, n: int) -> int:
-        return 2 * n
+        """2n, or 2 for the empty table (n = 0 is a possible input under add/remove; its
+        numerators are all 0)."""
+        return 2 * max(n, 1)

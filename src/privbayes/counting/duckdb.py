@@ -320,7 +320,8 @@ def unique_prefix() -> str:
     return f"privbayes_{uuid.uuid4().hex[:16]}"
 
 
-def duckdb_from_file(path: str, suffix: str, schema: Schema, connection: Any = None) -> DuckDBTable:
+def duckdb_from_file(path: str, suffix: str, schema: Schema, connection: Any = None, *,
+                     allow_empty: bool = False) -> DuckDBTable:
     """A :class:`DuckDBTable` over a CSV (maybe .gz/.zst) or Parquet file, read in place."""
     import duckdb
     import pyarrow as pa
@@ -341,7 +342,7 @@ def duckdb_from_file(path: str, suffix: str, schema: Schema, connection: Any = N
         select = ", ".join(f"{wrap.format(_ident(a.name))} AS {_ident(a.name)}" for a in schema.attributes)
         con.execute(f"CREATE TEMP VIEW {prefix}_src AS SELECT {select} FROM {scan}")
         n = con.execute(f"SELECT COUNT(*) FROM {prefix}_src").fetchall()[0][0]
-        if n == 0:
+        if n == 0 and not allow_empty:
             raise InputError(f"{where}: the data has no rows")
         maps = []
         for j, attr in enumerate(schema.attributes):

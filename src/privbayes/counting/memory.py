@@ -31,11 +31,14 @@ class InMemoryTable(PrivateTable):
     Built by :func:`privbayes.counting.open`; ``encoded`` re-encodes the rows themselves.
     """
 
-    def __init__(self, encoded: np.ndarray, encoding: Encoding) -> None:
+    def __init__(self, encoded: np.ndarray, encoding: Encoding, *, allow_empty: bool = False) -> None:
         if encoded.ndim != 2 or encoded.shape[1] != len(encoding.attributes):
             raise ValueError(f"encoded rows have shape {encoded.shape}, expected (n, {len(encoding.attributes)})")
         if encoded.shape[0] == 0:
-            raise InputError("the data has no rows")
+            if not allow_empty:
+                raise InputError("the data has no rows")
+            self._setup(encoded.astype(np.intp), np.zeros(0, np.int64), encoding)
+            return
         # Distinct rows with multiplicities: every count is a weighted bincount over far fewer
         # rows when the data repeat (NLTCS: 21,574 rows, 3,152 distinct).
         rows, group = distinct_rows(encoded, np.array([a.size for a in encoding.attributes]))

@@ -236,7 +236,7 @@ def _read_parquet(path: Path, schema: Schema | None) -> pd.DataFrame:
     return frame
 
 
-def raw_columns(frame: pd.DataFrame, schema: Schema, source: str) -> dict[str, RawColumn]:
+def raw_columns(frame: pd.DataFrame, schema: Schema, source: str, *, allow_empty: bool = False) -> dict[str, RawColumn]:
     """The schema's columns of ``frame`` as :class:`RawColumn` s, after checking the column names.
 
     Columns the schema does not declare are left out; those it does not list under ``drop``
@@ -253,7 +253,7 @@ def raw_columns(frame: pd.DataFrame, schema: Schema, source: str) -> dict[str, R
         names = ", ".join(repr(c) for c in extra[:10]) + (", …" if len(extra) > 10 else "")
         warnings.warn(f"{source}: left out {len(extra)} column(s) not in the schema: {names} "
                       "(list them under 'drop:' to silence this note)", ColumnsLeftOut, stacklevel=2)
-    if len(frame) == 0:
+    if len(frame) == 0 and not allow_empty:
         raise InputError(f"{source}: the data has no rows")
     frame = frame.set_axis(columns, axis=1)
     out = {}

@@ -44,23 +44,29 @@ def source_name(source: Source) -> str:
     return "data" if isinstance(source, pd.DataFrame) else str(source)
 
 
-def leaf_codes(source: Source, schema: Schema) -> np.ndarray:
-    """The schema's leaf codes (n × d) of every row of ``source``.
+def leaf_codes(source: Source, schema: Schema, *, allow_empty: bool = False) -> np.ndarray:
+    """The schema's leaf codes (n × d) of every row of ``source`` (no rows: refused unless
+    ``allow_empty``).
 
     For the counting layer and for evaluation (which compares tables and releases
     nothing); everything else receives a :class:`PrivateTable`.
     """
     where = source_name(source)
     frame = source if isinstance(source, pd.DataFrame) else read_frame(source, schema)
-    columns = raw_columns(frame, schema, where)
+    columns = raw_columns(frame, schema, where, allow_empty=allow_empty)
     return np.column_stack([label_column(a, columns[a.name].positions, columns[a.name].distinct,
                                          f"{where}: column {a.name!r}") for a in schema.attributes])
 
 
-def open(source: Source, schema: Any, backend: Any = "numpy") -> PrivateTable:  # noqa: A001 - the entry point's name
+def open(source: Source, schema: Any, backend: Any = "numpy", *,  # noqa: A001 - the entry point's name
+         allow_empty: bool = False) -> PrivateTable:
     """A :class:`PrivateTable` over ``source`` typed and validated by ``schema`` (a Schema,
     a schema file path, or a schema dict), counted by ``backend`` (a name in
-    :data:`BACKENDS`, a DuckDB connection or a SparkSession)."""
+    :data:`BACKENDS`, a DuckDB connection or a SparkSession).
+
+    Data without rows is refused unless ``allow_empty``: a mechanism whose guarantee makes n
+    private (add/remove neighbours) must not fail on the empty table, a neighbour of every
+    one-row table."""
     from privbayes.io import as_schema
 
     name, engine = _backend(backend)
@@ -68,17 +74,18 @@ def open(source: Source, schema: Any, backend: Any = "numpy") -> PrivateTable:  
     if name == "auto":
         name = "duckdb" if _large(source) and _importable("duckdb") else "numpy"
     if name == "numpy":
-        return InMemoryTable(leaf_codes(source, schema), Encoding.build(schema, "hierarchical"))
+        return InMemoryTable(leaf_codes(source, schema, allow_empty=allow_empty), Encoding.build(schema, "hierarchical"),
+                             allow_empty=allow_empty)
     path = _in_place(source, name)
     if name == "duckdb":
         from privbayes.counting.duckdb import duckdb_from_codes, duckdb_from_file
 
-        return (duckdb_from_file(path, _suffix(Path(path)), schema, engine) if path is not None
-                else duckdb_from_codes(leaf_codes(source, schema), schema, engine))
+        return (duckdb_from_file(path, _suffix(Path(path)), schema, engine, allow_empty=allow_empty) if path is not None
+                else duckdb_from_codes(leaf_codes(source, schema, allow_empty=allow_empty), schema, engine))
     from privbayes.counting.spark import spark_from_codes, spark_from_file
 
-    return (spark_from_file(path, _suffix(Path(path)), schema, engine) if path is not None
-            else spark_from_codes(leaf_codes(source, schema), schema, engine))
+    return (spark_from_file(path, _suffix(Path(path)), schema, engine, allow_empty=allow_empty) if path is not None
+            else spark_from_codes(leaf_codes(source, schema, allow_empty=allow_empty), schema, engine))
 
 
 def _backend(backend: Any) -> tuple[str, Any]:

@@ -75,7 +75,8 @@ def _errors() -> tuple[type, ...]:
     return (PySparkException, Py4JJavaError)
 
 
-def spark_from_file(path: str, suffix: str, schema: Schema, session: Any = None) -> SparkTable:
+def spark_from_file(path: str, suffix: str, schema: Schema, session: Any = None, *,
+                    allow_empty: bool = False) -> SparkTable:
     """A :class:`SparkTable` over a CSV (maybe .gz/.bz2) or Parquet file, read in place."""
     import pyarrow as pa
 
@@ -94,7 +95,7 @@ def spark_from_file(path: str, suffix: str, schema: Schema, session: Any = None)
         frame.createOrReplaceTempView(f"{prefix}_src")
         distinct = _distinct_columns(spark, f"{prefix}_src", schema)
         n = distinct.column("n")[0].as_py()
-        if n == 0:
+        if n == 0 and not allow_empty:
             raise InputError(f"{path}: the data has no rows")
         maps = []
         for j, attr in enumerate(schema.attributes):

@@ -127,7 +127,8 @@ class PrivBayes(FittedModel):
             backend: str = "numpy") -> "PrivBayes":
         """Learn the private model from a :class:`PrivateTable`, a DataFrame, or a CSV/Parquet/.dat path."""
         self.check_parameters()
-        table, domain_source = open_private(data, schema, infer_schema_from_data, backend)
+        table, domain_source = open_private(data, schema, infer_schema_from_data, backend,
+                                            allow_empty=not neighbours(self.neighbours).n_public)
         with Progress("PrivBayes", enabled=self.progress) as progress:
             self.model_ = self._fit_table(table, domain_source, progress)
         return self
@@ -195,8 +196,10 @@ class PrivBayes(FittedModel):
                 "estimation": self.estimation, "neighbours": self.neighbours}
 
 
-def open_private(data: Any, schema: Any, infer: bool, backend: str) -> tuple[PrivateTable, str]:
-    """The private table of a fit and where its domain came from."""
+def open_private(data: Any, schema: Any, infer: bool, backend: str, *,
+                 allow_empty: bool = False) -> tuple[PrivateTable, str]:
+    """The private table of a fit and where its domain came from (``allow_empty``: accept data
+    without rows, for guarantees under which n is private)."""
     if isinstance(data, PrivateTable) and not isinstance(data, (str, os.PathLike, pd.DataFrame)):
         if schema is not None:
             raise InputError("a PrivateTable carries its schema; do not pass another")
@@ -207,8 +210,8 @@ def open_private(data: Any, schema: Any, infer: bool, backend: str) -> tuple[Pri
                              "which is not covered by epsilon")
         from privbayes.counting.draft import infer_schema
 
-        return counting.open(data, infer_schema(data), backend=backend), INFERRED
-    return counting.open(data, schema, backend=backend), GIVEN
+        return counting.open(data, infer_schema(data), backend=backend, allow_empty=allow_empty), INFERRED
+    return counting.open(data, schema, backend=backend, allow_empty=allow_empty), GIVEN
 
 
 def _count_mechanism(epsilon: Fraction) -> DiscreteLaplace:

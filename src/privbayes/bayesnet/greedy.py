@@ -33,6 +33,8 @@ from privbayes.privacy.mechanisms import Exponential
 from privbayes.privacy.samplers import RandomSource, RationalScores
 
 CandidateRule = Callable[[int, Sequence[int]], list[tuple[Parent, ...]]]
+FILL_CELLS = 2**23
+"""Cells of the tables scored in one batch (a bound on the score book's working memory)."""
 
 
 def fixed_degree_candidates(k: int) -> CandidateRule:
@@ -166,19 +168,27 @@ class _ScoreBook:
         by_size: dict[int, list[int]] = {}
         for row in rows.tolist():
             by_size.setdefault(len(self.parent_sets[row]), []).append(row)
-        for k, group in by_size.items():
-            sets = [self.parent_sets[row] for row in group]
-            tables = None
-            if all(lvl == 0 for parents in sets for _, lvl in parents):
-                parents = np.array([[a for a, _ in p] for p in sets], np.int64).reshape(len(sets), k)
-                tables = self.table.binary_families(parents, np.array(children, np.int64))
-            if tables is not None:
-                values = self._batch(tables.reshape(-1, 2, 2**k)).reshape(len(group), len(children))
-            else:
-                joints = _joints(self.table, [(x, p) for p in sets for x in children])
-                values = self._mixed(joints).reshape(len(group), len(children))
-            self.values[np.ix_(group, children)] = values
-            self.known[np.ix_(group, children)] = True
+        for k, rows_of_size in by_size.items():
+            # Binary tables of a batch are held at once, with their scores' integer intermediates:
+            # batches of at most FILL_CELLS cells keep that bounded (ACS, k = 8: 1.5·10⁵ tables
+            # of 512 cells in one step).
+            per_batch = max(1, FILL_CELLS // (len(children) << (k + 1)))
+            for start in range(0, len(rows_of_size), per_batch):
+                self._fill_batch(rows_of_size[start:start + per_batch], k, children)
+
+    def _fill_batch(self, group: list[int], k: int, children: list[int]) -> None:
+        sets = [self.parent_sets[row] for row in group]
+        tables = None
+        if all(lvl == 0 for parents in sets for _, lvl in parents):
+            parents = np.array([[a for a, _ in p] for p in sets], np.int64).reshape(len(sets), k)
+            tables = self.table.binary_families(parents, np.array(children, np.int64))
+        if tables is not None:
+            values = self._batch(tables.reshape(-1, 2, 2**k)).reshape(len(group), len(children))
+        else:
+            joints = _joints(self.table, [(x, p) for p in sets for x in children])
+            values = self._mixed(joints).reshape(len(group), len(children))
+        self.values[np.ix_(group, children)] = values
+        self.known[np.ix_(group, children)] = True
 
     def _batch(self, joints: np.ndarray) -> np.ndarray:
         return self.score.exact_batch(joints) if self.exact else self.score.batch(joints)

@@ -134,6 +134,7 @@ def test_fit_under_add_remove_pays_for_the_count_and_uses_sensitivity_one(tmp_pa
     assert sum(Fraction(e["epsilon_exact"]) for e in ledger) == Fraction(1.0)
     assert report["score"] == "R" and "add or remove" in report["neighbouring_relation"]
     assert report["plan"]["settings"]["n"] == model.model_.n  # the noisy count, not the input's size
+    assert report["n_public"] is False and "rows (noisy count)" in str(report)
     path = tmp_path / "m.json"
     model.save(path)
     loaded = load_model(path)

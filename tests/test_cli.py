@@ -46,7 +46,7 @@ def test_fit_under_add_remove_neighbours(workspace, capsys):
                  "--neighbours", "add-remove", "--seed", "1", "-o", str(w / "m.json")]) == 0
     assert main(["inspect", str(w / "m.json")]) == 0
     out = capsys.readouterr().out
-    assert "add or remove one tuple" in out and "count n" in out
+    assert "add or remove one tuple" in out and "count n" in out and "(a noisy count)" in out
     (w / "empty.csv").write_text("a,b,x\n")  # no rows: a neighbour of one-row tables, so it must fit too
     assert main(["fit", str(w / "empty.csv"), "--schema", str(w / "schema.yaml"), "--epsilon", "1",
                  "--neighbours", "add-remove", "-o", str(w / "e.json")]) == 0

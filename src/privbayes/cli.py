@@ -263,7 +263,8 @@ def _inspect(args: argparse.Namespace) -> None:
         print(json.dumps(report.to_dict(), indent=2))
         return
     print(f"model: {args.model} (library {report['library_version']})")
-    print(f"  {report['algorithm']}; encoding {report['encoding']}, score {report['score']}, n = {report['n']}")
+    noisy = "" if report.get("n_public", True) else " (a noisy count)"
+    print(f"  {report['algorithm']}; encoding {report['encoding']}, score {report['score']}, n = {report['n']}{noisy}")
     print("network (child <- parents; @i = generalised to taxonomy level i):")
     for line in model.describe():
         print(f"  {line}")

@@ -100,6 +100,7 @@ class BayesNetModel:
             "epsilon_spent": self.epsilon_spent,
             "neighbouring_relation": neighbours(self.parameters.get("neighbours")).description,
             "n": self.n,
+            "n_public": neighbours(self.parameters.get("neighbours")).n_public,
             "domain_source": domain_source,
             "seeded": self.seeded,
             "algorithm": self.algorithm,
@@ -151,7 +152,7 @@ class PrivacyReport(Mapping):
                 ("domain", str(f["domain_source"])),
                 ("algorithm", str(f["algorithm"])),
                 ("encoding, score", f"{f['encoding']}, {f.get('score')}"),
-                ("rows (n, public)", str(f["n"])),
+                ("rows (n, public)" if f.get("n_public", True) else "rows (noisy count)", str(f["n"])),
                 ("seeded noise", "yes" if f["seeded"] else "no")]
 
     def __str__(self) -> str:

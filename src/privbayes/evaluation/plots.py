@@ -173,7 +173,7 @@ def _model_section(model: Any) -> str:
                ("differentially private", "yes" if report["differentially_private"] else "NO"),
                ("ε (spent / total)", f"{report['epsilon_spent']:g} / {report['epsilon']:g}"),
                ("neighbouring datasets", report["neighbouring_relation"]), ("domain", report["domain_source"]),
-               ("encoding, score", f"{report['encoding']}, {report['score']}"), ("n", report["n"])]
+               ("encoding, score", f"{report['encoding']}, {report['score']}"), ("n" if report.get("n_public", True) else "n (noisy count)", report["n"])]
     ledger = [(e["step"], e["mechanism"], f'{e["epsilon"]:.6g}', f'{e["sensitivity"]:.4g}', e["measured"])
               for e in report["ledger"]]
     caveats = "".join(f"<li>{escape(c)}</li>" for c in report["caveats"]) or "<li>none</li>"

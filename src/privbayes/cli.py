@@ -182,6 +182,7 @@ def _writable(path: str | None, what: str, suffixes: tuple[str, ...] = ()) -> No
 def _fit(args: argparse.Namespace) -> None:
     from privbayes.synthesizers.privbayes import INFERRED, open_private
     from privbayes.bayesnet.cost import check_cost, cost_estimate
+    from privbayes.privacy.neighbours import neighbours
     from privbayes.synthesizers.sa_cli import build_estimator
 
     if args.schema is None and not args.infer_schema:
@@ -191,7 +192,7 @@ def _fit(args: argparse.Namespace) -> None:
         raise InputError("fit needs -o/--output (the model file to write), or --dry-run")
     _writable(args.output, "model file", (".json",))
     model = build_estimator(args)  # PrivBayes or SA-PrivBayes, parameters checked
-    n_public = getattr(model, "neighbours", "replace-one") == "replace-one"
+    n_public = neighbours(getattr(model, "neighbours", None)).n_public  # SA-PrivBayes: replace-one
     table, domain_source = open_private(_table(args, args.data), args.schema, args.infer_schema, args.backend,
                                         allow_empty=not n_public)
     if domain_source == INFERRED or table.schema.inferred:

@@ -12,11 +12,13 @@ Scenarios (neighbouring inputs A, B) and the deliberately broken variants each m
 * end-to-end PrivBayes (``PrivBayes.fit`` on a DataFrame, nothing bypassed): the network
   scenario (n = 6, three binary attributes; events = the network, and the richer network +
   argmax cells) against argmax selection; the cells scenario (n = 4, two binary attributes;
-  events = support of the released joint) against half noise and noise on non-empty cells.
+  events = support of the released joint) against half noise and noise on non-empty cells;
+  the same cells scenario under add/remove neighbours (``neighbours="add-remove"``: B is A
+  without its tuple in cell (0,1), n private) against half noise.
 
 Broken variants are monkeypatched here (``unittest.mock.patch``), never in src/.
 
-    PYTHONPATH=src python experiments/privacy_audit.py [--quick] [--json results.json]
+    PYTHONPATH=src python experiments/privacy_audit.py [--quick] [--only BLOCK,...] [--json results.json]
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from unittest import mock
 
 import numpy as np
 
-import privbayes.bayesnet.conditionals as conditionals_module
+import privbayes.bayesnet.measurements as measurements_module
 import privbayes.privacy.mechanisms as mechanisms_module
 from privbayes.audit.distinguish import (
     GOOGLE_TOLERANCE,
@@ -56,7 +58,7 @@ ALPHA = 1e-4
 
 _real_laplace = mechanisms_module.discrete_laplace
 _real_choice = mechanisms_module.exponential_choice
-_real_counts = conditionals_module.laplace_counts
+_real_counts = measurements_module.laplace_counts
 
 
 def _broken_nonempty(counts, epsilon, accountant, rng, **kwargs):
@@ -71,7 +73,7 @@ VARIANTS = {
         mock.patch.object(mechanisms_module, "exponential_choice", lambda u, f, r: _real_choice(u, 2 * f, r))),
     "argmax selection": lambda: mock.patch.object(
         mechanisms_module, "exponential_choice", lambda u, f, r: max(range(len(u)), key=u.__getitem__)),
-    "noise only on non-empty cells": lambda: mock.patch.object(conditionals_module, "laplace_counts", _broken_nonempty),
+    "noise only on non-empty cells": lambda: mock.patch.object(measurements_module, "laplace_counts", _broken_nonempty),
 }
 
 
@@ -135,13 +137,20 @@ def google_count(variant, runs, votes):
     return results, accept > reject
 
 
+BLOCKS = ("count", "table", "em", "network", "cells", "add-remove")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
                         help="10× fewer runs: a smoke test, too weak to reject every broken variant")
     parser.add_argument("--e2e-runs", type=int, default=10_000, help="runs per side for end-to-end PrivBayes")
     parser.add_argument("--json", help="write the rows here")
+    parser.add_argument("--only", help=f"comma-separated blocks to run (default all): {', '.join(BLOCKS)}")
     args = parser.parse_args()
+    blocks = set(BLOCKS if args.only is None else args.only.split(","))
+    if blocks - set(BLOCKS):
+        parser.error(f"--only takes blocks among {', '.join(BLOCKS)}")
     scale = 10 if args.quick else 1
     rows = []
 
@@ -156,7 +165,7 @@ def main() -> None:
               flush=True)
 
     # 1. Google's tester on a count.
-    for variant, expected in (("correct", True), ("half noise", False)):
+    for variant, expected in (("correct", True), ("half noise", False)) if "count" in blocks else ():
         start = time.perf_counter()
         with VARIANTS[variant]():
             votes, passed = google_count(variant, 10**6 // scale, GOOGLE_VOTES)
@@ -171,7 +180,7 @@ def main() -> None:
 
     # 2. Count table, rigorous tolerance.
     n_table = 200_000 // scale
-    for variant, expected in (("correct", True), ("noise only on non-empty cells", False)):
+    for variant, expected in (("correct", True), ("noise only on non-empty cells", False)) if "table" in blocks else ():
         def table_fn():
             laplace = _broken_nonempty if variant != "correct" else laplace_counts
             a, b = table_batch([3, 0], 31, n_table, laplace), table_batch([2, 1], 32, n_table, laplace)
@@ -181,7 +190,8 @@ def main() -> None:
 
     # 3. Exponential mechanism.
     n_em = 100_000 // scale
-    for variant, expected in (("correct", True), ("half noise", False), ("argmax selection", False)):
+    for variant, expected in ((("correct", True), ("half noise", False), ("argmax selection", False))
+                              if "em" in blocks else ()):
         record("exponential mechanism", variant, f"rigorous: N={n_em}, K=5", expected,
                lambda: distinguish(em_run([1, 0, 0, 0, 0], 10**7), em_run([0, 1, 1, 1, 1], 2 * 10**7), epsilon=LN3,
                                    runs=n_em, events=5, false_failure=ALPHA))
@@ -196,7 +206,8 @@ def main() -> None:
     n_e2e = args.e2e_runs // scale
     a, b = network_pair()
     s3 = binary_schema("abc")
-    for event, k, label in ((network_event, 12, "network"), (argmax_event, 384, "network + argmax cells")):
+    network_events = ((network_event, 12, "network"), (argmax_event, 384, "network + argmax cells"))
+    for event, k, label in network_events if "network" in blocks else ():
         for variant, expected in (("correct", True), ("argmax selection", False)):
             record(f"PrivBayes n=6 d=3 ({label})", variant, f"rigorous: N={n_e2e}, K={k}", expected,
                    lambda: distinguish(release_run(a, s3, 10**7, event, degree=1),
@@ -204,10 +215,19 @@ def main() -> None:
                                        events=k, false_failure=ALPHA))
     a2, b2 = cells_pair()
     s2 = binary_schema("ab")
-    for variant, expected in (("correct", True), ("half noise", False), ("noise only on non-empty cells", False)):
+    for variant, expected in ((("correct", True), ("half noise", False), ("noise only on non-empty cells", False))
+                              if "cells" in blocks else ()):
         record("PrivBayes n=4 d=2 (joint support)", variant, f"rigorous: N={n_e2e}, K=16", expected,
                lambda: distinguish(release_run(a2, s2, 10**7, support_event, degree=1, beta=0.05),
                                    release_run(b2, s2, 2 * 10**7, support_event, degree=1, beta=0.05),
+                                   epsilon=LN3, runs=n_e2e, events=16, false_failure=ALPHA))
+    # The cells scenario under add/remove: B is A without its (0,1) tuple (n = 4 vs 3).
+    for variant, expected in (("correct", True), ("half noise", False)) if "add-remove" in blocks else ():
+        record("PrivBayes n=4 vs 3 d=2 (joint support, add/remove)", variant, f"rigorous: N={n_e2e}, K=16", expected,
+               lambda: distinguish(release_run(a2, s2, 10**7, support_event, degree=1, beta=0.05,
+                                               neighbours="add-remove"),
+                                   release_run(a2.iloc[:3], s2, 2 * 10**7, support_event, degree=1, beta=0.05,
+                                               neighbours="add-remove"),
                                    epsilon=LN3, runs=n_e2e, events=16, false_failure=ALPHA))
 
     print()

@@ -18,7 +18,7 @@ import math
 from fractions import Fraction
 
 from privbayes.bayesnet.candidates import candidate_cap, cap_settings, parent_bound
-from privbayes.bayesnet.usefulness import binary_degree
+from privbayes.bayesnet.usefulness import PAPER_SENSITIVITY, binary_degree
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
 from privbayes.limits import limits
@@ -32,7 +32,7 @@ COUNT_STEP = "count n"
 
 
 def degree_for(n: int, encoding: Encoding, epsilon2: Fraction, theta: float, degree: int | None,
-               sensitivity: Fraction = REPLACE_ONE.count_sensitivity) -> int | None:
+               sensitivity: Fraction = PAPER_SENSITIVITY) -> int | None:
     """The fixed degree k (given, or Lemma 4.8's for binary encodings), else None (θ-usefulness, Alg. 4)."""
     d = len(encoding.attributes)
     if degree is None and not encoding.is_binary:
@@ -59,10 +59,10 @@ def privbayes_plan(*, epsilon: Fraction, beta: float, theta: float, degree: int 
     k = degree_for(n, encoding, eps2, theta, degree, delta)
     if k is None:
         _check_table_bound(n, d, eps2, theta, encoding, delta)
-    learn, release = {"network": (None, eps1 + eps2), "marginals": (eps1 + eps2, None)}.get(non_private_phase,
-                                                                                          (eps1, eps2))
+    both = eps1 + eps2  # ε less the noisy count's share
+    learn, release = {"network": (None, both), "marginals": (both, None)}.get(non_private_phase, (eps1, eps2))
     if k == 0 and release is not None:
-        release = eps1 + eps2
+        release = both
     releases = [] if relation.n_public else [PlannedRelease(COUNT_STEP, "discrete Laplace", epsilon * COUNT_SHARE)]
     if k != 0 and learn is not None:
         releases += [PlannedRelease(f"network step {s}/{d - 1}", "exponential", learn / (d - 1)) for s in range(1, d)]

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-PAPER_SENSITIVITY = Fraction(2)
+from privbayes.privacy.neighbours import REPLACE_ONE
+
+PAPER_SENSITIVITY = REPLACE_ONE.count_sensitivity
+"""The paper's count-table sensitivity (replace one tuple)."""
 
 
 def binary_usefulness(n: int, d: int, epsilon2: Fraction, k: int, sensitivity: Fraction = PAPER_SENSITIVITY) -> Fraction:

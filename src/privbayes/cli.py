@@ -84,7 +84,10 @@ def _parser() -> argparse.ArgumentParser:
                                                 "of choosing it from θ")
     fit.add_argument("--seed", type=_seed, help="seed the DP noise (reproducible experiments only)")
     fit.add_argument("--dry-run", action="store_true",
-                     help="print the budget plan (every paid release and its ε) and stop; reads only n")
+                     help="print the budget plan (every paid release and its ε) and stop; reads only n "
+                          "(under add/remove, n is private: reads nothing; see --assume-n)")
+    fit.add_argument("--assume-n", type=_positive_int, metavar="N",
+                     help="with --dry-run under add/remove neighbours: show the plan at this table size (public)")
     fit.add_argument("--show-invalid", action="store_true",
                      help="when values are refused, print up to 5 of their row numbers (locally; never the values)")
     fit.add_argument("-o", "--output", help="model file to write (JSON); required unless --dry-run")
@@ -192,31 +195,60 @@ def _fit(args: argparse.Namespace) -> None:
         raise InputError("fit needs -o/--output (the model file to write), or --dry-run")
     _writable(args.output, "model file", (".json",))
     model = build_estimator(args)  # PrivBayes or SA-PrivBayes, parameters checked
-    n_public = neighbours(getattr(model, "neighbours", None)).n_public  # SA-PrivBayes: replace-one
+    relation = neighbours(getattr(model, "neighbours", None))  # SA-PrivBayes: replace-one
+    if args.dry_run and not relation.n_public:
+        _dry_run_private_n(args, model)
+        return
     table, domain_source = open_private(_table(args, args.data), args.schema, args.infer_schema, args.backend,
-                                        allow_empty=not n_public)
+                                        allow_empty=not relation.n_public)
     if domain_source == INFERRED or table.schema.inferred:
         print("privbayes: warning: the schema is inferred from the data (an unreviewed draft: 'inferred: true'); "
               "its categories and bounds are NOT covered by epsilon", file=sys.stderr)
-    plan = model.plan(max(table.n, 1), table.schema)
-    if args.dry_run:
-        print(f"budget plan for {args.data} (n = {table.n}, "
-              f"{'public' if n_public else 'private: the fit plans with a noisy count'}); nothing has been measured:")
-        for line in plan.describe():
-            print(f"  {line}")
-        print(f"  {cost_estimate(model, plan, table.schema).describe()}")
-        return
-    cost = cost_estimate(model, plan, table.schema)
-    if n_public:  # with n private, the fit checks the cost at the noisy count instead
+    if relation.n_public:  # n private: nothing here may use it; the fit plans and checks at its noisy count
+        plan = model.plan(table.n, table.schema)
+        if args.dry_run:
+            print(f"budget plan for {args.data} (n = {table.n}, public); nothing has been measured:")
+            _print_plan(model, plan, table.schema)
+            return
+        cost = cost_estimate(model, plan, table.schema)
         check_cost(cost)
-    if n_public and cost.time_class != "seconds":
-        print(f"privbayes: warning: {cost.describe()}; lower --epsilon, raise --theta or set --degree to "
-              "go faster", file=sys.stderr)
+        if cost.time_class != "seconds":
+            print(f"privbayes: warning: {cost.describe()}; lower --epsilon, raise --theta or set --degree to "
+                  "go faster", file=sys.stderr)
     _interruptible(lambda: model.fit(table))
     model.save(args.output)
     report = model.privacy_report()
     print(f"wrote {args.output}: {len(model.network_.pairs)} attributes, degree {model.degree_}, "
           f"ε spent {report['epsilon_spent']:g} of {report['epsilon']:g}")
+
+
+def _print_plan(model: object, plan: object, schema: object) -> None:
+    from privbayes.bayesnet.cost import cost_estimate
+
+    for line in plan.describe():  # type: ignore[attr-defined]
+        print(f"  {line}")
+    print(f"  {cost_estimate(model, plan, schema).describe()}")
+
+
+def _dry_run_private_n(args: argparse.Namespace, model: object) -> None:
+    """``--dry-run`` when n is private (add/remove): the data is not opened; the plan is shown at
+    ``--assume-n`` (a public guess), since the fit derives it from its noisy count."""
+    from fractions import Fraction
+
+    from privbayes.bayesnet.budget import COUNT_SHARE
+    from privbayes.io import as_schema
+
+    if args.schema is None:
+        raise InputError("--dry-run under add/remove neighbours needs --schema (it reads no data)")
+    schema = as_schema(args.schema)
+    count = Fraction(model.epsilon) * COUNT_SHARE  # type: ignore[attr-defined]
+    print(f"budget plan for {args.data} under add/remove neighbours: n is private and nothing has been read; "
+          f"the fit first releases a noisy count (discrete Laplace, ε = {float(count):g}) and plans from it")
+    if args.assume_n is None:
+        print("  give --assume-n N (a size you expect; public) to see the plan and cost at that size")
+        return
+    print(f"  at an assumed n = {args.assume_n} (the fit uses its noisy count instead):")
+    _print_plan(model, model.plan(args.assume_n, schema), schema)  # type: ignore[attr-defined]
 
 
 def _interruptible(work: "Callable[[], object]") -> None:

@@ -40,10 +40,12 @@ def _real(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _open_table(data: Any, schema: Any) -> Any:
+def _open_table(data: Any, schema: Any, relation: str) -> Any:
+    """The private table; the empty table is a neighbour of every one-row table under add/remove
+    (n private), so it must fit there as any other table does."""
     from privbayes import counting
 
-    return counting.open(data, schema)
+    return counting.open(data, schema, allow_empty=relation == "add-remove")
 
 
 class PrivateMRF:
@@ -100,7 +102,7 @@ class PrivateMRF:
     def fit(self, data: pd.DataFrame | str | os.PathLike, schema: Schema | str | os.PathLike | dict) -> "PrivateMRF":
         """Learn the private model from a DataFrame or a table path, with a public ``schema``."""
         self.check_parameters()
-        table = _open_table(data, schema)
+        table = _open_table(data, schema, self.relation)
         schema = table.schema
         cliques = clique_indices(self.cliques, schema)
         domain = Domain(tuple(a.size for a in schema.attributes))

@@ -14,7 +14,7 @@ import pytest
 import privbayes.privacy.mechanisms as mechanisms_module
 from privbayes import counting
 from privbayes.audit.distinguish import binary_schema, cells_pair, distinguish, miss_probability, support_event
-from privbayes.bayesnet.budget import COUNT_SHARE, COUNT_STEP
+from privbayes.bayesnet.privbayes.settings import COUNT_SHARE, COUNT_STEP
 from privbayes.bayesnet.measurements import NoisyTable, discrete_laplace_variance, estimated_total
 from privbayes.bayesnet.registry import get_score
 from privbayes.bayesnet.scores import CountIndependenceDistance

@@ -211,9 +211,29 @@ def test_models_saved_by_version_0_1_still_load_and_sample_the_same(name):
     assert model.library_version == "0.1.0" and model.differentially_private
 
 
+V2_SAMPLES = {  # privbayes 0.2 at fcc28a3 (model file version 2, ε and β binary floats): sample(5, random_state=4)
+    "privbayes": [[2, 1, 1, 0], [2, 2, 0, 2], [2, 0, 0, 2], [0, 2, 1, 0], [2, 2, 1, 0]],
+    "add_remove": [[2, 1, 0, 3], [1, 2, 1, 1], [2, 0, 1, 1], [0, 2, 0, 1], [1, 1, 1, 4]],
+    "sa": [[0, 3, 0, 4], [2, 2, 0, 2], [0, 2, 0, 4], [2, 3, 0, 0], [2, 3, 0, 2]],
+}
+
+
+@pytest.mark.parametrize("name", sorted(V2_SAMPLES))
+def test_models_saved_by_version_2_files_still_load_and_sample_the_same(name, tmp_path):
+    # Version 2 took ε = 0.1 and β = 0.3 as binary floats; the loader recomputes the plan the same way,
+    # so the ledger still matches; saved again, the file is version 3 and loads to the same model.
+    model = privbayes.load(DATA / f"model_v2_{name}.json")
+    assert model.sample(5, random_state=4).astype(object).values.tolist() == V2_SAMPLES[name]
+    model.save(tmp_path / "again.json")
+    again = privbayes.load(tmp_path / "again.json")
+    assert json.loads((tmp_path / "again.json").read_text())["version"] == 3
+    assert again.ledger == model.ledger and again.plan == model.plan
+    assert again.sample(5, random_state=4).equals(model.sample(5, random_state=4))
+
+
 def test_an_unknown_model_version_is_refused_with_both_versions(tmp_path):
     doc = json.loads((DATA / "model_v1_alg4.json").read_text())
     doc["version"] = 7
     (tmp_path / "m.json").write_text(json.dumps(doc))
-    with pytest.raises(privbayes.InputError, match=r"unsupported version 7 \(this library, .*, reads versions 1, 2\)"):
+    with pytest.raises(privbayes.InputError, match=r"unsupported version 7 \(this library, .*, reads versions 1, 2, 3\)"):
         privbayes.load(tmp_path / "m.json")

@@ -9,6 +9,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from privbayes.validation import exact
 from privbayes.baselines.classification import majority, no_privacy, private_erm
 from privbayes.baselines.common import consistent, project_marginals, resolve_subsets, walsh_hadamard
 from privbayes.baselines.contingency import contingency_marginals
@@ -79,8 +80,8 @@ def _uniform(s):
 def test_ledger_total_is_epsilon_exactly(name, epsilon):
     release = NOISY[name](TABLE, ALPHA, epsilon, 7)
     acc = release.accountant
-    assert acc.total == Fraction(epsilon)
-    assert acc.spent == Fraction(epsilon) and acc.remaining == 0  # all of ε, never more
+    assert acc.total == exact(epsilon, "epsilon")  # the decimal written: 0.3 is 3/10
+    assert acc.spent == acc.total and acc.remaining == 0  # all of ε, never more
     assert math.isclose(math.fsum(e.epsilon for e in acc.ledger), float(epsilon), rel_tol=1e-12)
     assert all(e.epsilon > 0 for e in acc.ledger)
     entries = {
@@ -110,7 +111,7 @@ def test_mwem_rounds_follow_the_per_round_budget():
     assert mwem_rounds(0.01, 0.05) == 1  # at least one round (TODS §6.5)
     ledger = mwem_marginals(TABLE, ALPHA, 0.2, 1).accountant.ledger
     assert [e.mechanism for e in ledger] == ["exponential", "discrete Laplace"] * 4
-    assert all(e.epsilon == 0.2 / 8 and e.sensitivity == 1 for e in ledger)
+    assert all(e.epsilon == Fraction(1, 40) and e.sensitivity == 1 for e in ledger)
 
 
 def test_uniform_spends_nothing_and_reads_nothing():

@@ -5,6 +5,7 @@ from fractions import Fraction
 import pytest
 
 import privbayes.privacy.mechanisms as mechanisms
+from privbayes.validation import exact
 from privbayes import PrivBayes
 from privbayes.privacy.accountant import Accountant, BudgetExceededError
 from privbayes.privacy.mechanisms import DiscreteLaplace
@@ -60,7 +61,7 @@ def test_alg_4_and_3_split_evenly(data, laplace_scales):
     # estimation="projected": one conditional per measured table, so the noised cells are the conditionals' cells.
     model = PrivBayes(eps, beta=beta, random_state=5, estimation="projected").fit(frame, schema)
     d, n = len(SIZES), len(frame)
-    eps1, eps2 = Fraction(beta) * Fraction(eps), Fraction(eps) - Fraction(beta) * Fraction(eps)
+    eps1, eps2 = exact(beta, 'beta') * exact(eps, 'eps'), exact(eps, 'eps') - exact(beta, 'beta') * exact(eps, 'eps')
     selections = [e for e in model.ledger_ if e.mechanism == "exponential"]
     releases = [e for e in model.ledger_ if e.mechanism == "discrete Laplace"]
     assert len(selections) == d - 1
@@ -78,7 +79,7 @@ def test_alg_2_and_1_use_d_minus_k_tables(data, laplace_scales):
     k, eps = 2, 1.0
     model = PrivBayes(eps, degree=k, random_state=2).fit(frame, schema)
     d = len(SIZES)
-    eps2 = Fraction(eps) * (1 - Fraction(0.3))
+    eps2 = exact(eps, 'eps') * (1 - Fraction(3, 10))  # ε and β are the decimals written
     releases = [e for e in model.ledger_ if e.mechanism == "discrete Laplace"]
     assert len(releases) == d - k
     # Alg. 1: Lap(2(d−k)/(nε2)) on probabilities = 2(d−k)/ε2 on counts.
@@ -93,7 +94,7 @@ def test_binary_encoding_uses_lemma_4_8_degree(data):
 
     d = len(model.encoding_.attributes)
     assert model.score_ == "F"
-    assert model.degree_ == binary_degree(len(frame), d, Fraction(2.0) * (1 - Fraction(0.3)), 4.0)
+    assert model.degree_ == binary_degree(len(frame), d, Fraction(2) * (1 - Fraction(3, 10)), 4.0)
     assert model.network_.degree == model.degree_
 
 

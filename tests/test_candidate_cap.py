@@ -29,7 +29,7 @@ from privbayes.bayesnet.candidates import (
     level_sizes,
     parent_bound,
 )
-from privbayes.bayesnet.cost import check_cost, cost_estimate
+from privbayes.bayesnet.privbayes.cost import check_cost, cost_estimate
 from privbayes.bayesnet.greedy import maximal_parent_candidates
 from privbayes.bayesnet.usefulness import domain_bound
 from privbayes.encoding import Encoding
@@ -144,7 +144,7 @@ def test_greedy_cost_estimate_and_plan_use_the_same_capped_bound(caps):
     listed = maximal_parent_candidates(table, eps2, 4.0)(small, others)
     assert {tuple(sorted(p)) for p in listed} == brute_maximal(others, cap.domain_cap, level_sizes(ENCODING))
     # Cost estimate: all generalised subsets of the others within the same bound.
-    estimate = cost_estimate(model, model.plan(n, SCHEMA), SCHEMA)
+    estimate = cost_estimate(model.settings(), model.plan(n, SCHEMA), model.encoding_for(SCHEMA))
     bound = parent_bound(n, 5, eps2, 4.0, min(sizes), cap)
     assert bound == cap.domain_cap
     assert estimate.candidates == brute_count([level_sizes(ENCODING)[j] for j in others], bound) >= len(listed)
@@ -169,7 +169,7 @@ def test_the_issue_17_fit_refused_by_the_cost_guard_passes_with_the_default_cap(
     tau = domain_bound(5 * 10**6, 15, Fraction(7, 10), 4.0, 2)
     others = [ls for a, ls in zip(encoding.attributes, level_sizes(encoding)) if a.name != "sex"]  # the smallest child
     assert count_parent_sets(others, math.floor(tau)) * math.floor(tau) > limits().max_fit_bytes
-    estimate = cost_estimate(model, plan, adult)
+    estimate = cost_estimate(model.settings(), plan, model.encoding_for(adult))
     check_cost(estimate)
     assert estimate.candidates <= limits().max_candidate_sets and estimate.bytes < 2**30
 
@@ -185,7 +185,7 @@ def test_a_fit_the_cost_guard_refused_now_runs_with_the_cap(caps):
     caps(max_candidate_sets=40)  # this small schema has only 144 generalised subsets in all
     assert candidate_cap(ENCODING).limiting
     model = PrivBayes(epsilon, random_state=0, progress=False, estimation="projected")  # under test: the network
-    check_cost(cost_estimate(model, model.plan(n, SCHEMA), SCHEMA))
+    check_cost(cost_estimate(model.settings(), model.plan(n, SCHEMA), model.encoding_for(SCHEMA)))
     fitted = model.fit(frame(4, n), SCHEMA).model_
     assert sum(e.epsilon for e in fitted.ledger) == Fraction(epsilon)
 

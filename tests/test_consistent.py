@@ -8,7 +8,7 @@ import pytest
 
 import privbayes
 from privbayes import PrivBayes, counting
-from privbayes.bayesnet.budget import measured_pairs
+from privbayes.bayesnet.privbayes.settings import measured_pairs
 from privbayes.bayesnet.conditionals import (
     _normalised,
     conditional_from_joint,

@@ -225,7 +225,8 @@ def _scale_ledger_and_epsilon(doc):
         entry["epsilon_exact"] = str(Fraction(entry["epsilon_exact"]) / 2)
         entry["epsilon"] = float(Fraction(entry["epsilon_exact"]))
     doc["fitted"]["epsilon_spent"] = sum(e["epsilon"] for e in doc["ledger"])
-    doc["parameters"]["epsilon"] = float(Fraction(doc["parameters"]["epsilon"]) / 2)
+    doc["parameters"]["epsilon_exact"] = str(Fraction(doc["parameters"]["epsilon_exact"]) / 2)
+    doc["parameters"]["epsilon"] = float(Fraction(doc["parameters"]["epsilon_exact"]))
 
 
 MODEL_CASES = [
@@ -273,10 +274,18 @@ def test_malformed_model(ws, capsys, make, command):
     assert_clean_failure(code, err, ws / "out")
 
 
+def _claim_epsilon(doc):
+    """Claim ε = 0.1 in the parameters (both spellings) while the ledger spent more."""
+    doc["parameters"]["epsilon"], doc["parameters"]["epsilon_exact"] = 0.1, "1/10"
+
+
 def test_tampered_ledger_message_names_the_problem(ws, capsys):
-    path = write(ws, "cheap.json", _tampered(ws, _set("parameters.epsilon", 0.1)))
+    path = write(ws, "cheap.json", _tampered(ws, _claim_epsilon))
     code, err = run_cli(["inspect", str(path)], capsys)
     assert code == 2 and "the ledger differs from the plan its parameters imply" in err
+    path = write(ws, "half.json", _tampered(ws, _set("parameters.epsilon", 0.1)))  # one spelling only
+    code, err = run_cli(["inspect", str(path)], capsys)
+    assert code == 2 and "parameters epsilon and epsilon_exact disagree" in err
 
 
 def test_consistent_forgery_is_not_detectable(ws, capsys):

@@ -148,7 +148,7 @@ def test_the_parent_set_count_bounds_alg_5_and_6_from_above():
     from fractions import Fraction
 
     from privbayes.bayesnet.parentsets import maximal_parent_sets
-    from privbayes.bayesnet.cost import count_parent_sets
+    from privbayes.bayesnet.privbayes.cost import count_parent_sets
 
     levels = [[6, 3], [4], [5, 2, 1], [2]]
     for bound in (1, 2, 7, 12, 30, 200):

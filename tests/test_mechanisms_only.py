@@ -23,7 +23,7 @@ import pytest
 
 import privbayes.limits as limits_module
 from privbayes import cli
-from privbayes.bayesnet.budget import COUNT_STEP, phase_budgets
+from privbayes.bayesnet.privbayes.settings import COUNT_STEP, phase_budgets
 from privbayes.bayesnet.candidates import candidate_cap, parent_bound
 from privbayes.encoding import Encoding
 from privbayes.privacy.mechanisms import DiscreteLaplace, Exponential

@@ -18,6 +18,7 @@ import pytest
 from scipy import stats
 
 import privbayes.bayesnet.measurements as measurements_module
+from privbayes.errors import InferredDomainWarning
 from privbayes import counting
 import privbayes.privacy.mechanisms as mechanisms_module
 import privbayes.synthesizers.privbayes as privbayes_module
@@ -602,7 +603,8 @@ def test_neighbours_with_a_rare_category_share_all_structure(monkeypatch, encodi
 def test_inferred_schema_differs_for_rare_category_and_is_flagged():
     # The counterpart: reading the domain from the data leaks the rare category, and the report says so.
     d_frame, d_prime = _mixed_frame(60, 5), _mixed_frame(60, 5, rare=True)
-    models = [PrivBayes(1.0, random_state=3).fit(f, infer_schema_from_data=True) for f in (d_frame, d_prime)]
+    with pytest.warns(InferredDomainWarning):
+        models = [PrivBayes(1.0, random_state=3).fit(f, infer_schema_from_data=True) for f in (d_frame, d_prime)]
     assert models[0].schema_ != models[1].schema_
     assert all("NOT covered" in m.privacy_report()["domain_source"] for m in models)
 

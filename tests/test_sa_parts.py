@@ -17,7 +17,7 @@ from sklearn.metrics import mutual_info_score
 
 from privbayes import counting
 from privbayes.audit.distinguish import binary_schema, distinguish, miss_probability
-from privbayes.bayesnet.allocation import (
+from privbayes.bayesnet.sa.allocation import (
     HIGH_PROTECTION,
     LOW_PROTECTION,
     MEDIUM_PROTECTION,
@@ -29,7 +29,7 @@ from privbayes.bayesnet.allocation import (
     score_clusters,
     strict_node_budgets,
 )
-from privbayes.bayesnet.ami import (
+from privbayes.bayesnet.sa.ami import (
     MutualInformationMatrix,
     ScoreLattice,
     mutual_information_matrix,
@@ -38,7 +38,7 @@ from privbayes.bayesnet.ami import (
     planned_releases,
 )
 from privbayes.bayesnet.scores import mutual_information_sensitivity
-from privbayes.bayesnet.screening import (
+from privbayes.bayesnet.sa.screening import (
     keep_count,
     paper_screening,
     private_top_fraction,

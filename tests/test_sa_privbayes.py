@@ -19,10 +19,10 @@ import pytest
 import privbayes
 from privbayes import SAPrivBayes, counting
 from privbayes.audit.distinguish import binary_schema, distinguish, miss_probability, network_event, network_pair
-from privbayes.bayesnet.allocation import cluster_budgets, cluster_sizes
-from privbayes.bayesnet.ami import mutual_information_matrix, planned_releases
-from privbayes.bayesnet.sa_budget import FAITHFUL_CAVEATS
-from privbayes.bayesnet.sa_greedy import list_sensitivity, total_sensitivity
+from privbayes.bayesnet.sa.allocation import cluster_budgets, cluster_sizes
+from privbayes.bayesnet.sa.ami import mutual_information_matrix, planned_releases
+from privbayes.bayesnet.sa.settings import FAITHFUL_CAVEATS
+from privbayes.bayesnet.sa.greedy import list_sensitivity, total_sensitivity
 from privbayes.counting import PrivateTable
 from privbayes.errors import InputError
 from privbayes.privacy.accountant import LedgerEntry

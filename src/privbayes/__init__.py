@@ -24,7 +24,7 @@ _EXPORTS = {
     "SAPrivBayes": "privbayes.synthesizers.sa_privbayes",
     "Schema": "privbayes.schema",
     "infer_schema": "privbayes.counting.draft",
-    "load": "privbayes.model_file",
+    "load": "privbayes.synthesizers.registry",
 }
 """Public names and their modules, imported on first use (PEP 562) so that ``import privbayes``
 and ``privbayes --help`` do not pay for pandas, pyarrow or numba."""
@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from privbayes.bayesnet.model import BayesNetModel
     from privbayes.counting.draft import infer_schema
     from privbayes.errors import InputError
-    from privbayes.model_file import load_model as load
+    from privbayes.synthesizers.registry import load
     from privbayes.privacy.accountant import Accountant, BudgetExceededError
     from privbayes.schema import Attribute, Schema
     from privbayes.synthesizers.privbayes import PrivBayes
@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
 
 def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name]), "load_model" if name == "load" else name)
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
     else:
         try:
             value = importlib.import_module(f"{__name__}.{name}")  # privbayes.counting and other subpackages

@@ -10,7 +10,7 @@ import sys
 import warnings
 from typing import Callable, Iterator, Sequence
 
-from privbayes.errors import InputError
+from privbayes.errors import InferredDomainWarning, InputError
 from privbayes.validation import check_epsilon
 
 
@@ -183,9 +183,8 @@ def _writable(path: str | None, what: str, suffixes: tuple[str, ...] = ()) -> No
 
 
 def _fit(args: argparse.Namespace) -> None:
-    from privbayes.synthesizers.privbayes import INFERRED, open_private
-    from privbayes.bayesnet.cost import check_cost, cost_estimate
-    from privbayes.privacy.neighbours import neighbours
+    from privbayes.bayesnet.privbayes.cost import check_cost, cost_estimate
+    from privbayes.synthesizers.contract import INFERRED, INFERRED_WARNING, open_private
     from privbayes.synthesizers.sa_cli import build_estimator
 
     if args.schema is None and not args.infer_schema:
@@ -195,27 +194,29 @@ def _fit(args: argparse.Namespace) -> None:
         raise InputError("fit needs -o/--output (the model file to write), or --dry-run")
     _writable(args.output, "model file", (".json",))
     model = build_estimator(args)  # PrivBayes or SA-PrivBayes, parameters checked
-    relation = neighbours(getattr(model, "neighbours", None))  # SA-PrivBayes: replace-one
+    settings = model.settings()
+    relation = settings.relation
     if args.dry_run and not relation.n_public:
         _dry_run_private_n(args, model)
         return
     table, domain_source = open_private(_table(args, args.data), args.schema, args.infer_schema, args.backend,
                                         allow_empty=not relation.n_public)
     if domain_source == INFERRED or table.schema.inferred:
-        print("privbayes: warning: the schema is inferred from the data (an unreviewed draft: 'inferred: true'); "
-              "its categories and bounds are NOT covered by epsilon", file=sys.stderr)
+        print(f"privbayes: warning: {INFERRED_WARNING}", file=sys.stderr)
     if relation.n_public:  # n private: nothing here may use it; the fit plans and checks at its noisy count
         plan = model.plan(table.n, table.schema)
         if args.dry_run:
             print(f"budget plan for {args.data} (n = {table.n}, public); nothing has been measured:")
             _print_plan(model, plan, table.schema)
             return
-        cost = cost_estimate(model, plan, table.schema)
+        cost = cost_estimate(settings, plan, settings.encoding_for(table.schema))
         check_cost(cost)
         if cost.time_class != "seconds":
             print(f"privbayes: warning: {cost.describe()}; lower --epsilon, raise --theta or set --degree to "
                   "go faster", file=sys.stderr)
-    _interruptible(lambda: model.fit(table))
+    with warnings.catch_warnings():  # said above, once
+        warnings.simplefilter("ignore", InferredDomainWarning)
+        _interruptible(lambda: model.fit(table))
     model.save(args.output)
     report = model.privacy_report()
     print(f"wrote {args.output}: {len(model.network_.pairs)} attributes, degree {model.degree_}, "
@@ -223,11 +224,13 @@ def _fit(args: argparse.Namespace) -> None:
 
 
 def _print_plan(model: object, plan: object, schema: object) -> None:
-    from privbayes.bayesnet.cost import cost_estimate
+    from privbayes.bayesnet.privbayes.cost import cost_estimate
 
     for line in plan.describe():  # type: ignore[attr-defined]
         print(f"  {line}")
-    print(f"  {cost_estimate(model, plan, schema).describe()}")
+    settings = model.settings()  # type: ignore[attr-defined]
+    if hasattr(settings, "encoding_for"):
+        print(f"  {cost_estimate(settings, plan, settings.encoding_for(schema)).describe()}")
 
 
 def _dry_run_private_n(args: argparse.Namespace, model: object) -> None:
@@ -235,7 +238,7 @@ def _dry_run_private_n(args: argparse.Namespace, model: object) -> None:
     ``--assume-n`` (a public guess), since the fit derives it from its noisy count."""
     from fractions import Fraction
 
-    from privbayes.bayesnet.budget import COUNT_SHARE
+    from privbayes.bayesnet.privbayes.settings import COUNT_SHARE
     from privbayes.io import as_schema
 
     if args.schema is None:

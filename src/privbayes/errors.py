@@ -10,3 +10,8 @@ class ColumnsLeftOut(UserWarning):
 
     A note, not an error: the names are public, the values are not read.  Defined here, not in
     the counting layer, so that the command line can catch it without importing pandas."""
+
+
+class InferredDomainWarning(UserWarning):
+    """The domain (schema) was read from the private data, or is a draft still marked 'inferred: true':
+    its categories and bounds are not covered by epsilon.  The privacy report says so too."""

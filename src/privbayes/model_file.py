@@ -18,55 +18,34 @@ from typing import Any
 import numpy as np
 
 from privbayes._version import __version__
-from privbayes.bayesnet.budget import privbayes_plan
-from privbayes.bayesnet.model import BayesNetModel
+from privbayes.bayesnet.privbayes.settings import PrivBayesSettings
+from privbayes.bayesnet.model import FORMAT, VERSION, BayesNetModel
 from privbayes.bayesnet.network import Network
-from privbayes.bayesnet.registry import get_score
-from privbayes.bayesnet.sa_budget import FAITHFUL_CAVEATS, SASettings
-from privbayes.bayesnet.sa_budget import METHOD as SA_METHOD
+from privbayes.bayesnet.sa.settings import FAITHFUL_CAVEATS, SASettings
+from privbayes.bayesnet.sa.settings import METHOD as SA_METHOD
 from privbayes.encoding import ENCODINGS, Encoding
 from privbayes.errors import InputError
-from privbayes.io import atomic_write_text
 from privbayes.limits import check_cells, check_file_size
 from privbayes.privacy.accountant import LedgerEntry
-from privbayes.privacy.neighbours import RELATIONS, REPLACE_ONE, neighbours
 from privbayes.privacy.plan import PlanMismatchError
 from privbayes.schema import Schema
-from privbayes.validation import check_choice, check_count, check_epsilon, check_open_unit, check_positive
+from privbayes.validation import check_choice, check_count
 
-FORMAT = "privbayes-model"
-VERSION = 2
-READABLE_VERSIONS = (1, 2)
+READABLE_VERSIONS = (1, 2, VERSION)
 
 
 def save_model(model: BayesNetModel, path: str | os.PathLike) -> None:
-    document = {
-        "format": FORMAT,
-        "version": VERSION,
-        "library_version": model.library_version or __version__,
-        "mechanism": model.mechanism,
-        "schema": model.schema.to_dict(),
-        "encoding": model.encoding.name,
-        "parameters": dict(model.parameters),
-        "fitted": {"n": model.n, "degree": model.degree, "algorithm": model.algorithm, "seeded": model.seeded,
-                   "domain_source": model.domain_source, "epsilon_spent": model.epsilon_spent,
-                   "differentially_private": model.differentially_private, "caveats": list(model.caveats)},
-        "plan": model.plan.to_dict(),
-        "network": model.network.to_list(),
-        **({"learned_network": model.learned_network.to_list()} if model.learned_network is not None else {}),
-        "conditionals": [{"shape": list(c.shape), "probabilities": c.ravel().tolist()} for c in model.conditionals],
-        "ledger": [entry.to_dict() for entry in model.ledger],
-    }
-    atomic_write_text(path, json.dumps(document))
+    """Write ``model`` to ``path`` (the same as ``model.save(path)``)."""
+    model.save(path)
 
 
-def _require(condition: bool, path: Path, message: str) -> None:
+def _require(condition: bool, path: str | Path, message: str) -> None:
     if not condition:
         raise InputError(f"{path}: invalid model file: {message}")
 
 
-def _document(path: Path) -> Any:
-    """The parsed JSON of a model file (size-checked first), or a one-line error."""
+def read_document(path: Path) -> Any:
+    """The parsed JSON of a model file of any method (size-checked first), or a one-line error."""
     if not path.is_file():
         raise InputError(f"{path}: no such model file")
     check_file_size(path, "model")
@@ -78,28 +57,32 @@ def _document(path: Path) -> Any:
 
 def model_format(path: str | os.PathLike) -> str | None:
     """The ``format`` a model file declares (``privbayes-model``, ``privbayes-mrf``, …), None if none."""
-    doc = _document(Path(path))
+    doc = read_document(Path(path))
     return doc.get("format") if isinstance(doc, dict) and isinstance(doc.get("format"), str) else None
 
 
 def load_model(path: str | os.PathLike) -> BayesNetModel:
-    """A released model from a model file, validated."""
-    path = Path(path)
-    doc = _document(path)
+    """A released PrivBayes or SA-PrivBayes model from a model file, validated (any method's file:
+    :func:`privbayes.load`)."""
+    return model_from_document(read_document(Path(path)), str(path))
+
+
+def model_from_document(doc: Any, source: str) -> BayesNetModel:
+    """The model of a parsed model-file document, validated; errors name ``source``."""
     try:
-        return _model_from_document(doc, path)
+        return _model_from_document(doc, source)
     except InputError as exc:
         message = str(exc)
-        raise InputError(message if message.startswith(str(path)) else f"{path}: invalid model file: {message}") from None
+        raise InputError(message if message.startswith(source) else f"{source}: invalid model file: {message}") from None
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, ZeroDivisionError) as exc:
-        raise InputError(f"{path}: invalid model file: {type(exc).__name__}: {exc}") from None
+        raise InputError(f"{source}: invalid model file: {type(exc).__name__}: {exc}") from None
 
 
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _model_from_document(doc: Any, path: Path) -> BayesNetModel:
+def _model_from_document(doc: Any, path: str) -> BayesNetModel:
     _require(isinstance(doc, dict) and doc.get("format") == FORMAT, path, f"'format' is not {FORMAT!r}")
     version = doc.get("version")
     _require(version in READABLE_VERSIONS, path,
@@ -134,13 +117,16 @@ def _model_from_document(doc: Any, path: Path) -> BayesNetModel:
     _require(isinstance(fitted.get("seeded"), bool), path, "fitted seeded must be true or false")
     _require(isinstance(fitted.get("algorithm"), str), path, "fitted algorithm must be text")
     if method == SA_METHOD:
-        _require(version >= 2 and encoding.name == "vanilla", path, "an SA-PrivBayes model is version 2, vanilla encoding")
-        settings = SASettings.from_parameters(params)
-        plan, dp, parameters = settings.plan(n, encoding), settings.differentially_private, settings.to_parameters(
-            params["epsilon"])
-        mechanism, required = settings.mechanism, () if settings.differentially_private else FAITHFUL_CAVEATS
+        _require(version >= 2 and encoding.name == "vanilla", path, "an SA-PrivBayes model is version 2 or later, "
+                 "vanilla encoding")
+        sa = SASettings.from_parameters(params, version=version)
+        plan, dp, parameters = sa.plan(n, encoding), sa.differentially_private, sa.to_parameters()
+        mechanism, required = sa.mechanism, () if sa.differentially_private else FAITHFUL_CAVEATS
     else:
-        plan, dp, parameters = _privbayes_plan(params, n, encoding)
+        settings = PrivBayesSettings.from_parameters(params, version=version)
+        _require(params.get("encoding") in (None, encoding.name), path, "parameters encoding contradicts the model's")
+        plan, dp = settings.plan(n, encoding), settings.differentially_private
+        parameters = settings.to_parameters(encoding)
         mechanism, required = BayesNetModel.mechanism, ()
     _check_ledger(plan, ledger, version, path)
     spent = float(sum(e.epsilon for e in ledger))
@@ -163,30 +149,7 @@ def _model_from_document(doc: Any, path: Path) -> BayesNetModel:
         library_version=str(doc.get("library_version", "0.1.0")), learned_network=learned)
 
 
-def _privbayes_plan(params: dict, n: int, encoding: Encoding) -> tuple[Any, bool, dict]:
-    """A PrivBayes model's plan recomputed from its parameters (validated), whether it is DP, and the
-    parameters kept."""
-    epsilon = check_epsilon(params.get("epsilon"))
-    check_open_unit(params.get("beta"), "beta")
-    check_positive(params.get("theta"), "theta")
-    check_choice(params.get("score"), "score", ("I", "R", "F"), allow_none=False)
-    if params.get("degree") is not None:
-        check_count(params["degree"], "degree")
-    phase = check_choice(params.get("non_private_phase"), "non_private_phase", ("network", "marginals"))
-    relation = neighbours(check_choice(params.get("neighbours", REPLACE_ONE.name), "neighbours", tuple(RELATIONS),
-                                       allow_none=False))
-    get_score(params["score"], relation)  # add/remove models are scored with R only
-    plan = privbayes_plan(epsilon=epsilon, beta=params["beta"], theta=params["theta"], degree=params["degree"],
-                          non_private_phase=phase, n=n, encoding=encoding, relation=relation)
-    estimation = check_choice(params.get("estimation", "paper"), "estimation", ("projected", "paper", "consistent"),
-                              allow_none=False)
-    kept = {key: params.get(key) for key in ("epsilon", "beta", "theta", "score", "encoding", "degree",
-                                             "non_private_phase")} | {"encoding": encoding.name, "estimation": estimation,
-                                                                      "neighbours": relation.name}
-    return plan, phase is None, kept
-
-
-def _check_ledger(plan: Any, ledger: tuple[LedgerEntry, ...], version: int, path: Path) -> None:
+def _check_ledger(plan: Any, ledger: tuple[LedgerEntry, ...], version: int, path: str) -> None:
     """The ledger must hold exactly the releases the parameters imply (version 1 stored ε as floats)."""
     if version == 1:
         _require(len(ledger) == len(plan.releases) and all(
@@ -210,7 +173,7 @@ def _v1_caveats(fitted: dict, phase: str | None) -> list[str]:
     return caveats
 
 
-def _conditionals(raw: Any, network: Network, encoding: Encoding, path: Path) -> list[np.ndarray]:
+def _conditionals(raw: Any, network: Network, encoding: Encoding, path: str) -> list[np.ndarray]:
     _require(isinstance(raw, list) and len(raw) == len(network.pairs), path, "one conditional per AP pair is needed")
     attrs = encoding.attributes
     out = []

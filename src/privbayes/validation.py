@@ -22,11 +22,28 @@ def is_real(value: Any) -> bool:
     return not isinstance(value, float) or math.isfinite(value)
 
 
-def check_epsilon(value: Any, name: str = "epsilon") -> Fraction:
-    """ε (or any budget) as an exact rational; it must be a finite number > 0."""
+def exact(value: Any, name: str) -> Fraction:
+    """A budget or ratio as the exact rational the user wrote: a float's shortest decimal
+    (0.3 → 3/10, not the binary float's 5404319552844595/18014398509481984), an int, a
+    Fraction, or text such as "2/3" or "0.25"."""
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, str):
+        try:
+            return Fraction(value.strip())
+        except (ValueError, ZeroDivisionError):
+            raise InputError(f"{name} ({value!r}) must be a number or a fraction such as 2/3") from None
+    if not is_real(value):
+        raise InputError(f"{name} ({value!r}) must be a finite number")
+    return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
+
+
+def check_epsilon(value: Any, name: str = "epsilon", *, binary: bool = False) -> Fraction:
+    """ε (or any budget) as an exact rational (:func:`exact`; ``binary``: a float's binary value, as
+    model files before version 3 stored it); it must be a finite number > 0."""
     if not is_real(value) or value <= 0:
         raise InputError(f"{name} ({value!r}) must be a finite number > 0")
-    return value if isinstance(value, Fraction) else Fraction(value)
+    return Fraction(value) if binary else exact(value, name)
 
 
 def check_delta(value: Any, name: str = "delta") -> Fraction:
@@ -41,6 +58,14 @@ def check_open_unit(value: Any, name: str) -> float:
     if not is_real(value) or not 0 < value < 1:
         raise InputError(f"{name} ({value!r}) must be in (0, 1)")
     return value
+
+
+def check_share(value: Any, name: str, *, closed: bool = False) -> Fraction:
+    """A share such as β as an exact rational (:func:`exact`) in (0, 1) (``closed``: (0, 1])."""
+    share = exact(value, name)
+    if not (0 < share < 1 or closed and share == 1):
+        raise InputError(f"{name} ({value!r}) must be in (0, 1{']' if closed else ')'}")
+    return share
 
 
 def check_positive(value: Any, name: str) -> float:

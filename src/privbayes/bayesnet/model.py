@@ -9,21 +9,30 @@ Sampling and inspection take this value and nothing else — they never see the 
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass
-from html import escape
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 
+from privbayes._version import __version__
 from privbayes.bayesnet.network import Network
 from privbayes.bayesnet.sampling import BLOCK_ROWS, ancestral_sample, sample_to
 from privbayes.encoding import Encoding
+from privbayes.io import atomic_write_text
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.neighbours import neighbours
 from privbayes.privacy.plan import BudgetPlan
+from privbayes.privacy.report import PrivacyReport, domain_caveats
 from privbayes.schema import Schema
 from privbayes.validation import check_count, check_seed
+
+
+FORMAT = "privbayes-model"
+VERSION = 3
+"""Version 3: ε and β kept as exact text beside their numbers; typed plan entries."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -86,21 +95,27 @@ class BayesNetModel:
             sample_to(path, self.network, self.conditionals, self.encoding, n, seed, chunk_rows, bin_labels,
                       bar.update)
 
-    def privacy_report(self) -> "PrivacyReport":
+    @property
+    def method(self) -> str:
+        """The registry name of the method that released this model."""
+        return str(self.parameters.get("method", "privbayes"))
+
+    def privacy_report(self) -> PrivacyReport:
         """What was spent, on what, under which neighbouring relation, and what is not covered."""
-        domain_source, caveats = self.domain_source, list(self.caveats)
-        if self.schema.inferred and "NOT covered" not in domain_source:  # an unreviewed draft (schema infer)
-            domain_source = DRAFT_DOMAIN
-            caveats.append("the schema is an unreviewed draft read from the data ('inferred: true'): its domain "
-                           "(categories, bounds, special values) is not covered by epsilon")
+        domain_source, caveats = domain_caveats(self.domain_source, self.schema.inferred, list(self.caveats))
+        relation = neighbours(self.parameters.get("neighbours"))
         return PrivacyReport({
+            "method": self.method,
             "mechanism": self.mechanism,
+            "guarantee": (f"ε-differential privacy ({relation.name} neighbours)" if self.differentially_private
+                          else "none: NOT differentially private (see the caveats)"),
             "differentially_private": self.differentially_private,
             "epsilon": float(self.plan.total),
             "epsilon_spent": self.epsilon_spent,
-            "neighbouring_relation": neighbours(self.parameters.get("neighbours")).description,
+            "delta_spent": 0.0,
+            "neighbouring_relation": relation.description,
             "n": self.n,
-            "n_public": neighbours(self.parameters.get("neighbours")).n_public,
+            "n_public": relation.n_public,
             "domain_source": domain_source,
             "seeded": self.seeded,
             "algorithm": self.algorithm,
@@ -116,62 +131,27 @@ class BayesNetModel:
         """The learned network, one readable line per AP pair."""
         return (self.learned_network or self.network).describe(self.encoding)
 
+    def to_document(self) -> dict[str, Any]:
+        """The model file's JSON document (:mod:`privbayes.model_file` reads and verifies it)."""
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "library_version": self.library_version or __version__,
+            "mechanism": self.mechanism,
+            "schema": self.schema.to_dict(),
+            "encoding": self.encoding.name,
+            "parameters": dict(self.parameters),
+            "fitted": {"n": self.n, "degree": self.degree, "algorithm": self.algorithm, "seeded": self.seeded,
+                       "domain_source": self.domain_source, "epsilon_spent": self.epsilon_spent,
+                       "differentially_private": self.differentially_private, "caveats": list(self.caveats)},
+            "plan": self.plan.to_dict(),
+            "network": self.network.to_list(),
+            **({"learned_network": self.learned_network.to_list()} if self.learned_network is not None else {}),
+            "conditionals": [{"shape": list(c.shape), "probabilities": c.ravel().tolist()} for c in self.conditionals],
+            "ledger": [entry.to_dict() for entry in self.ledger],
+        }
 
-DRAFT_DOMAIN = "inferred from the private data (schema marked 'inferred: true'): NOT covered by epsilon"
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the versioned JSON model file (atomically); sampling from it never needs the data."""
+        atomic_write_text(path, json.dumps(self.to_document()))
 
-
-class PrivacyReport(Mapping):
-    """The privacy report of a released model: a read-only mapping (``report["epsilon"]``),
-    :meth:`to_dict` for JSON, a readable ``str`` and ``_repr_html_`` for notebooks."""
-
-    def __init__(self, fields: Mapping[str, Any]) -> None:
-        self._fields = dict(fields)
-
-    def __getitem__(self, key: str) -> Any:
-        return self._fields[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._fields)
-
-    def __len__(self) -> int:
-        return len(self._fields)
-
-    def __or__(self, other: Mapping[str, Any]) -> dict[str, Any]:
-        return self.to_dict() | dict(other)
-
-    def to_dict(self) -> dict[str, Any]:
-        """A plain (JSON-ready) copy."""
-        return {key: (list(value) if isinstance(value, list) else value) for key, value in self._fields.items()}
-
-    def _summary(self) -> list[tuple[str, str]]:
-        f = self._fields
-        return [("mechanism", str(f["mechanism"])),
-                ("differentially private", "yes" if f["differentially_private"] else "NO (analysis mode)"),
-                ("epsilon", f"{f['epsilon_spent']:g} spent of {f['epsilon']:g}"),
-                ("neighbouring datasets", str(f["neighbouring_relation"])),
-                ("domain", str(f["domain_source"])),
-                ("algorithm", str(f["algorithm"])),
-                ("encoding, score", f"{f['encoding']}, {f.get('score')}"),
-                ("rows (n, public)" if f.get("n_public", True) else "rows (noisy count)", str(f["n"])),
-                ("seeded noise", "yes" if f["seeded"] else "no")]
-
-    def __str__(self) -> str:
-        width = max(len(k) for k, _ in self._summary())
-        lines = ["privacy report"] + [f"  {k:<{width}}  {v}" for k, v in self._summary()]
-        lines += [f"  caveat: {c}" for c in self._fields["caveats"]]
-        lines.append(f"  ledger ({len(self._fields['ledger'])} releases):")
-        lines += [f"    {e['step']:<24} {e['mechanism']:<17} ε = {e['epsilon']:.6g}" for e in self._fields["ledger"]]
-        return "\n".join(lines)
-
-    def __repr__(self) -> str:
-        return f"PrivacyReport({self._fields!r})"
-
-    def _repr_html_(self) -> str:
-        rows = "".join(f"<tr><th style='text-align:left'>{escape(k)}</th><td>{escape(v)}</td></tr>"
-                       for k, v in self._summary())
-        caveats = "".join(f"<li>{escape(c)}</li>" for c in self._fields["caveats"])
-        ledger = "".join(f"<tr><td>{escape(e['step'])}</td><td>{escape(e['mechanism'])}</td>"
-                         f"<td>{e['epsilon']:.6g}</td></tr>" for e in self._fields["ledger"])
-        return (f"<div><b>privacy report</b><table>{rows}</table>"
-                + (f"<ul>{caveats}</ul>" if caveats else "")
-                + f"<table><tr><th>step</th><th>mechanism</th><th>ε</th></tr>{ledger}</table></div>")

@@ -26,16 +26,34 @@ class PlanMismatchError(RuntimeError):
 
 @dataclass(frozen=True)
 class PlannedRelease:
-    """One planned release; with a ``group``, its ε is one element of the group's multiset."""
+    """One planned release: its step name (as the ledger writes it), mechanism and exact ε.
+
+    ``kind`` and ``index`` say what is released in typed form, so that a fit reads its budgets
+    from the plan without parsing step names (e.g. kind "table", index i: the noisy table of the
+    i-th AP pair or clique).  ``sensitivity``, when the relation fixes it before any data (count
+    tables, counts), is checked against the ledger too: a ledger that claims a smaller Δ claims
+    less noise than the plan pays for.  With a ``group``, ε is one element of the group's multiset."""
 
     step: str
     mechanism: str
     epsilon: Fraction
     group: str | None = None
+    kind: str = ""
+    index: int | None = None
+    sensitivity: Fraction | None = None
+    delta: Fraction = Fraction(0)
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"step": self.step, "mechanism": self.mechanism, "epsilon": float(self.epsilon),
-               "epsilon_exact": str(self.epsilon)}
+        out: dict[str, Any] = {"step": self.step, "mechanism": self.mechanism, "epsilon": float(self.epsilon),
+                               "epsilon_exact": str(self.epsilon)}
+        if self.kind:
+            out["kind"] = self.kind
+        if self.index is not None:
+            out["index"] = self.index
+        if self.sensitivity is not None:
+            out["sensitivity_exact"] = str(self.sensitivity)
+        if self.delta:
+            out["delta_exact"] = str(self.delta)
         return out | ({"group": self.group} if self.group is not None else {})
 
 
@@ -55,8 +73,16 @@ class BudgetPlan:
     def spent(self) -> Fraction:
         return sum((r.epsilon for r in self.releases), Fraction(0))
 
+    @property
+    def delta_spent(self) -> Fraction:
+        return sum((r.delta for r in self.releases), Fraction(0))
+
     def setting(self, name: str) -> Any:
         return dict(self.settings).get(name)
+
+    def budgets(self, kind: str) -> dict[int, Fraction]:
+        """index → ε of the releases of one ``kind`` (e.g. the noisy tables of a fit)."""
+        return {r.index: r.epsilon for r in self.releases if r.kind == kind and r.index is not None}
 
     def check(self, ledger: Sequence[LedgerEntry]) -> None:
         """Raise :class:`PlanMismatchError` unless ``ledger`` holds exactly the planned releases
@@ -73,6 +99,12 @@ class BudgetPlan:
                 raise PlanMismatchError(f"ledger step {entry.step!r} ({entry.mechanism}, ε = {float(entry.epsilon):.6g}) "
                                         f"differs from the plan's {planned.step!r} ({planned.mechanism}, "
                                         f"ε = {float(planned.epsilon):.6g})")
+            if planned.sensitivity is not None and entry.sensitivity != planned.sensitivity:
+                raise PlanMismatchError(f"ledger step {entry.step!r} claims sensitivity {float(entry.sensitivity):.6g}, "
+                                        f"the plan's is {float(planned.sensitivity):.6g}")
+            if entry.delta != planned.delta:
+                raise PlanMismatchError(f"ledger step {entry.step!r} spends δ = {float(entry.delta):.3g}, the plan "
+                                        f"{float(planned.delta):.3g}")
         for group, (planned_budgets, spent) in groups.items():
             if sorted(planned_budgets) != sorted(spent):
                 raise PlanMismatchError(f"the ledger's budgets for {group!r} differ from the plan's (compared as a "

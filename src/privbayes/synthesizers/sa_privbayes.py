@@ -24,26 +24,27 @@ from typing import Any
 
 
 from privbayes._version import __version__
-from privbayes.bayesnet.allocation import node_budgets, strict_node_budgets
-from privbayes.bayesnet.ami import mutual_information_matrix, noisy_mutual_information_matrix
+from privbayes.bayesnet.sa.allocation import node_budgets, strict_node_budgets
+from privbayes.bayesnet.sa.ami import mutual_information_matrix, noisy_mutual_information_matrix
 from privbayes.bayesnet.conditionals import noisy_conditionals
 from privbayes.bayesnet.model import BayesNetModel
-from privbayes.bayesnet.sa_budget import FAITHFUL_CAVEATS, SASettings
-from privbayes.bayesnet.sa_greedy import Screen, list_sensitivity, ordered_greedy_bayes
-from privbayes.bayesnet.screening import paper_screening, strict_screening
+from privbayes.bayesnet.sa.settings import FAITHFUL_CAVEATS, METHOD, SASettings
+from privbayes.bayesnet.sa.greedy import Screen, list_sensitivity, ordered_greedy_bayes
+from privbayes.bayesnet.sa.screening import paper_screening, strict_screening
 from privbayes.counting import PrivateTable
 from privbayes.encoding import Encoding
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.plan import BudgetPlan
+from privbayes.privacy.report import READ_FROM_DATA_CAVEAT, SEEDED_CAVEAT
 from privbayes.privacy.samplers import RandomSource, random_source
 from privbayes.progress import Progress
-from privbayes.synthesizers.fitted import FittedModel
 from privbayes.schema import Schema
-from privbayes.synthesizers.privbayes import GIVEN, open_private
+from privbayes.synthesizers.contract import GIVEN, PrivateEstimator
+from privbayes.synthesizers.fitted import BayesNetViews
 from privbayes.validation import check_seed
 
 
-class SAPrivBayes(FittedModel):
+class SAPrivBayes(BayesNetViews, PrivateEstimator):
     """SA-PrivBayes synthesizer with PrivBayes's API (fit returns self, learned attributes end in _).
 
     Parameters (paper defaults, §5.2 and §5.5): ``epsilon`` total budget; ``mode`` "strict" (ε-DP) or
@@ -54,6 +55,8 @@ class SAPrivBayes(FittedModel):
     ``random_state`` seeds the DP noise (reproducible experiments; the report says so).
     Ratios are read as the decimals written (0.2 → 1/5) or exactly from a Fraction or "2/3".
     """
+
+    method = METHOD
 
     def __init__(self, epsilon: float = 1.0, *, mode: str = "strict", degree: int = 2,
                  lam: float | Fraction | str = Fraction(2, 3), q: float | Fraction | str = Fraction(11, 10),
@@ -77,13 +80,6 @@ class SAPrivBayes(FittedModel):
         return SASettings(self.epsilon, mode=self.mode, degree=self.degree, keep_fraction=self.lam, q=self.q,
                           alpha=self.alpha, beta=self.beta, screening_share=self.screening_share)
 
-    def check_parameters(self) -> None:
-        self.settings()
-
-    def get_params(self) -> dict[str, Any]:
-        return {"epsilon": self.epsilon, "mode": self.mode, "degree": self.degree, "lam": self.lam, "q": self.q,
-                "alpha": self.alpha, "beta": self.beta, "screening_share": self.screening_share}
-
     @staticmethod
     def encoding_for(schema: Schema) -> Encoding:
         """SA-PrivBayes works on the attributes as they are (no generalisation)."""
@@ -95,14 +91,9 @@ class SAPrivBayes(FittedModel):
 
     # --- fitting -----------------------------------------------------------------------------------
 
-    def fit(self, data: Any, schema: Any = None, *, infer_schema_from_data: bool = False,
-            backend: str = "numpy") -> "SAPrivBayes":
-        """Learn the model from a :class:`PrivateTable`, a DataFrame, or a CSV/Parquet/.dat path."""
-        settings = self.settings()
-        table, domain_source = open_private(data, schema, infer_schema_from_data, backend)
+    def _release(self, settings: SASettings, table: PrivateTable, domain_source: str) -> BayesNetModel:
         with Progress(f"SA-PrivBayes ({settings.mode})", enabled=self.progress) as progress:
-            self.model_ = self._fit_table(settings, table, domain_source, progress)
-        return self
+            return self._fit_table(settings, table, domain_source, progress)
 
     def _fit_table(self, settings: SASettings, table: PrivateTable, domain_source: str,
                    progress: Progress) -> BayesNetModel:
@@ -135,12 +126,12 @@ class SAPrivBayes(FittedModel):
         plan.check(accountant.ledger)
         caveats = [] if settings.differentially_private else list(FAITHFUL_CAVEATS)
         if domain_source != GIVEN:
-            caveats.append("the domain (categories, bounds) was read from the data and is not covered by epsilon")
+            caveats.append(READ_FROM_DATA_CAVEAT)
         if rng.seeded:
-            caveats.append("the DP noise was seeded (reproducible run): do not publish seeded releases")
+            caveats.append(SEEDED_CAVEAT)
         return BayesNetModel(
             schema=schema, encoding=encoding, network=network, conditionals=tuple(conditionals), plan=plan,
-            ledger=accountant.ledger, parameters=settings.to_parameters(self.epsilon), n=table.n, degree=k,
+            ledger=accountant.ledger, parameters=settings.to_parameters(), n=table.n, degree=k,
             algorithm=plan.setting("algorithm"), seeded=rng.seeded, domain_source=domain_source,
             differentially_private=settings.differentially_private, caveats=tuple(caveats),
             mechanism=settings.mechanism, library_version=__version__)

@@ -33,7 +33,7 @@ from typing import Sequence
 
 import numpy as np
 
-from privbayes.bayesnet.ami import MutualInformationMatrix
+from privbayes.bayesnet.sa.ami import MutualInformationMatrix
 from privbayes.errors import InputError
 from privbayes.privacy.accountant import as_fraction
 

@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from privbayes.bayesnet.ami import MutualInformationMatrix
+from privbayes.bayesnet.sa.ami import MutualInformationMatrix
 from privbayes.bayesnet.greedy import fixed_degree_candidates
 from privbayes.bayesnet.network import APPair, Network
 from privbayes.bayesnet.scores import MutualInformation

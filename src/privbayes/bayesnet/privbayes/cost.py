@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
-from typing import Any
 
-from privbayes.bayesnet.budget import phase_budgets
+from privbayes.bayesnet.privbayes.settings import PrivBayesSettings
+from privbayes.encoding import Encoding
+from privbayes.privacy.plan import BudgetPlan
 from privbayes.bayesnet.candidates import candidate_cap, count_parent_sets, parent_bound
 from privbayes.errors import InputError
 from privbayes.limits import limits
-from privbayes.privacy.neighbours import neighbours
 
 
 @dataclass(frozen=True)
@@ -48,9 +47,8 @@ class CostEstimate:
                 f"{self.time_class}")
 
 
-def cost_estimate(model: Any, plan: Any, schema: Any) -> CostEstimate:
-    """:class:`CostEstimate` of ``model`` (a PrivBayes-like estimator) on ``schema`` with budget ``plan``."""
-    encoding = model.encoding_for(schema)
+def cost_estimate(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encoding) -> CostEstimate:
+    """:class:`CostEstimate` of a fit with ``settings`` on ``encoding`` with budget ``plan``."""
     attrs = encoding.attributes
     d, k, n = len(attrs), plan.setting("degree"), plan.setting("n")
     sizes = sorted(a.size for a in attrs)
@@ -59,15 +57,14 @@ def cost_estimate(model: Any, plan: Any, schema: Any) -> CostEstimate:
         largest = math.prod(sizes[-(k + 1):]) if k else sizes[-1]
         per_candidate = 2 ** (k + 1)
     else:
-        relation = neighbours(plan.setting("neighbours"))
-        _, eps2 = phase_budgets(Fraction(model.epsilon), model.beta, relation)
-        delta = relation.count_sensitivity
+        _, eps2 = settings.phase_budgets()
+        delta = settings.relation.count_sensitivity
         cap = candidate_cap(encoding)  # the bound GreedyBayes and the plan use (candidates.py)
         small = min(range(d), key=lambda j: attrs[j].size)
-        bound = parent_bound(n, d, eps2, model.theta, attrs[small].size, cap, delta)
+        bound = parent_bound(n, d, eps2, settings.theta, attrs[small].size, cap, delta)
         levels = [[a.level_size(i) for i in range(a.height)] for j, a in enumerate(attrs) if j != small]
         candidates = count_parent_sets(levels, bound)
-        largest = min(parent_bound(n, d, eps2, model.theta, sizes[-1], cap, delta) * sizes[-1], math.prod(sizes))
+        largest = min(parent_bound(n, d, eps2, settings.theta, sizes[-1], cap, delta) * sizes[-1], math.prod(sizes))
         per_candidate = max(1, bound)
     return CostEstimate(candidates, int(largest), 1.6e-4 * candidates, candidates * per_candidate + 32 * int(largest))
 

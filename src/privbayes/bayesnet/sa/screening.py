@@ -14,7 +14,7 @@ filters more than λ = 3/4).  Two rules:
   ε').  The test suite's distinguishing audit rejects it on neighbouring tables.
 * :func:`private_top_fraction` (strict mode) — keep the ⌈λ|Ω|⌉ candidates of highest
   *already-noised* score, ties broken by list position.  Proof: the scores are a function of a
-  release that was paid for (the noisy MIM of :mod:`privbayes.bayesnet.ami`, whose entries every
+  release that was paid for (the noisy MIM of :mod:`privbayes.bayesnet.sa.ami`, whose entries every
   candidate's score Σ_{p∈Π} MIM[X, p] is read from), and the list Ω and λ are public, so the
   kept set is post-processing and costs nothing more (Dwork & Roth 2014, Prop. 2.1).  The
   exponential mechanism that follows runs on a candidate set fixed by that earlier release, so
@@ -43,7 +43,7 @@ from typing import Sequence
 
 import numpy as np
 
-from privbayes.bayesnet.ami import MutualInformationMatrix, ScoreLattice
+from privbayes.bayesnet.sa.ami import MutualInformationMatrix, ScoreLattice
 from privbayes.errors import InputError
 from privbayes.privacy.accountant import Accountant, as_fraction
 from privbayes.privacy.mechanisms import laplace_counts

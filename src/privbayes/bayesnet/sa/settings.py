@@ -5,7 +5,7 @@ Alg. 1 and Alg. 2; docs/sa_privbayes.md).
 ε_exp = ε1 − ε_τ over d − 1 exponential-mechanism steps.
 
 * strict mode: ε_τ buys the noisy mutual-information matrix (one or two vector releases,
-  :func:`privbayes.bayesnet.ami.planned_releases`); screening, the order and the table budgets are
+  :func:`privbayes.bayesnet.sa.ami.planned_releases`); screening, the order and the table budgets are
   post-processing of it;
 * faithful mode: ε_τ pays the noisy screening threshold, ε_τ/(d − 1) per step (the ledger adds up as
   the paper's Theorem 1 accounts; the exact MIM and the screening comparisons are not charged).
@@ -18,16 +18,18 @@ them as one group (:class:`~privbayes.privacy.plan.PlannedRelease`), checked as 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping
 
-from privbayes.bayesnet.allocation import PROTECTION_LEVELS, as_q, cluster_budgets, cluster_sizes
-from privbayes.bayesnet.ami import planned_releases
+from privbayes.bayesnet.sa.allocation import PROTECTION_LEVELS, as_q, cluster_budgets, cluster_sizes
+from privbayes.bayesnet.sa.ami import planned_releases
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
-from privbayes.validation import check_count, check_epsilon, is_real
+from privbayes.privacy.neighbours import REPLACE_ONE, Neighbours
+from privbayes.validation import check_count, check_epsilon, exact, is_real
 
 METHOD = "sa-privbayes"
 MODES = ("strict", "faithful")
@@ -48,26 +50,11 @@ FAITHFUL_CAVEATS = (
 )
 
 
-def rational(value: Any, name: str) -> Fraction:
-    """A hyper-parameter as an exact rational: the decimal the user wrote (0.2 → 1/5), a Fraction, or
-    text such as "2/3"."""
-    if isinstance(value, Fraction):
-        return value
-    if isinstance(value, str):
-        try:
-            return Fraction(value.strip())
-        except (ValueError, ZeroDivisionError):
-            raise InputError(f"{name} ({value!r}) must be a number or a fraction such as 2/3") from None
-    if not is_real(value):
-        raise InputError(f"{name} ({value!r}) must be a finite number")
-    return Fraction(str(value))
-
-
 def q_value(q: Any) -> Fraction:
     """q as an exact positive rational: a number, "a/b" text, or a preset name (high, medium, low)."""
     if isinstance(q, str) and q in PROTECTION_LEVELS:
         return as_q(q)
-    return as_q(rational(q, "q"))
+    return as_q(exact(q, "q"))
 
 
 @dataclass(frozen=True)
@@ -91,7 +78,7 @@ class SASettings:
         object.__setattr__(self, "q", q_value(self.q))
         for name, low, high, closed in (("keep_fraction", 0, 1, True), ("alpha", 0, 1, False),
                                         ("beta", 0, 1, False), ("screening_share", 0, 1, False)):
-            value = rational(getattr(self, name), "lambda" if name == "keep_fraction" else name)
+            value = exact(getattr(self, name), "lambda" if name == "keep_fraction" else name)
             if not (low < value < high or closed and value == high):
                 shown = "lambda" if name == "keep_fraction" else name
                 raise InputError(f"{shown} ({float(value):g}) must be in (0, 1{']' if closed else ')'}")
@@ -134,17 +121,19 @@ class SASettings:
         k = self.degree_for(d)
         releases: list[PlannedRelease] = []
         if self.mode == "strict":
-            releases += [PlannedRelease(step, mechanism, eps) for step, mechanism, eps in
+            releases += [PlannedRelease(step, mechanism, eps, kind="mutual information") for step, mechanism, eps in
                          planned_releases([a.size for a in encoding.attributes], self.epsilon_tau)]
         for s in range(1, d):
             if self.mode == "faithful":
                 releases.append(PlannedRelease(f"screening step {s}/{d - 1}", "discrete Laplace",
-                                               self.epsilon_tau / (d - 1)))
-            releases.append(PlannedRelease(f"network step {s}/{d - 1}", "exponential", self.epsilon_exp / (d - 1)))
+                                               self.epsilon_tau / (d - 1), kind="screening", index=s))
+            releases.append(PlannedRelease(f"network step {s}/{d - 1}", "exponential", self.epsilon_exp / (d - 1),
+                                           kind="network", index=s))
         tables = d - k
         per_node = [budget / size for budget, size in zip(cluster_budgets(self.epsilon2, self.q, tables),
                                                           cluster_sizes(tables)) for _ in range(size)]
-        releases += [PlannedRelease(f"conditional {i + 1}/{d}", "discrete Laplace", eps, CONDITIONALS_GROUP)
+        releases += [PlannedRelease(f"conditional {i + 1}/{d}", "discrete Laplace", eps, CONDITIONALS_GROUP,
+                                    kind="table", index=i, sensitivity=REPLACE_ONE.count_sensitivity)
                      for i, eps in zip(range(k, d), per_node)]
         screening = ("top-λ by Σ MI on the noisy MIM (post-processing)" if self.mode == "strict"
                      else "the paper's noisy threshold on exact scores (NOT private)")
@@ -157,28 +146,39 @@ class SASettings:
                     ("n", n), ("encoded attributes", d))
         return BudgetPlan(self.epsilon, tuple(releases), settings)
 
-    def to_parameters(self, epsilon_as_given: Any) -> dict[str, Any]:
-        """The model file's ``parameters`` (JSON): rationals as exact text, ε as the user gave it."""
-        epsilon = epsilon_as_given if is_real(epsilon_as_given) and not isinstance(epsilon_as_given, Fraction) \
-            else str(self.epsilon)
-        return {"method": METHOD, "mode": self.mode, "epsilon": epsilon, "degree": self.degree,
-                "lambda": str(self.keep_fraction), "q": str(self.q), "alpha": str(self.alpha),
+    def to_parameters(self) -> dict[str, Any]:
+        """The model file's ``parameters`` (JSON): ε as a number and as exact text, ratios as exact text."""
+        return {"method": METHOD, "mode": self.mode, "epsilon": float(self.epsilon), "epsilon_exact": str(self.epsilon),
+                "degree": self.degree, "lambda": str(self.keep_fraction), "q": str(self.q), "alpha": str(self.alpha),
                 "beta": str(self.beta), "screening_share": str(self.screening_share), "score": "I",
                 "encoding": "vanilla"}
 
+    @property
+    def relation(self) -> Neighbours:
+        """SA-PrivBayes is defined for replace-one neighbours (n public)."""
+        return REPLACE_ONE
+
     @classmethod
-    def from_parameters(cls, params: Mapping[str, Any]) -> "SASettings":
-        """Settings from a model file's ``parameters`` (validated; unknown keys refused)."""
-        known = {"method", "mode", "epsilon", "degree", "lambda", "q", "alpha", "beta", "screening_share", "score",
-                 "encoding"}
+    def from_parameters(cls, params: Mapping[str, Any], *, version: int) -> "SASettings":
+        """Settings from a model file's ``parameters`` (validated; unknown keys refused).  Files before
+        version 3 took a float ε as its binary value, and are read back the same way."""
+        known = {"method", "mode", "epsilon", "epsilon_exact", "degree", "lambda", "q", "alpha", "beta",
+                 "screening_share", "score", "encoding"}
         if set(params) - known:
             raise InputError(f"unknown SA-PrivBayes parameters {sorted(set(params) - known)}")
         if params.get("method") != METHOD or params.get("score") != "I" or params.get("encoding") != "vanilla":
             raise InputError("SA-PrivBayes parameters must have method sa-privbayes, score I and encoding vanilla")
         epsilon = params.get("epsilon")
-        epsilon = rational(epsilon, "epsilon") if isinstance(epsilon, str) else check_epsilon(epsilon)
+        if isinstance(params.get("epsilon_exact"), str):  # version 3
+            epsilon = exact(params["epsilon_exact"], "epsilon")
+            if not is_real(params.get("epsilon")) or not math.isclose(float(epsilon), params["epsilon"], rel_tol=1e-12):
+                raise InputError("parameters epsilon and epsilon_exact disagree")
+        elif isinstance(epsilon, str):
+            epsilon = exact(epsilon, "epsilon")
+        else:
+            epsilon = check_epsilon(epsilon, binary=version < 3)
         return cls(epsilon, mode=params.get("mode"), degree=params.get("degree"),
-                   keep_fraction=rational(params.get("lambda"), "lambda"), q=rational(params.get("q"), "q"),
-                   alpha=rational(params.get("alpha"), "alpha"), beta=rational(params.get("beta"), "beta"),
-                   screening_share=rational(params.get("screening_share"), "screening_share"))
+                   keep_fraction=exact(params.get("lambda"), "lambda"), q=exact(params.get("q"), "q"),
+                   alpha=exact(params.get("alpha"), "alpha"), beta=exact(params.get("beta"), "beta"),
+                   screening_share=exact(params.get("screening_share"), "screening_share"))
 

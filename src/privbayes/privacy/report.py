@@ -1,0 +1,98 @@
+"""The privacy report: one type for every released value (PrivBayes, SA-PrivBayes, private MRFs,
+NBC views).
+
+A read-only mapping with a guaranteed core — what was released by which method, under which
+guarantee and neighbouring relation, what was spent (the plan and the ledger), what is not
+covered (caveats) — and the method's own public settings beside it (encoding, score, cliques, …).
+``str`` gives the readable summary that ``privbayes inspect`` prints, ``to_dict`` the JSON.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any, Iterator, Mapping
+
+CORE = ("method", "mechanism", "guarantee", "differentially_private", "epsilon", "epsilon_spent", "delta_spent",
+        "neighbouring_relation", "n", "n_public", "domain_source", "seeded", "algorithm", "caveats", "plan", "ledger",
+        "library_version")
+"""Keys every report has (``epsilon`` and ``n`` may be None for a release that spends no budget)."""
+
+DRAFT_DOMAIN = "inferred from the private data (schema marked 'inferred: true'): NOT covered by epsilon"
+DRAFT_CAVEAT = ("the schema is an unreviewed draft read from the data ('inferred: true'): its domain (categories, "
+                "bounds, special values) is not covered by epsilon")
+SEEDED_CAVEAT = "the DP noise was seeded (reproducible run): do not publish seeded releases"
+READ_FROM_DATA_CAVEAT = "the domain (categories, bounds) was read from the data and is not covered by epsilon"
+
+
+class PrivacyReport(Mapping[str, Any]):
+    """The privacy report of a released value: a read-only mapping (``report["epsilon"]``),
+    :meth:`to_dict` for JSON, a readable ``str`` and ``_repr_html_`` for notebooks."""
+
+    def __init__(self, fields: Mapping[str, Any]) -> None:
+        missing = [key for key in CORE if key not in fields]
+        if missing:
+            raise ValueError(f"a privacy report needs {', '.join(missing)}")
+        self._fields = dict(fields)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._fields[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._fields)
+
+    def __len__(self) -> int:
+        return len(self._fields)
+
+    def __or__(self, other: Mapping[str, Any]) -> dict[str, Any]:
+        return self.to_dict() | dict(other)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A plain (JSON-ready) copy."""
+        return {key: (list(value) if isinstance(value, list) else value) for key, value in self._fields.items()}
+
+    def _summary(self) -> list[tuple[str, str]]:
+        f = self._fields
+        dp = f["differentially_private"]
+        lines = [("mechanism", str(f["mechanism"])), ("guarantee", str(f["guarantee"])),
+                 ("differentially private", "yes" if dp else "NO")]
+        if f["epsilon"] is not None:
+            spent = f"{f['epsilon_spent']:g} spent of {f['epsilon']:g}"
+            lines.append(("epsilon", spent + (f" (δ = {f['delta_spent']:.3g})" if f["delta_spent"] else "")))
+        if f["neighbouring_relation"]:
+            lines.append(("neighbouring datasets", str(f["neighbouring_relation"])))
+        lines += [("domain", str(f["domain_source"])), ("algorithm", str(f["algorithm"]))]
+        if "encoding" in f:
+            lines.append(("encoding, score", f"{f['encoding']}, {f.get('score')}"))
+        if f["n"] is not None:
+            lines.append(("rows (n, public)" if f["n_public"] else "rows (noisy count)", f"{f['n']:g}"))
+        lines.append(("seeded noise", "yes" if f["seeded"] else "no"))
+        return lines
+
+    def __str__(self) -> str:
+        width = max(len(k) for k, _ in self._summary())
+        lines = ["privacy report"] + [f"  {k:<{width}}  {v}" for k, v in self._summary()]
+        lines += [f"  caveat: {c}" for c in self._fields["caveats"]]
+        lines.append(f"  ledger ({len(self._fields['ledger'])} releases):")
+        lines += [f"    {e['step']:<24} {e['mechanism']:<17} ε = {e['epsilon']:.6g}" for e in self._fields["ledger"]]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"PrivacyReport({self._fields!r})"
+
+    def _repr_html_(self) -> str:
+        rows = "".join(f"<tr><th style='text-align:left'>{escape(k)}</th><td>{escape(v)}</td></tr>"
+                       for k, v in self._summary())
+        caveats = "".join(f"<li>{escape(c)}</li>" for c in self._fields["caveats"])
+        ledger = "".join(f"<tr><td>{escape(e['step'])}</td><td>{escape(e['mechanism'])}</td>"
+                         f"<td>{e['epsilon']:.6g}</td></tr>" for e in self._fields["ledger"])
+        return (f"<div><b>privacy report</b><table>{rows}</table>"
+                + (f"<ul>{caveats}</ul>" if caveats else "")
+                + f"<table><tr><th>step</th><th>mechanism</th><th>ε</th></tr>{ledger}</table></div>")
+
+
+def domain_caveats(domain_source: str, inferred_schema: bool, caveats: list[str]) -> tuple[str, list[str]]:
+    """The report's domain line and caveats, with the draft's warning when the schema still says
+    'inferred: true' (an unreviewed ``schema infer`` draft, not covered by ε)."""
+    if inferred_schema and "NOT covered" not in domain_source:
+        return DRAFT_DOMAIN, caveats + [DRAFT_CAVEAT]
+    return domain_source, caveats

@@ -1,0 +1,194 @@
+"""The release contract: one outline for every private method (docs/architecture.md).
+
+::
+
+    Estimator(**params)                 parameters only; get_params/set_params/repr (sklearn's clone works)
+      .settings()                       the parameters validated once, as a frozen value
+      .plan(n, schema) -> BudgetPlan    every release, its mechanism, sensitivity and exact cost; no data read
+      .fit(source | PrivateTable, schema=None, *, backend=...) -> self
+      .released_                        the frozen released value (also ``model_``)
+    Released.sample(n, *, random_state=None) / .privacy_report() -> PrivacyReport / .describe()
+    privbayes.load(path) -> Released    dispatch on the file's format; plan recomputed, ledger checked
+
+:class:`PrivateEstimator` holds what every estimator shares: the scikit-learn parameter protocol,
+opening the data through :func:`privbayes.counting.open` (the empty table only where the
+relation makes n private), the warning for a domain read from the data, and the views of the
+released value.  An estimator supplies ``settings``, ``plan`` and ``_release`` (the fit proper).
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import warnings
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+import pandas as pd
+
+from privbayes import counting
+from privbayes.counting import PrivateTable
+from privbayes.errors import InferredDomainWarning, InputError
+from privbayes.privacy.plan import BudgetPlan
+from privbayes.privacy.report import PrivacyReport
+from privbayes.schema import Schema
+
+GIVEN = "given by the user (public)"
+INFERRED = "inferred from the private data: NOT covered by epsilon"
+INFERRED_WARNING = ("the schema is inferred from the data (an unreviewed draft: 'inferred: true'); its categories and "
+                    "bounds are NOT covered by epsilon")
+
+
+@runtime_checkable
+class Released(Protocol):
+    """What a fit publishes: a frozen value that samples, reports and saves without the data."""
+
+    schema: Schema
+    plan: BudgetPlan
+
+    @property
+    def method(self) -> str:
+        """The registry name of the method that released it."""
+        ...
+
+    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False) -> pd.DataFrame:
+        ...
+
+    def privacy_report(self) -> PrivacyReport:
+        ...
+
+    def describe(self) -> list[str]:
+        """Readable lines of the released structure (``privbayes inspect``)."""
+        ...
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        ...
+
+
+class PrivateEstimator:
+    """Base of the contract's estimators (scikit-learn conventions: parameters stored unmodified in
+    ``__init__`` and validated by :meth:`settings`; ``fit`` returns self; fitted attributes end in _)."""
+
+    method: ClassVar[str]
+    """The registry name (``privbayes fit --method``)."""
+
+    # --- parameters ---------------------------------------------------------------------------------
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        signature = inspect.signature(cls.__init__)
+        return [p.name for p in signature.parameters.values()
+                if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's parameters as given (``deep``: also those of nested estimators)."""
+        params = {name: getattr(self, name) for name in self._param_names()}
+        if deep:
+            for name, value in list(params.items()):
+                if hasattr(value, "get_params") and not isinstance(value, type):
+                    params |= {f"{name}__{key}": inner for key, inner in value.get_params().items()}
+        return params
+
+    def set_params(self, **params: Any) -> "PrivateEstimator":
+        """Set parameters by name (validated at the next :meth:`settings`, as in scikit-learn)."""
+        names = self._param_names()
+        for name, value in params.items():
+            if name not in names:
+                raise InputError(f"{type(self).__name__} has no parameter {name!r} (it has {', '.join(names)})")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        signature = inspect.signature(type(self).__init__)
+        shown = []
+        for name, parameter in signature.parameters.items():
+            if name == "self" or parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+                continue
+            value = getattr(self, name)
+            if parameter.default is parameter.empty or not _same(value, parameter.default):
+                shown.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+    # --- what each estimator supplies ---------------------------------------------------------------
+
+    def settings(self) -> Any:
+        """The parameters validated once, as a frozen value (one-line InputError naming the parameter)."""
+        raise NotImplementedError
+
+    def plan(self, n: int, schema: Schema) -> BudgetPlan:
+        """Every release of a fit on n rows of ``schema`` (under add/remove: the noisy count), before any data."""
+        raise NotImplementedError
+
+    def _release(self, settings: Any, table: PrivateTable, domain_source: str) -> Released:
+        """The fit proper: measure ``table`` through mechanisms, check the ledger against the plan, and
+        return the released value."""
+        raise NotImplementedError
+
+    def n_public(self, settings: Any) -> bool:
+        """Whether the method's neighbouring relation keeps n public (else the empty table must fit)."""
+        relation = getattr(settings, "relation", None)
+        return True if relation is None else bool(relation.n_public)
+
+    def check_parameters(self) -> None:
+        """Validate the parameters (one-line InputError naming the first bad one)."""
+        self.settings()
+
+    # --- fitting ------------------------------------------------------------------------------------
+
+    def fit(self, data: Any, schema: Any = None, *, backend: Any = "numpy",
+            infer_schema_from_data: bool = False) -> "PrivateEstimator":
+        """Release a private model of ``data``: a :class:`PrivateTable`, a DataFrame, or a CSV/Parquet/.dat
+        path, with its public ``schema`` (or one inferred from the data when asked: not covered by ε)."""
+        settings = self.settings()
+        table, domain_source = open_private(data, schema, infer_schema_from_data, backend,
+                                            allow_empty=not self.n_public(settings))
+        if domain_source == INFERRED or table.schema.inferred:
+            warnings.warn(INFERRED_WARNING, InferredDomainWarning, stacklevel=2)
+        self.released_ = self._release(settings, table, domain_source)
+        return self
+
+    # --- views of the released value ----------------------------------------------------------------
+
+    def _released(self) -> Released:
+        if not hasattr(self, "released_"):
+            raise InputError(f"this {type(self).__name__} is not fitted yet; call fit first")
+        return self.released_
+
+    model_ = property(lambda self: self._released(), doc="The released value (the same as ``released_``).")
+    schema_ = property(lambda self: self._released().schema)
+
+    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False) -> pd.DataFrame:
+        """``n`` synthetic rows (default: as many as the released n) — post-processing, never the data."""
+        return self._released().sample(n, random_state, bin_labels)
+
+    def privacy_report(self) -> PrivacyReport:
+        """What was spent, on what, under which neighbouring relation, and what is not covered."""
+        return self._released().privacy_report()
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the released value to a versioned model file (atomic); loading re-checks its plan."""
+        self._released().save(path)
+
+
+def _same(value: Any, default: Any) -> bool:
+    try:
+        return bool(value == default) and type(value) is type(default)
+    except (TypeError, ValueError):  # arrays and other values without a plain truth value
+        return False
+
+
+def open_private(data: Any, schema: Any, infer: bool, backend: Any, *,
+                 allow_empty: bool = False) -> tuple[PrivateTable, str]:
+    """The private table of a fit and where its domain came from (``allow_empty``: accept data
+    without rows, for guarantees under which n is private)."""
+    if isinstance(data, PrivateTable) and not isinstance(data, (str, os.PathLike, pd.DataFrame)):
+        if schema is not None:
+            raise InputError("a PrivateTable carries its schema; do not pass another")
+        return data, GIVEN
+    if schema is None:
+        if not infer:
+            raise InputError("fit needs a schema (the public domain); pass one, or ask to infer it from the data, "
+                             "which is not covered by epsilon")
+        from privbayes.counting.draft import infer_schema
+
+        return counting.open(data, infer_schema(data), backend=backend, allow_empty=allow_empty), INFERRED
+    return counting.open(data, schema, backend=backend, allow_empty=allow_empty), GIVEN

@@ -157,7 +157,8 @@ def test_refusals_are_the_same_on_duckdb(tmp_path, form, case):
         counting.open(path, schema, backend="duckdb")
     assert str(duckdb_error.value) == str(numpy_error.value)
     assert duckdb_error.value.rows == numpy_error.value.rows
-    assert "zz" not in str(duckdb_error.value) and "-4" not in str(duckdb_error.value)
+    shown = str(duckdb_error.value).replace(str(tmp_path), "")  # the path may hold any digits
+    assert "zz" not in shown and "-4" not in shown
 
 
 def test_clip_and_category_policies_agree(tmp_path):

@@ -30,7 +30,7 @@ from privbayes.privacy.mechanisms import DiscreteLaplace, Exponential
 from privbayes.privacy.neighbours import ADD_REMOVE
 from privbayes.synthesizers.privbayes import PrivBayes
 from privbayes.synthesizers.sa_privbayes import SAPrivBayes
-from privbayes.undirected import PrivateMRF
+from privbayes import PrivateMRF
 from tests.helpers import categorical_schema, correlated_frame, random_frame
 
 SIZES = [3, 4, 2, 5]
@@ -103,9 +103,9 @@ def test_sa_privbayes_faithful_is_not_private_and_the_check_sees_it(oblivious, t
 def test_mrf_releases_depend_on_the_mechanisms_only(oblivious, relation, method):
     first, second = _two_tables(300, 300 if relation == "replace-one" else 301)
     cliques = [("a0", "a1"), ("a1", "a2"), ("a2", "a3")]
-    fits = [PrivateMRF(cliques, 1.0, method=method, relation=relation, random_state=5).fit(f, categorical_schema(SIZES))
+    fits = [PrivateMRF(cliques, 1.0, estimation=method, neighbours=relation, random_state=5).fit(f, categorical_schema(SIZES))
             for f in (first, second)]
-    assert json.dumps(fits[0].to_dict()) == json.dumps(fits[1].to_dict())
+    assert json.dumps(fits[0].released_.to_document()) == json.dumps(fits[1].released_.to_document())
 
 
 @pytest.mark.parametrize("method", ["naive", "cgm"])
@@ -114,10 +114,11 @@ def test_mrf_under_add_remove_fits_the_empty_table(method):
     # reveal that the data has no rows (issue 27).  Replace-one keeps n public and refuses it.
     schema = categorical_schema(SIZES)
     empty = random_frame(SIZES, 0, seed=1)
-    model = PrivateMRF([("a0", "a1")], 1.0, method=method, relation="add-remove", random_state=1).fit(empty, schema)
+    chain = [("a0", "a1"), ("a1", "a2"), ("a2", "a3")]
+    model = PrivateMRF(chain, 1.0, estimation=method, neighbours="add-remove", random_state=1).fit(empty, schema)
     assert model.sample(5, random_state=1).shape == (5, len(SIZES))
     with pytest.raises(Exception, match="no rows"):
-        PrivateMRF([("a0", "a1")], 1.0, method=method, relation="replace-one").fit(empty, schema)
+        PrivateMRF(chain, 1.0, estimation=method, neighbours="replace-one").fit(empty, schema)
 
 
 # --- the command line: n must not reach a decision before the noisy count ------------------------------

@@ -18,7 +18,7 @@ from privbayes.counting import leaf_codes
 from privbayes.counting import open as open_table
 from privbayes.errors import InputError
 from privbayes.io import load_schema
-from privbayes.nbc import cli
+from privbayes import cli
 from privbayes.nbc.breach import satisfies_corollary4
 from privbayes.nbc.equivalence import check_equivalence
 from privbayes.nbc.est import est
@@ -70,9 +70,7 @@ def test_adult_est_in_the_papers_setting_refuses(adult):
 
 
 def parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="privbayes")
-    cli.add_commands(parser.add_subparsers(dest="command", required=True))
-    return parser
+    return cli._parser()
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +83,8 @@ def files(adult, tmp_path_factory):
 
 
 def run(argv: list[str]) -> None:
-    cli.run(parser().parse_args(argv))
+    args = parser().parse_args(argv)
+    args.run(args)
 
 
 def test_cli_publish_check_and_synthesize(files, capsys):

@@ -27,7 +27,6 @@ from privbayes.counting import PrivateTable
 from privbayes.errors import InputError
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.plan import BudgetPlan, PlanMismatchError, PlannedRelease
-from privbayes.synthesizers import sa_cli
 from tests.helpers import categorical_schema, correlated_frame
 
 SIZES = [2, 3, 4, 2, 5, 3]  # d = 6; pairs of ≤ 30 cells and one of more (none here: 5·4 = 20), all by table
@@ -168,7 +167,8 @@ def test_seeded_fits_are_reproducible(table, fitted):
                                             ({"q": "highest"}, "q .* must be a number or a fraction"),
                                             ({"mode": "exact"}, "mode .* must be one of strict, faithful"),
                                             ({"degree": 0}, r"degree \(0\) must be an integer ≥ 1"),
-                                            ({"alpha": 1}, r"alpha \(1\) must be in \(0, 1\)"),
+                                            ({"alpha": 1, "mode": "faithful"}, r"alpha \(1\) must be in \(0, 1\)"),
+                                            ({"alpha": 0.3}, "alpha applies to mode 'faithful' only"),
                                             ({"epsilon": 0}, "epsilon")])
 def test_parameters_are_checked_before_the_data(kwargs, message):
     params = {"epsilon": 1.0} | kwargs
@@ -249,33 +249,32 @@ def test_swapping_table_budgets_within_the_multiset_still_loads(fitted, tmp_path
 
 # =============================================================================== CLI options
 
-def _fit_parser():
-    parser = argparse.ArgumentParser()  # the options the fit parser of privbayes.cli has, plus ours
-    parser.add_argument("--epsilon", type=float, required=True)
-    parser.add_argument("--beta", type=float, default=0.3)
-    parser.add_argument("--theta", type=float, default=4.0)
-    for option in ("--score", "--encoding"):
-        parser.add_argument(option)
-    parser.add_argument("--degree", type=int)
-    parser.add_argument("--seed", type=int)
-    sa_cli.add_arguments(parser)
-    return parser
+def _build(argv):
+    """The estimator ``privbayes fit --method … <argv>`` builds, its parameters checked."""
+    from privbayes.cli import _parser
+    from privbayes.cli.arguments import checked, estimator_arguments
+    from privbayes.synthesizers.registry import method
+
+    args = _parser().parse_args(["fit", "data.csv", *argv])
+    chosen = method(args.method)
+    estimator = chosen.estimator_class()(**estimator_arguments(args, chosen.estimator_class(), chosen.name))
+    checked(estimator)
+    return estimator
 
 
 def test_cli_builds_either_estimator():
-    parse = _fit_parser().parse_args
-    sa = sa_cli.build_estimator(parse("--epsilon 0.5 --method sa-privbayes --mode faithful --q high --lambda 1/2 "
-                                      "--alpha 0.3".split()))
+    sa = _build("--epsilon 0.5 --method sa-privbayes --mode faithful --q high --lambda 1/2 --alpha 0.3".split())
     settings = sa.settings()
     assert isinstance(sa, SAPrivBayes) and settings.mode == "faithful" and settings.degree == 2
     assert (settings.q, settings.keep_fraction, settings.alpha) == (Fraction(13, 10), Fraction(1, 2), Fraction(3, 10))
-    assert isinstance(sa_cli.build_estimator(parse(["--epsilon", "1"])), privbayes.PrivBayes)
-    for argv, message in ((["--q", "1.2"], "--q applies to --method sa-privbayes only"),
+    assert isinstance(_build(["--epsilon", "1"]), privbayes.PrivBayes)
+    for argv, message in ((["--q", "1.2"], "--q does not apply to --method privbayes"),
                           (["--method", "sa-privbayes", "--score", "R"], "--score does not apply"),
-                          (["--method", "sa-privbayes", "--alpha", "0.3"], "--alpha applies to --mode faithful"),
+                          (["--method", "sa-privbayes", "--theta", "2"], "--theta does not apply"),
+                          (["--method", "sa-privbayes", "--alpha", "0.3"], "alpha applies to mode 'faithful'"),
                           (["--method", "sa-privbayes", "--lambda", "3/2"], r"lambda \(1.5\) must be in")):
         with pytest.raises(InputError, match=message):
-            sa_cli.build_estimator(parse(["--epsilon", "1"] + argv))
+            _build(["--epsilon", "1"] + argv)
 
 
 # =============================================================================== privacy audit

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 from fractions import Fraction
@@ -12,6 +11,8 @@ import pandas as pd
 import pytest
 from helpers import categorical_schema, correlated_frame
 
+import privbayes
+from privbayes import PrivateMRF
 from privbayes.errors import InputError
 from privbayes.inference import make_engine
 from privbayes.privacy.accountant import Accountant
@@ -20,14 +21,13 @@ from privbayes.undirected import (
     CGMOptions,
     LogLinearModel,
     NoisyStatistics,
-    PrivateMRF,
     cgm_em,
     fit_mle,
     measure,
     naive_mle,
     project_simplex,
 )
-from privbayes.undirected import cli as mrf_cli
+from privbayes.undirected.model_file import from_document
 from tests.helpers import kl_divergence, random_log_linear
 
 CHAIN = [("a0", "a1"), ("a1", "a2"), ("a2", "a3")]
@@ -71,7 +71,7 @@ def test_simplex_projection_against_brute_force():
 
 def _fit(method="naive", epsilon=0.7, **kwargs):
     frame = correlated_frame([2, 3, 2, 3], 1500, seed=0)
-    return PrivateMRF(CHAIN, epsilon, method=method, random_state=3, **kwargs).fit(frame, categorical_schema([2, 3, 2, 3]))
+    return PrivateMRF(CHAIN, epsilon, estimation=method, random_state=3, **kwargs).fit(frame, categorical_schema([2, 3, 2, 3]))
 
 
 @pytest.mark.parametrize("method", ["naive", "cgm"])
@@ -79,7 +79,7 @@ def test_ledger_spends_epsilon_exactly(method):
     model = _fit(method, epsilon=0.7)
     report = model.privacy_report()
     assert len(report["ledger"]) == len(CHAIN)
-    assert sum(Fraction(e["epsilon_exact"]) for e in report["ledger"]) == Fraction(0.7)
+    assert sum(Fraction(e["epsilon_exact"]) for e in report["ledger"]) == Fraction(7, 10)  # the decimal written
     assert all(e["mechanism"] == "discrete Laplace" and e["sensitivity"] == 2 for e in report["ledger"])
     assert report["differentially_private"] and report["seeded"] and report["epsilon_spent"] == 0.7
     assert set(report) >= {"mechanism", "differentially_private", "epsilon", "epsilon_spent", "neighbouring_relation",
@@ -101,7 +101,7 @@ def test_noise_scale_per_cell(relation, expected):
 
 
 def test_add_remove_estimates_n_from_the_noisy_tables():
-    model = _fit("naive", epsilon=1.0, relation="add-remove")
+    model = _fit("naive", epsilon=1.0, neighbours="add-remove")
     assert model.privacy_report()["ledger"][0]["sensitivity"] == 1
     # N̂ is the mean of 3 table totals, each with noise sd √(2·6)·3 ≈ 10.4 (6 cells, scale 3): 6 sd ≈ 36.
     assert abs(model.n_ - 1500) < 36
@@ -151,7 +151,7 @@ def test_sample_marginal_and_likelihood():
     np.testing.assert_allclose(joint.sum(axis=0), model.marginal(["a0"]), atol=1e-12)
     # Mean log-likelihood against brute force: log p(x) = Σ θ_C(x_C) − A(θ) per row.
     frame = correlated_frame([2, 3, 2, 3], 50, seed=9)
-    inner = model.model_
+    inner = model.released_.model
     brute = make_engine(inner.domain, inner.cliques, "brute").infer(inner.theta)
     codes = frame.to_numpy()
     expected = np.mean([sum(t[tuple(row[list(c)])] for t, c in zip(inner.theta, inner.cliques)) for row in codes])
@@ -162,14 +162,14 @@ def test_psgd_is_charged_epsilon_and_delta():
     model = _fit("psgd", epsilon=1.0, psgd_steps=5)
     report = model.privacy_report()
     assert len(report["ledger"]) == 1 and report["ledger"][0]["delta"] == pytest.approx(1 / 1500)
-    assert report["epsilon_spent"] == 1.0 and "δ" in report["caveats"][0]
+    assert report["epsilon_spent"] == 1.0 and any("δ" in c for c in report["caveats"])
 
 
 def test_model_round_trip(tmp_path):
     model = _fit("cgm")
     path = tmp_path / "mrf.json"
     model.save(path)
-    loaded = PrivateMRF.load(path)
+    loaded = privbayes.load(path)
     np.testing.assert_allclose(loaded.marginal(["a2", "a3"]), model.marginal(["a2", "a3"]))
     assert loaded.privacy_report()["ledger"] == model.privacy_report()["ledger"]
     pd.testing.assert_frame_equal(loaded.sample(20, random_state=1), model.sample(20, random_state=1))
@@ -177,7 +177,7 @@ def test_model_round_trip(tmp_path):
 
 @pytest.fixture(scope="module")
 def naive_document():
-    return json.dumps(_fit("naive").to_dict())
+    return json.dumps(_fit("naive").released_.to_document())
 
 
 def _tampered(document_text, change):
@@ -188,19 +188,25 @@ def _tampered(document_text, change):
 
 @pytest.mark.parametrize("change,message", [
     (lambda d: d.update(format="privbayes-model"), "'format'"),
-    (lambda d: d.update(version=2), "unsupported version"),
+    (lambda d: d.update(version=3), "unsupported version"),
     (lambda d: d["theta"][0].update(shape=[3, 2]), "shape"),
     (lambda d: d["theta"][1]["values"].append(0.0), "wrong number"),
     (lambda d: d["theta"][1]["values"].__setitem__(0, float("nan")), "finite"),
-    (lambda d: d["parameters"].update(epsilon=0.1), "more than the claimed epsilon"),
-    (lambda d: d["ledger"].pop(), "one noisy table per clique"),
+    (lambda d: d["parameters"].update(epsilon=0.1, epsilon_exact="1/10"), "the ledger differs from the plan"),
+    (lambda d: d["parameters"].update(epsilon=0.1), "epsilon and epsilon_exact disagree"),
+    (lambda d: d["ledger"].pop(), "the ledger differs from the plan"),
+    (lambda d: d["ledger"][0].update(sensitivity=1e-9, sensitivity_exact="1/1000000000"), "claims sensitivity"),
+    (lambda d: d["parameters"].update(neighbours="add-remove"), "claims sensitivity"),
     (lambda d: d["cliques"][0].__setitem__(0, "nope"), "no attribute named"),
     (lambda d: d["fitted"].update(epsilon_spent=0.01), "epsilon_spent"),
     (lambda d: d["parameters"].update(method="exec"), "method"),
+    (lambda d: d["parameters"].update(estimation="exec"), "estimation"),
 ])
 def test_hostile_model_file_is_refused(naive_document, change, message):
+    # A ledger that claims a noiseless table (Δ = 1e-9) or another relation's Δ is refused: the plan
+    # is recomputed from the parameters, sensitivities included (issue 28).
     with pytest.raises(InputError, match=message):
-        PrivateMRF.from_dict(_tampered(naive_document, change))
+        from_document(_tampered(naive_document, change), "m.json")
 
 
 def test_huge_declared_model_is_refused_before_allocation(naive_document):
@@ -209,12 +215,12 @@ def test_huge_declared_model_is_refused_before_allocation(naive_document):
             attribute["categories"] = list(range(5000))
         document["theta"][0]["shape"] = [5000, 5000]
     with pytest.raises(InputError, match="more than"):
-        PrivateMRF.from_dict(_tampered(naive_document, grow))
+        from_document(_tampered(naive_document, grow), "m.json")
 
 
 @pytest.mark.parametrize("kwargs,message", [
-    ({"epsilon": 0}, "epsilon"), ({"method": "magic"}, "method"), ({"relation": "swap"}, "relation"),
-    ({"lam": -1.0}, "lam"), ({"cliques": [("a0", "a0")]}, "repeats"), ({"cliques": [("a0", "zz")]}, "zz"),
+    ({"epsilon": 0}, "epsilon"), ({"estimation": "magic"}, "estimation"), ({"neighbours": "swap"}, "neighbours"),
+    ({"l2": -1.0}, "l2"), ({"cliques": [("a0", "a0")]}, "repeats"), ({"cliques": [("a0", "zz")]}, "zz"),
 ])
 def test_bad_parameters_raise_input_errors(kwargs, message):
     options = {"cliques": CHAIN, "epsilon": 1.0, **kwargs}
@@ -226,24 +232,28 @@ def test_bad_parameters_raise_input_errors(kwargs, message):
 
 
 def test_cli_fit_writes_a_model(tmp_path, capsys):
+    from privbayes.cli import main
+
     data = tmp_path / "data.csv"
     correlated_frame([2, 3, 2, 3], 300, seed=1).to_csv(data, index=False)
     schema = tmp_path / "schema.json"
     schema.write_text(json.dumps(categorical_schema([2, 3, 2, 3]).to_dict()))
-    parser = argparse.ArgumentParser()
-    mrf_cli.add_commands(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["mrf", "fit", str(data), "--schema", str(schema), "--cliques", "a0, a1; a1,a2;a2,a3",
-                              "--epsilon", "1", "--method", "naive", "--seed", "2", "-o", str(tmp_path / "m.json")])
-    assert mrf_cli.run(args) == 0
-    assert json.loads(capsys.readouterr().out)["epsilon_spent"] == 1.0
-    assert PrivateMRF.load(tmp_path / "m.json").cliques_ == ((0, 1), (1, 2), (2, 3))
-    with pytest.raises(InputError, match="--cliques"):
-        mrf_cli.parse_cliques("a0,;a1")
+    fit = ["fit", str(data), "--schema", str(schema), "--method", "mrf", "--epsilon", "1"]
+    assert main([*fit, "--cliques", "a0, a1; a1,a2;a2,a3", "--estimation", "naive", "--seed", "2",
+                 "-o", str(tmp_path / "m.json")]) == 0
+    assert "ε spent 1 of 1" in capsys.readouterr().out
+    assert privbayes.load(tmp_path / "m.json").cliques == ((0, 1), (1, 2), (2, 3))
+    assert main([*fit, "-o", str(tmp_path / "x.json")]) == 2
+    assert "--method mrf needs --cliques" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([*fit, "--cliques", "a0,;a1", "-o", str(tmp_path / "x.json")])
+    assert "expected cliques such as 'a,b;b,c'" in capsys.readouterr().err
+    assert not (tmp_path / "x.json").exists()
 
 
 def test_loopy_inference_path_matches_exact_on_a_chain():
-    loopy = _fit("naive", epsilon=1.0, inference="loopy", lam=1e-2)  # strong λ: few L-BFGS steps
-    inner = loopy.model_
+    loopy = _fit("naive", epsilon=1.0, inference="loopy", l2=1e-2)  # strong λ: few L-BFGS steps
+    inner = loopy.released_.model
     assert not inner.engine.exact
     # Loopy BP is exact on a chain (messages converge to 1e-8): its marginals match the
     # junction tree's on the fitted θ.

@@ -21,6 +21,8 @@ _EXPORTS = {
     "BudgetExceededError": "privbayes.privacy.accountant",
     "InputError": "privbayes.errors",
     "PrivBayes": "privbayes.synthesizers.privbayes",
+    "PrivacyReport": "privbayes.privacy.report",
+    "PrivateMRF": "privbayes.synthesizers.mrf",
     "SAPrivBayes": "privbayes.synthesizers.sa_privbayes",
     "Schema": "privbayes.schema",
     "infer_schema": "privbayes.counting.draft",
@@ -36,6 +38,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from privbayes.synthesizers.registry import load
     from privbayes.privacy.accountant import Accountant, BudgetExceededError
     from privbayes.schema import Attribute, Schema
+    from privbayes.privacy.report import PrivacyReport
+    from privbayes.synthesizers.mrf import PrivateMRF
     from privbayes.synthesizers.privbayes import PrivBayes
     from privbayes.synthesizers.sa_privbayes import SAPrivBayes
 
@@ -56,5 +60,6 @@ def __dir__() -> list[str]:
     return sorted(list(globals()) + list(_EXPORTS))
 
 
-__all__ = ["Accountant", "Attribute", "BayesNetModel", "BudgetExceededError", "InputError", "PrivBayes", "SAPrivBayes",
+__all__ = ["Accountant", "Attribute", "BayesNetModel", "BudgetExceededError", "InputError", "PrivBayes", "PrivacyReport",
+           "PrivateMRF", "SAPrivBayes",
            "Schema", "__version__", "infer_schema", "load"]

@@ -15,3 +15,8 @@ class ColumnsLeftOut(UserWarning):
 class InferredDomainWarning(UserWarning):
     """The domain (schema) was read from the private data, or is a draft still marked 'inferred: true':
     its categories and bounds are not covered by epsilon.  The privacy report says so too."""
+
+
+class UncoveredColumnsWarning(UserWarning):
+    """Columns of the schema that no clique of a private MRF covers: the model knows nothing of them
+    and samples them uniformly.  The privacy report says so too."""

@@ -131,6 +131,10 @@ class BayesNetModel:
         """The learned network, one readable line per AP pair."""
         return (self.learned_network or self.network).describe(self.encoding)
 
+    def summary(self) -> str:
+        """One line: what was released."""
+        return f"{len(self.network.pairs)} attributes, degree {self.degree}"
+
     def to_document(self) -> dict[str, Any]:
         """The model file's JSON document (:mod:`privbayes.model_file` reads and verifies it)."""
         return {

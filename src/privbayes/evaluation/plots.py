@@ -166,21 +166,24 @@ def _img(png: str, alt: str) -> str:
 
 
 def _model_section(model: Any) -> str:
+    """The released model's structure (a picture for Bayesian networks: the learned network, the one
+    listed under it) and its privacy report, for a model of any method."""
     report = model.privacy_report()
-    names = [a.name for a in model.encoding.attributes]
-    pairs = [(p.child, p.parents) for p in model.network.pairs]
-    summary = [("mechanism", report["mechanism"]), ("algorithm", report["algorithm"]),
-               ("differentially private", "yes" if report["differentially_private"] else "NO"),
-               ("ε (spent / total)", f"{report['epsilon_spent']:g} / {report['epsilon']:g}"),
-               ("neighbouring datasets", report["neighbouring_relation"]), ("domain", report["domain_source"]),
-               ("encoding, score", f"{report['encoding']}, {report['score']}"), ("n" if report.get("n_public", True) else "n (noisy count)", report["n"])]
+    summary = report.summary()
     ledger = [(e["step"], e["mechanism"], f'{e["epsilon"]:.6g}', f'{e["sensitivity"]:.4g}', e["measured"])
               for e in report["ledger"]]
     caveats = "".join(f"<li>{escape(c)}</li>" for c in report["caveats"]) or "<li>none</li>"
     lines = escape("\n".join(model.describe()))
-    return ("<h2>Learned network</h2><p>Nodes are numbered in sampling order (green: no parents); an arrow "
-            "runs from each parent to its child; a dashed arrow labelled @i is a parent generalised to taxonomy "
-            "level i.</p>" + _img(network_png(pairs, names), "network") + f"<pre>{lines}</pre>"
+    network = getattr(model, "learned_network", None) or getattr(model, "network", None)
+    if network is not None:
+        names = [a.name for a in model.encoding.attributes]
+        pairs = [(p.child, p.parents) for p in network.pairs]
+        structure = ("<h2>Learned network</h2><p>Nodes are numbered in the order they were learned (green: no "
+                     "parents); an arrow runs from each parent to its child; a dashed arrow labelled @i is a parent "
+                     "generalised to taxonomy level i.</p>" + _img(network_png(pairs, names), "network"))
+    else:
+        structure = "<h2>Released structure</h2>"
+    return (structure + f"<pre>{lines}</pre>"
             "<h2>Privacy report of the model</h2>" + _table(["field", "value"], summary)
             + f"<h3>Caveats</h3><ul>{caveats}</ul>"
             "<h3>Ledger</h3>" + _table(["step", "mechanism", "ε", "sensitivity Δ", "measured"], ledger))

@@ -238,12 +238,12 @@ def _load_inputs(real_path: Any, synth_path: Any, schema_arg: Any, model_path: s
                  encoding: str | None = None) -> tuple[Schema, Any, pd.DataFrame, pd.DataFrame, list[str]]:
     from privbayes.counting.reading import read_frame
     from privbayes.io import as_schema
-    from privbayes.model_file import load_model
+    from privbayes.synthesizers.registry import load
 
     if schema_arg is None and model_path is None:
         raise InputError("evaluate needs --schema (the public domain), or --model to use the model's schema")
     notes: list[str] = []
-    model = load_model(model_path) if model_path is not None else None
+    model = load(model_path) if model_path is not None else None
     schema = as_schema(schema_arg) if schema_arg is not None else model.schema
     if model is not None:
         if model.schema.names != schema.names:

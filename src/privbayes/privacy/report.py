@@ -50,7 +50,8 @@ class PrivacyReport(Mapping[str, Any]):
         """A plain (JSON-ready) copy."""
         return {key: (list(value) if isinstance(value, list) else value) for key, value in self._fields.items()}
 
-    def _summary(self) -> list[tuple[str, str]]:
+    def summary(self) -> list[tuple[str, str]]:
+        """(field, value) rows of the readable summary."""
         f = self._fields
         dp = f["differentially_private"]
         lines = [("mechanism", str(f["mechanism"])), ("guarantee", str(f["guarantee"])),
@@ -69,8 +70,8 @@ class PrivacyReport(Mapping[str, Any]):
         return lines
 
     def __str__(self) -> str:
-        width = max(len(k) for k, _ in self._summary())
-        lines = ["privacy report"] + [f"  {k:<{width}}  {v}" for k, v in self._summary()]
+        width = max(len(k) for k, _ in self.summary())
+        lines = ["privacy report"] + [f"  {k:<{width}}  {v}" for k, v in self.summary()]
         lines += [f"  caveat: {c}" for c in self._fields["caveats"]]
         lines.append(f"  ledger ({len(self._fields['ledger'])} releases):")
         lines += [f"    {e['step']:<24} {e['mechanism']:<17} ε = {e['epsilon']:.6g}" for e in self._fields["ledger"]]
@@ -81,7 +82,7 @@ class PrivacyReport(Mapping[str, Any]):
 
     def _repr_html_(self) -> str:
         rows = "".join(f"<tr><th style='text-align:left'>{escape(k)}</th><td>{escape(v)}</td></tr>"
-                       for k, v in self._summary())
+                       for k, v in self.summary())
         caveats = "".join(f"<li>{escape(c)}</li>" for c in self._fields["caveats"])
         ledger = "".join(f"<tr><td>{escape(e['step'])}</td><td>{escape(e['mechanism'])}</td>"
                          f"<td>{e['epsilon']:.6g}</td></tr>" for e in self._fields["ledger"])

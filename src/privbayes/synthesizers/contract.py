@@ -60,6 +60,10 @@ class Released(Protocol):
         """Readable lines of the released structure (``privbayes inspect``)."""
         ...
 
+    def summary(self) -> str:
+        """One line: what was released (``privbayes fit`` prints it)."""
+        ...
+
     def save(self, path: str | os.PathLike[str]) -> None:
         ...
 
@@ -122,6 +126,15 @@ class PrivateEstimator:
         """The fit proper: measure ``table`` through mechanisms, check the ledger against the plan, and
         return the released value."""
         raise NotImplementedError
+
+    def cost_estimate(self, plan: BudgetPlan, schema: Schema) -> Any:
+        """What the fit will cost (time class, memory; ``check()`` refuses one over the guard), from
+        public inputs only; None where the method has no estimate."""
+        return None
+
+    def private_n_note(self) -> str:
+        """How the plan is fixed when n is private (``fit --dry-run`` under add/remove neighbours)."""
+        return "the plan does not depend on n"
 
     def n_public(self, settings: Any) -> bool:
         """Whether the method's neighbouring relation keeps n public (else the empty table must fit)."""

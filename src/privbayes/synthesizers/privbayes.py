@@ -27,7 +27,7 @@ from privbayes.bayesnet.greedy import fixed_degree_candidates, greedy_bayes, max
 from privbayes.bayesnet.measurements import estimated_total, measure_tables
 from privbayes.bayesnet.model import BayesNetModel
 from privbayes.bayesnet.network import APPair, Network
-from privbayes.bayesnet.privbayes.cost import check_cost, cost_estimate
+from privbayes.bayesnet.privbayes.cost import CostEstimate, check_cost, cost_estimate
 from privbayes.bayesnet.privbayes.settings import COUNT_STEP, METHOD, PrivBayesSettings, measured_pairs
 from privbayes.bayesnet.registry import get_score
 from privbayes.counting import PrivateTable
@@ -103,6 +103,14 @@ class PrivBayes(BayesNetViews, PrivateEstimator):
         neighbours), before any table is counted."""
         settings = self.settings()
         return settings.plan(n, settings.encoding_for(schema))
+
+    def cost_estimate(self, plan: BudgetPlan, schema: Schema) -> CostEstimate:
+        settings = self.settings()
+        return cost_estimate(settings, plan, settings.encoding_for(schema))
+
+    def private_n_note(self) -> str:
+        count = self.settings().count_epsilon()
+        return f"the fit first releases a noisy count (discrete Laplace, ε = {float(count):g}) and plans from it"
 
     def _release(self, settings: PrivBayesSettings, table: PrivateTable, domain_source: str) -> BayesNetModel:
         with Progress("PrivBayes", enabled=self.progress) as progress:

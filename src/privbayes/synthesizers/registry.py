@@ -44,6 +44,9 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("sa-privbayes", "privbayes.synthesizers.sa_privbayes:SAPrivBayes", "privbayes-model",
            "privbayes.model_file:model_from_document",
            "SA-PrivBayes (Yuan et al., Future Internet 2026): AMI order, screening, score-driven budgets"),
+    Method("mrf", "privbayes.synthesizers.mrf:PrivateMRF", "privbayes-mrf",
+           "privbayes.undirected.model_file:from_document",
+           "private Markov random field over given cliques (Bernstein et al., ICML 2017): naive MLE, CGM-EM, PSGD"),
 )}
 """Every method by its registry name."""
 

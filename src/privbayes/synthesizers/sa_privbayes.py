@@ -33,6 +33,7 @@ from privbayes.bayesnet.sa.greedy import Screen, list_sensitivity, ordered_greed
 from privbayes.bayesnet.sa.screening import paper_screening, strict_screening
 from privbayes.counting import PrivateTable
 from privbayes.encoding import Encoding
+from privbayes.errors import InputError
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.privacy.report import READ_FROM_DATA_CAVEAT, SEEDED_CAVEAT
@@ -50,7 +51,7 @@ class SAPrivBayes(BayesNetViews, PrivateEstimator):
     Parameters (paper defaults, §5.2 and §5.5): ``epsilon`` total budget; ``mode`` "strict" (ε-DP) or
     "faithful" (the paper as written, NOT private); ``degree`` k = 2; ``lam`` λ = 2/3, the fraction of
     candidates screening keeps; ``q`` = 1.1, the cluster budget ratio, or a preset "high" (1.3),
-    "medium" (1.1), "low" (0.9); ``alpha`` = 0.2, the fuzzy coefficient (faithful mode only);
+    "medium" (1.1), "low" (0.9); ``alpha`` the fuzzy coefficient (faithful mode only; None: the paper's 0.2);
     ``beta`` = 0.3, the network's share ε1/ε; ``screening_share`` = 0.3, ε_τ/ε1;
     ``random_state`` seeds the DP noise (reproducible experiments; the report says so).
     Ratios are read as the decimals written (0.2 → 1/5) or exactly from a Fraction or "2/3".
@@ -60,7 +61,7 @@ class SAPrivBayes(BayesNetViews, PrivateEstimator):
 
     def __init__(self, epsilon: float = 1.0, *, mode: str = "strict", degree: int = 2,
                  lam: float | Fraction | str = Fraction(2, 3), q: float | Fraction | str = Fraction(11, 10),
-                 alpha: float | Fraction | str = Fraction(1, 5), beta: float | Fraction | str = Fraction(3, 10),
+                 alpha: float | Fraction | str | None = None, beta: float | Fraction | str = Fraction(3, 10),
                  screening_share: float | Fraction | str = Fraction(3, 10), random_state: int | None = None,
                  progress: bool = False) -> None:
         self.epsilon = epsilon
@@ -77,8 +78,11 @@ class SAPrivBayes(BayesNetViews, PrivateEstimator):
     def settings(self) -> SASettings:
         """The validated parameters (one-line InputError naming the parameter)."""
         check_seed(self.random_state, "random_state")
+        if self.alpha is not None and self.mode != "faithful":
+            raise InputError("alpha applies to mode 'faithful' only (strict screening has no fuzzy band)")
         return SASettings(self.epsilon, mode=self.mode, degree=self.degree, keep_fraction=self.lam, q=self.q,
-                          alpha=self.alpha, beta=self.beta, screening_share=self.screening_share)
+                          alpha=Fraction(1, 5) if self.alpha is None else self.alpha, beta=self.beta,
+                          screening_share=self.screening_share)
 
     @staticmethod
     def encoding_for(schema: Schema) -> Encoding:

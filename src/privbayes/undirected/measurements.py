@@ -22,14 +22,13 @@ import numpy as np
 
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import laplace_counts
+from privbayes.privacy.neighbours import RELATIONS as NEIGHBOURS
+from privbayes.privacy.neighbours import neighbours
 from privbayes.privacy.samplers import RandomSource
 
 Relation = Literal["replace-one", "add-remove"]
-RELATIONS = {
-    "replace-one": "replace one tuple; the number of tuples n is public",
-    "add-remove": "add or remove one tuple; the number of tuples N is private (ICML 2017, §2.1)",
-}
-_SENSITIVITY = {"replace-one": 2, "add-remove": 1}
+RELATIONS = tuple(NEIGHBOURS)
+"""The neighbouring relations (their facts live in :mod:`privbayes.privacy.neighbours`)."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +56,7 @@ class NoisyStatistics:
 
 def per_cell_scale(epsilon: float | Fraction, n_cliques: int, relation: Relation) -> Fraction:
     """The Laplace scale of each cell: 2|C|/ε (replace-one) or |C|/ε (add-remove)."""
-    return Fraction(_SENSITIVITY[relation]) * n_cliques / Fraction(epsilon)
+    return neighbours(relation).count_sensitivity * n_cliques / Fraction(epsilon)
 
 
 def measure(counts: Sequence[np.ndarray], public_n: int, cliques: Sequence[tuple[int, ...]],
@@ -75,7 +74,7 @@ def measure(counts: Sequence[np.ndarray], public_n: int, cliques: Sequence[tuple
     for table, name in zip(counts, names):
         tables.append(laplace_counts(table, share, accountant, rng, step=f"clique table {name}",
                                      measured=f"counts over ({name}), {relation}",
-                                     sensitivity=_SENSITIVITY[relation]))
+                                     sensitivity=neighbours(relation).count_sensitivity))
     if relation == "replace-one":
         n = float(public_n)
     else:

@@ -1,49 +1,37 @@
-"""The MRF model document: versioned JSON (``"format": "privbayes-mrf", "version": 1``).
+"""The MRF model document: versioned JSON (``"format": "privbayes-mrf", "version": 2``; 1 still loads).
 
 Holds the schema, the cliques (attribute names), θ per clique, the parameters and the
 ledger.  Loading validates everything before use — a model file is data, never code:
 declared shapes are checked against the schema and a size limit *before* any array is
-allocated, and a file cannot claim a smaller ε than its ledger spent or a DP release
-without the noisy tables it needs.
+allocated, and the ledger must equal the plan its parameters imply (mechanism, ε, δ and the
+count tables' sensitivity), so a file cannot claim a smaller ε than it spent, less noise than it
+paid for, or a DP release without the noisy tables it needs.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import os
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from privbayes.errors import InputError
 from privbayes.inference import Domain
 from privbayes.privacy.accountant import LedgerEntry
+from privbayes.privacy.plan import PlanMismatchError
 from privbayes.schema import Schema
 from privbayes.undirected.cliques import clique_indices
 from privbayes.undirected.model import LogLinearModel
-from privbayes.undirected.released import ReleasedMRF
+from privbayes.undirected.released import FORMAT, VERSION, ReleasedMRF
+from privbayes.undirected.settings import MRFSettings
 
-FORMAT = "privbayes-mrf"
-VERSION = 1
+READABLE_VERSIONS = (1, VERSION)
 MAX_PARAMETERS = 2**24
 """Most θ cells a model file may declare (128 MiB of float64)."""
-
-
-def to_dict(model: ReleasedMRF) -> dict[str, Any]:
-    return {
-        "format": FORMAT,
-        "version": VERSION,
-        "schema": model.schema.to_dict(),
-        "cliques": [[model.schema.names[v] for v in c] for c in model.cliques],
-        "parameters": dict(model.parameters),
-        "fitted": {"n": model.n, "seeded": model.seeded, "epsilon_spent": model.epsilon_spent,
-                   "delta_spent": model.delta_spent},
-        "theta": [{"shape": list(t.shape), "values": t.ravel().tolist()} for t in model.model.theta],
-        "ledger": [entry.to_dict() for entry in model.ledger],
-    }
 
 
 def _require(condition: bool, source: str, message: str) -> None:
@@ -55,62 +43,67 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def load(path: str | os.PathLike, factory: Callable[..., Any]) -> ReleasedMRF:
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: no such model file")
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise InputError(f"{path}: not a JSON model file ({type(exc).__name__})") from None
-    return from_dict(document, str(path), factory)
+def load(path: str | os.PathLike[str]) -> ReleasedMRF:
+    """A released MRF from a model file, verified (any method's file: :func:`privbayes.load`)."""
+    from privbayes.model_file import read_document
+
+    return from_document(read_document(Path(path)), str(path))
 
 
-def from_dict(document: Any, source: str, factory: Callable[..., Any]) -> ReleasedMRF:
-    """The released model of :func:`to_dict`'s document, validated before any array is allocated
-    (``factory``, :class:`PrivateMRF`, checks the parameters)."""
+def from_document(document: Any, source: str) -> ReleasedMRF:
+    """The released model of a parsed MRF document, validated before any array is allocated; the
+    plan is recomputed from the parameters and the ledger must equal it."""
     try:
-        return _from_dict(document, source, factory)
-    except InputError:
-        raise
+        return _from_document(document, source)
+    except InputError as exc:
+        message = str(exc)
+        raise InputError(message if message.startswith(source) else f"{source}: invalid MRF model: {message}") from None
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         raise InputError(f"{source}: invalid MRF model: {type(exc).__name__}: {exc}") from None
 
 
-def _from_dict(doc: Any, source: str, factory: Callable[..., Any]) -> ReleasedMRF:
+def _from_document(doc: Any, source: str) -> ReleasedMRF:
     _require(isinstance(doc, dict) and doc.get("format") == FORMAT, source, f"'format' is not {FORMAT!r}")
-    _require(doc.get("version") == VERSION, source, f"unsupported version {doc.get('version')!r} (this is {VERSION})")
+    version = doc.get("version")
+    _require(version in READABLE_VERSIONS, source, f"unsupported version {version!r} (this library reads versions "
+             f"{', '.join(map(str, READABLE_VERSIONS))})")
     for key in ("schema", "cliques", "parameters", "fitted", "theta", "ledger"):
         _require(key in doc, source, f"missing {key!r}")
     params, fitted = doc["parameters"], doc["fitted"]
     _require(isinstance(params, dict) and isinstance(fitted, dict), source, "parameters/fitted must be objects")
     schema = Schema.from_dict(doc["schema"], source=f"{source}: schema")
-    _require(isinstance(doc["cliques"], list), source, "cliques must be a list")
-    model = factory([tuple(c) if isinstance(c, list) else c for c in doc["cliques"]], params.get("epsilon"),
-                       method=params.get("method"), relation=params.get("relation"), lam=params.get("lam"),
-                       inference=params.get("inference"), delta=params.get("delta"))
-    try:
-        model.check_parameters()
-        cliques = clique_indices(model.cliques, schema)
-    except InputError as exc:
-        raise InputError(f"{source}: invalid MRF model: {exc}") from None
+    _require(isinstance(doc["cliques"], list) and all(isinstance(c, list) for c in doc["cliques"]), source,
+             "cliques must be a list of lists of names")
+    names = [tuple(c) for c in doc["cliques"]]
+    cliques = clique_indices(names, schema)
+    settings = MRFSettings.from_parameters(params, version=version)
+    _require(_number(fitted.get("n")) and fitted["n"] > 0, source, "n must be a positive number")
+    n = float(fitted["n"])
+    if version < 2 and settings.estimation == "psgd" and settings.delta is None:
+        settings = replace(settings, delta=Fraction(1.0 / n))  # version 1 took δ = 1/n as a float
     domain = Domain(tuple(a.size for a in schema.attributes))
-    shapes = [list(domain.shape(c)) for c in cliques]
     _require(sum(domain.cells(c) for c in cliques) <= MAX_PARAMETERS, source,
              f"the cliques declare more than {MAX_PARAMETERS} parameters")
-    theta = _theta(doc["theta"], shapes, source)
-    ledger = _ledger(doc["ledger"], model, len(cliques), source)
+    theta = _theta(doc["theta"], [list(domain.shape(c)) for c in cliques], source)
+    _require(isinstance(doc["ledger"], list) and all(isinstance(entry, dict) for entry in doc["ledger"]), source,
+             "the ledger must be a list of objects")
+    ledger = tuple(LedgerEntry.from_dict(entry) for entry in doc["ledger"])
+    plan = settings.plan(round(n), schema, names)
+    try:
+        plan.check(ledger)
+    except PlanMismatchError as exc:
+        _require(False, source, f"the ledger differs from the plan its parameters imply ({exc})")
     spent = sum((entry.epsilon for entry in ledger), Fraction(0))
-    _require(spent <= Fraction(model.epsilon), source,
-             f"the ledger spends {float(spent):g}, more than the claimed epsilon {model.epsilon:g}")
     _require(_number(fitted.get("epsilon_spent")) and math.isclose(fitted["epsilon_spent"], float(spent),
                                                                   rel_tol=1e-9, abs_tol=1e-12),
              source, "epsilon_spent does not match the ledger")
-    _require(_number(fitted.get("delta_spent")) and fitted["delta_spent"] >= 0, source, "delta_spent must be >= 0")
-    _require(_number(fitted.get("n")) and fitted["n"] > 0, source, "n must be a positive number")
     _require(isinstance(fitted.get("seeded"), bool), source, "seeded must be true or false")
-    return ReleasedMRF(schema, cliques, LogLinearModel(domain, cliques, tuple(theta), model.inference),
-                       model.get_params(), float(fitted["n"]), ledger, fitted["seeded"])
+    caveats = fitted.get("caveats", [])
+    _require(isinstance(caveats, list) and all(isinstance(c, str) for c in caveats), source, "caveats must be text")
+    return ReleasedMRF(schema, cliques, LogLinearModel(domain, cliques, tuple(theta), settings.inference),
+                       settings.to_parameters(), plan, n, ledger, fitted["seeded"],
+                       str(fitted.get("domain_source", "given by the user (public)")), tuple(caveats),
+                       str(doc.get("library_version", "0.2.0")))
 
 
 def _theta(raw: Any, shapes: list[list[int]], source: str) -> list[np.ndarray]:
@@ -124,18 +117,3 @@ def _theta(raw: Any, shapes: list[list[int]], source: str) -> list[np.ndarray]:
         _require(all(_number(v) for v in values), source, "θ values must be finite numbers")
         out.append(np.asarray(values, dtype=np.float64).reshape(shape))
     return out
-
-
-def _ledger(raw: Any, model: Any, n_cliques: int, source: str) -> tuple[LedgerEntry, ...]:
-    _require(isinstance(raw, list), source, "the ledger must be a list")
-    _require(all(isinstance(entry, dict) for entry in raw), source, "ledger entries must be objects")
-    ledger = tuple(LedgerEntry.from_dict(entry) for entry in raw)
-    _require(all(entry.epsilon > 0 and entry.delta >= 0 for entry in ledger), source,
-             "ledger entries need epsilon > 0 and delta >= 0")
-    laplace = sum(entry.mechanism == "discrete Laplace" for entry in ledger)
-    if model.method == "psgd":
-        _require(len(ledger) == 1 and laplace == 0, source, "a psgd model has exactly one Gaussian ledger entry")
-    else:
-        _require(laplace == n_cliques == len(ledger), source,
-                 f"a {model.method} model needs one noisy table per clique ({n_cliques}) in its ledger")
-    return ledger

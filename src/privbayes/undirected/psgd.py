@@ -58,14 +58,14 @@ class NoisyGradientDescent:
         return Cost(self.epsilon, self.delta)
 
 
-def psgd(model: LogLinearModel, counts: Sequence[np.ndarray], n: int, epsilon: float, delta: float,
+def psgd(model: LogLinearModel, counts: Sequence[np.ndarray], n: int, epsilon: Fraction, delta: Fraction,
          accountant: Accountant, rng: np.random.Generator, *, steps: int = 50, learning_rate: float = 1.0,
          lam: float = 0.0) -> LogLinearModel:
     """θ ← θ + η·((n − N·µ(θ) + 𝒩(0, (zΔ)²)) / N − 2λθ), ``steps`` times from ``model``'s θ."""
     if steps < 1 or not learning_rate > 0:
         raise ValueError(f"steps ({steps!r}) must be >= 1 and learning_rate ({learning_rate!r}) > 0")
     sensitivity = math.sqrt(2 * len(model.cliques))
-    z = noise_multiplier(epsilon, delta, steps)
+    z = noise_multiplier(float(epsilon), float(delta), steps)  # the charge below is exact
     accountant.charge(NoisyGradientDescent(Fraction(epsilon), Fraction(delta), steps, z, sensitivity),
                       step="noisy gradient descent", measured=f"{steps} summed log-likelihood gradients")
     statistics = flatten([np.asarray(c, dtype=np.float64) for c in counts])

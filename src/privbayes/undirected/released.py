@@ -1,14 +1,17 @@
-"""A released private Markov random field as a value: what :class:`PrivateMRF` publishes.
+"""A released private Markov random field as a value: what :class:`~privbayes.synthesizers.mrf.PrivateMRF`
+publishes.
 
 Everything a user may publish after a fit — the public schema and cliques, θ per clique, the
-parameters, the (estimated) number of individuals, and the ledger that paid for the noisy
-statistics — and nothing else: no counts, no data (ICML 2017, §3: θ is post-processing of the
-noisy clique tables).  It samples, answers marginals and scores other tables without the
-private data; the model file (:mod:`privbayes.undirected.model_file`) writes and reads it.
+parameters and the budget plan they imply, the (estimated) number of individuals, and the ledger
+that paid for the noisy statistics — and nothing else: no counts, no data (ICML 2017, §3: θ is
+post-processing of the noisy clique tables).  It samples, answers marginals and scores other
+tables without the private data; :mod:`privbayes.undirected.model_file` reads and verifies it.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
@@ -16,36 +19,53 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from privbayes._version import __version__
 from privbayes.errors import InputError
+from privbayes.io import atomic_write_text
 from privbayes.privacy.accountant import LedgerEntry
+from privbayes.privacy.neighbours import neighbours
+from privbayes.privacy.plan import BudgetPlan
+from privbayes.privacy.report import PrivacyReport, domain_caveats
 from privbayes.schema import Schema
 from privbayes.undirected.cliques import ALGORITHMS
-from privbayes.undirected.measurements import RELATIONS
 from privbayes.undirected.model import LogLinearModel
+from privbayes.undirected.settings import MECHANISM, METHOD
+from privbayes.validation import check_count, check_seed
 
-MECHANISM = "private Markov random field (Bernstein et al., ICML 2017)"
+FORMAT = "privbayes-mrf"
+VERSION = 2
+"""Version 2: the estimator's parameters under the contract's names, the plan and the fit's facts."""
 
 
 @dataclass(frozen=True, eq=False)
 class ReleasedMRF:
     """θ over ``cliques`` (attribute indices of ``schema``), with the record of its release.
 
-    ``parameters``: epsilon, method, relation, lam, inference, delta (the estimator's);
-    ``n``: the public n, or N estimated from the noisy tables under the add/remove relation."""
+    ``parameters``: :meth:`MRFSettings.to_parameters`; ``n``: the public n, or N estimated from the
+    noisy tables under add/remove neighbours; ``plan``: recomputed from the parameters on load."""
 
     schema: Schema
     cliques: tuple[tuple[int, ...], ...]
     model: LogLinearModel
     parameters: Mapping[str, Any]
+    plan: BudgetPlan
     n: float
     ledger: tuple[LedgerEntry, ...]
     seeded: bool
+    domain_source: str = "given by the user (public)"
+    caveats: tuple[str, ...] = ()
+    library_version: str = __version__
 
     def __post_init__(self) -> None:
         if tuple(self.model.cliques) != tuple(self.cliques):
             raise ValueError("the model's cliques must be the released cliques")
         object.__setattr__(self, "parameters", MappingProxyType(dict(self.parameters)))
         object.__setattr__(self, "ledger", tuple(self.ledger))
+        object.__setattr__(self, "caveats", tuple(self.caveats))
+
+    @property
+    def method(self) -> str:
+        return METHOD
 
     @property
     def epsilon_spent(self) -> float:
@@ -64,11 +84,11 @@ class ReleasedMRF:
             raise InputError("marginal needs one or more distinct attribute names")
         return self.model.marginal(variables)
 
-    def sample(self, n: int, random_state: int | None = None, bin_labels: bool = False) -> pd.DataFrame:
-        """``n`` rows in the schema's values (exact on junction trees, Gibbs otherwise)."""
-        if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
-            raise InputError(f"n ({n!r}) must be a positive integer")
-        rng = np.random.default_rng(random_state)
+    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False) -> pd.DataFrame:
+        """``n`` rows (default: the released n, rounded) in the schema's values (exact on junction
+        trees, Gibbs otherwise)."""
+        n = max(1, round(self.n)) if n is None else check_count(n, "n", minimum=1)
+        rng = np.random.default_rng(check_seed(random_state, "random_state"))
         return self.schema.decode(self.model.sample(int(n), rng), rng, bin_labels=bin_labels)
 
     def log_likelihood(self, data: Any) -> float:
@@ -80,30 +100,68 @@ class ReleasedMRF:
         counts = [table.counts(list(c)) for c in self.cliques]
         return self.model.log_likelihood(counts, table.n) / table.n
 
-    def privacy_report(self) -> dict[str, Any]:
+    def privacy_report(self) -> PrivacyReport:
         """What was spent, on what, under which neighbouring relation, and what is not covered."""
-        method, relation = self.parameters["method"], self.parameters["relation"]
-        caveats = []
-        if method == "psgd":
+        estimation = self.parameters["estimation"]
+        relation = neighbours(self.parameters["neighbours"])
+        caveats = list(self.caveats)
+        if estimation == "psgd":
             caveats.append(f"(ε, δ)-DP with δ = {self.delta_spent:.3g}, not pure ε-DP; Gaussian noise is drawn in "
                            "floating point (numpy), not by an exact sampler")
-        if relation == "add-remove":
-            caveats.append("paper's relation: each table at sensitivity 1 (add/remove one tuple); "
-                           "N was estimated from the noisy tables")
-        if self.seeded:
-            caveats.append("the DP noise was seeded (reproducible run): do not publish seeded releases")
-        caveats.append("the cliques and the schema are public inputs chosen by the user, not covered by epsilon")
-        return {
+        if not relation.n_public:
+            caveats.append("each table at sensitivity 1 (add/remove one tuple); N was estimated from the noisy tables")
+        caveats.append("the cliques are public inputs chosen by the user, not covered by epsilon")
+        domain_source, caveats = domain_caveats(self.domain_source, self.schema.inferred, caveats)
+        return PrivacyReport({
+            "method": METHOD,
             "mechanism": MECHANISM,
+            "guarantee": (f"(ε, δ)-differential privacy ({relation.name} neighbours)" if estimation == "psgd"
+                          else f"ε-differential privacy ({relation.name} neighbours)"),
             "differentially_private": True,
-            "epsilon": float(self.parameters["epsilon"]),
+            "epsilon": float(self.plan.total),
             "epsilon_spent": self.epsilon_spent,
             "delta_spent": self.delta_spent,
-            "neighbouring_relation": RELATIONS[relation],
+            "neighbouring_relation": relation.description,
+            "n": self.n,
+            "n_public": relation.n_public,
+            "domain_source": domain_source,
             "seeded": self.seeded,
-            "algorithm": ALGORITHMS[method],
-            "method": method,
+            "algorithm": ALGORITHMS[estimation],
+            "estimation": estimation,
             "cliques": [[self.schema.names[v] for v in c] for c in self.cliques],
             "caveats": caveats,
+            "plan": self.plan.to_dict(),
+            "ledger": [entry.to_dict() for entry in self.ledger],
+            "library_version": self.library_version,
+        })
+
+    def describe(self) -> list[str]:
+        """One readable line per clique (``privbayes inspect``)."""
+        return [f"clique {' - '.join(self.schema.names[v] for v in c)} "
+                f"({int(np.prod([self.schema.attributes[v].size for v in c]))} cells)" for c in self.cliques]
+
+    def summary(self) -> str:
+        """One line: what was released."""
+        return f"{len(self.cliques)} cliques over {len(self.schema)} attributes, N = {self.n:g}"
+
+    def to_document(self) -> dict[str, Any]:
+        """The model file's JSON document."""
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "library_version": self.library_version,
+            "mechanism": MECHANISM,
+            "schema": self.schema.to_dict(),
+            "cliques": [[self.schema.names[v] for v in c] for c in self.cliques],
+            "parameters": dict(self.parameters),
+            "fitted": {"n": self.n, "seeded": self.seeded, "epsilon_spent": self.epsilon_spent,
+                       "delta_spent": self.delta_spent, "domain_source": self.domain_source,
+                       "caveats": list(self.caveats)},
+            "plan": self.plan.to_dict(),
+            "theta": [{"shape": list(t.shape), "values": t.ravel().tolist()} for t in self.model.theta],
             "ledger": [entry.to_dict() for entry in self.ledger],
         }
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the versioned JSON model file (atomically); sampling from it never needs the data."""
+        atomic_write_text(path, json.dumps(self.to_document()))

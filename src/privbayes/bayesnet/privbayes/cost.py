@@ -41,6 +41,10 @@ class CostEstimate:
     def time_class(self) -> str:
         return ("seconds" if self.seconds < 60 else "minutes" if self.seconds < 3600 else "hours")
 
+    def check(self) -> None:
+        """Refuse the fit if its memory estimate exceeds the guard (:func:`check_cost`)."""
+        check_cost(self)
+
     def describe(self) -> str:
         return (f"cost estimate: up to {self.candidates:,} candidate parent sets per step, largest noisy table "
                 f"{self.largest_cells:,} cells; about {self.bytes / 2**30:,.1f} GB of memory; expected time: "

@@ -1,7 +1,7 @@
 """``privbayes nbc publish`` and ``privbayes nbc check`` (Mozafari & Zaniolo, VLDB 2009).
 
-The lead's ``privbayes.cli`` calls :func:`add_commands` on its sub-parsers and :func:`run`
-for the ``nbc`` command.  Parsing and printing only; the work is in :mod:`privbayes.nbc`.
+Parsing and printing only; the work is in :mod:`privbayes.nbc`.  Not differential privacy: a
+privacy-breach bound, said in every message.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import argparse
 from fractions import Fraction
 from typing import Any
 
+from privbayes.cli import arguments
 from privbayes.errors import InputError
 
 
@@ -22,7 +23,7 @@ def _fraction(text: str) -> Fraction:
         raise argparse.ArgumentTypeError(f"expected a positive number such as 1.1 or 11/10, got {text!r}") from exc
 
 
-def add_commands(subparsers: Any) -> None:
+def add_parser(subparsers: Any) -> None:
     """Add ``nbc publish`` and ``nbc check`` to the ``privbayes`` command line."""
     nbc = subparsers.add_parser("nbc", help="publish naive Bayes classifier views safely (privacy breach, NOT DP)")
     commands = nbc.add_subparsers(dest="nbc_command", required=True)
@@ -41,11 +42,12 @@ def add_commands(subparsers: Any) -> None:
                               "ρ ≤ γ^(1/n) (Corollary 4 as printed)")
     publish.add_argument("-o", "--output", required=True, help="views file to write (JSON)")
     publish.add_argument("--synthesize", metavar="OUT", help="also write a synthetic table with exactly these views")
-    publish.add_argument("--seed", type=int, help="seed for arranging the synthetic table's rows")
+    publish.add_argument("--seed", type=arguments.seed, help="seed for arranging the synthetic table's rows")
     check = commands.add_parser("check", help="verify a views file against the data: equivalence and safety")
     check.add_argument("views", help="views file (JSON)")
     check.add_argument("data", help="the original table")
     check.add_argument("--schema", required=True, help="public schema")
+    nbc.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> None:

@@ -1,0 +1,217 @@
+"""One set of argument definitions for every verb: the same flag, parser and validation everywhere.
+
+Estimator parameters are declared once (:data:`PARAMETERS`: the flag of each constructor
+parameter, by name); ``privbayes fit --method M`` passes the given ones to M's estimator and
+refuses, in one line, a flag that M's estimator does not take.  This module imports nothing
+heavy, so that ``privbayes --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable
+
+from privbayes.errors import InputError
+
+SEED_BOUND = 2**63
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
+    return value
+
+
+def seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer seed in [0, 2^63), got {text!r}") from None
+    if not 0 <= value < SEED_BOUND:
+        raise argparse.ArgumentTypeError(f"expected an integer seed in [0, 2^63), got {value}")
+    return value
+
+
+def number(text: str) -> float:
+    """A finite number (the estimator checks its range and names the parameter)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def ratio(text: str) -> str:
+    """A number or a fraction such as 2/3, kept as text: the estimator reads it exactly."""
+    try:
+        value = Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"expected a number or a fraction such as 2/3, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return text.strip()
+
+
+def cliques(text: str) -> list[tuple[str, ...]]:
+    """``"a,b;b,c"`` → [("a", "b"), ("b", "c")]; names are stripped of surrounding spaces."""
+    out = []
+    for part in text.split(";"):
+        names = tuple(name.strip() for name in part.split(","))
+        if not part.strip() or any(not name for name in names):
+            raise argparse.ArgumentTypeError(f"expected cliques such as 'a,b;b,c' with no empty names, got {text!r}")
+        out.append(names)
+    return out
+
+
+NEIGHBOURS = ("replace-one", "add-remove")
+MODEL_ENCODINGS = ("vanilla", "hierarchical", "binary", "gray")
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """The command-line flag of an estimator parameter."""
+
+    flag: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+PARAMETERS: dict[str, Parameter] = {
+    "epsilon": Parameter("--epsilon", {"type": number, "help": "privacy budget ε > 0: smaller is more private and "
+                                                               "noisier (1 is a common choice)"}),
+    "neighbours": Parameter("--neighbours", {"choices": NEIGHBOURS, "help": "neighbouring relation of the guarantee: "
+                                             "replace-one (default; n public, TODS 2017) or add-remove (n private, as "
+                                             "MST/AIM)"}),
+    "random_state": Parameter("--seed", {"type": seed, "help": "seed the DP noise (reproducible experiments only; "
+                                                                "the report says so)"}),
+    "beta": Parameter("--beta", {"type": ratio, "help": "share of ε for learning the structure (β; privbayes, "
+                                                        "sa-privbayes; default 0.3)"}),
+    "theta": Parameter("--theta", {"type": number, "help": "privbayes: how much signal each noisy table must keep "
+                                                           "(θ-usefulness, default 4); higher gives simpler models"}),
+    "score": Parameter("--score", {"choices": ("I", "R", "F"), "help": "privbayes: score function (I mutual "
+                                   "information, R, F; default F for binary data, else R)"}),
+    "encoding": Parameter("--encoding", {"choices": MODEL_ENCODINGS, "help": "privbayes: how columns become model "
+                                         "variables (default hierarchical with taxonomies, else vanilla)"}),
+    "degree": Parameter("--degree", {"type": count, "help": "privbayes, sa-privbayes: a fixed number of parents per "
+                                                            "column (network degree k)"}),
+    "estimation": Parameter("--estimation", {"help": "how the noisy measurements become the model: privbayes "
+                                             "consistent (default), projected or paper; mrf cgm (default), naive or "
+                                             "psgd"}),
+    "non_private_phase": Parameter("--non-private-phase", {"choices": ("network", "marginals"), "help": "privbayes "
+                                   "analysis mode (TODS §6.4): run that phase WITHOUT noise (NOT private)"}),
+    "mode": Parameter("--mode", {"choices": ("strict", "faithful"), "help": "sa-privbayes: strict (ε-DP, default) or "
+                                 "faithful (the paper as written: NOT private)"}),
+    "q": Parameter("--q", {"help": "sa-privbayes: cluster budget ratio q (default 1.1) or a preset: high (1.3), "
+                                   "medium (1.1), low (0.9)"}),
+    "lam": Parameter("--lambda", {"type": ratio, "help": "sa-privbayes: fraction λ of candidates screening keeps "
+                                                         "(default 2/3)"}),
+    "alpha": Parameter("--alpha", {"type": ratio, "help": "sa-privbayes, faithful mode: fuzzy coefficient α "
+                                                          "(default 0.2)"}),
+    "screening_share": Parameter("--screening-share", {"type": ratio, "help": "sa-privbayes: share of the structure "
+                                                                              "budget for screening (default 0.3)"}),
+    "cliques": Parameter("--cliques", {"type": cliques, "metavar": "A,B;B,C",
+                                       "help": "mrf: the cliques as attribute names, e.g. 'a,b;b,c'"}),
+    "l2": Parameter("--l2", {"type": number, "help": "mrf: L2 regularisation weight λ (default 1e-4 naive, 0 cgm/psgd)"}),
+    "inference": Parameter("--inference", {"choices": ("auto", "exact", "loopy"),
+                                           "help": "mrf: inference engine (default auto)"}),
+    "delta": Parameter("--delta", {"type": number, "help": "mrf, psgd only: δ of the (ε, δ) guarantee (default 1/n)"}),
+    "psgd_steps": Parameter("--psgd-steps", {"type": positive_int, "help": "mrf, psgd only: gradient steps (50)"}),
+    "psgd_learning_rate": Parameter("--psgd-learning-rate", {"type": number,
+                                                             "help": "mrf, psgd only: learning rate (1.0)"}),
+}
+"""Estimator parameter name → its flag.  Parameters not listed (``progress``, ``cgm``) are not flags."""
+
+FIXED = {"progress": True}
+"""Parameters the command line sets itself (a progress bar on stderr)."""
+
+
+def add_parameters(parser: argparse.ArgumentParser) -> None:
+    """Every estimator parameter's flag (default None: the estimator's own default)."""
+    for name, parameter in PARAMETERS.items():
+        parser.add_argument(parameter.flag, dest=f"param_{name}", default=None, **parameter.options)
+
+
+def estimator_arguments(args: argparse.Namespace, estimator: Callable[..., Any], method: str) -> dict[str, Any]:
+    """The keyword arguments of ``estimator`` from the given flags; a flag it does not take, or a
+    required parameter left out, is a one-line error naming the flag and the method."""
+    accepted = {name: p for name, p in inspect.signature(estimator).parameters.items()
+                if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+    given = {name: getattr(args, f"param_{name}") for name in PARAMETERS
+             if getattr(args, f"param_{name}", None) is not None}
+    for name in given:
+        if name not in accepted:
+            raise InputError(f"{PARAMETERS[name].flag} does not apply to --method {method}")
+    for name, p in accepted.items():
+        if p.default is p.empty and name not in given:
+            flag = PARAMETERS[name].flag if name in PARAMETERS else name
+            raise InputError(f"--method {method} needs {flag}")
+    return given | {name: value for name, value in FIXED.items() if name in accepted}
+
+
+def checked(estimator: Any) -> Any:
+    """The estimator's validated settings; a message about a parameter names its flag instead."""
+    try:
+        return estimator.settings()
+    except InputError as exc:
+        message = str(exc)
+        for name, parameter in PARAMETERS.items():
+            if message.startswith(f"{name} ("):
+                raise InputError(parameter.flag + message[len(name):]) from None
+        raise
+
+
+def add_table_options(parser: argparse.ArgumentParser) -> None:
+    """--sep and --file-encoding, on every command that reads a table."""
+    parser.add_argument("--sep", help="CSV column separator, e.g. ';' or '\\t' (default: detected from the header "
+                                      "line only)")
+    parser.add_argument("--file-encoding", dest="text_encoding", default="utf-8", metavar="ENCODING",
+                        help="text encoding of CSV files (default utf-8; e.g. latin-1)")
+
+
+def table(args: argparse.Namespace, path: str) -> Any:
+    """A path with the command's --sep/--file-encoding (Parquet and .dat ignore them)."""
+    from privbayes.counting.reading import TableFile
+
+    sep = {"\\t": "\t", "tab": "\t"}.get(args.sep, args.sep) if args.sep else None
+    return TableFile(path, sep, args.text_encoding)
+
+
+def add_show_invalid(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--show-invalid", action="store_true",
+                        help="when values are refused, print up to 5 of their row numbers (locally; never the values)")
+
+
+def writable(path: str | None, what: str, suffixes: tuple[str, ...] = ()) -> None:
+    """Check an output path before any work: known suffix, existing writable folder, not a folder."""
+    import os
+
+    if path is None:
+        return
+    if suffixes and not path.lower().endswith(suffixes):
+        raise InputError(f"{path}: the {what} must end in {' or '.join(suffixes)}")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise InputError(f"{path}: the folder {folder!r} does not exist")
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a folder; give a file name for the {what}")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise InputError(f"{path}: cannot write the {what} there (permission denied)")

@@ -1,0 +1,132 @@
+"""``privbayes fit``: release a private model of a table with any registered method.
+
+The method (``--method``, default privbayes) comes from :mod:`privbayes.synthesizers.registry`; its
+estimator's parameters from the shared flags (:mod:`privbayes.cli.arguments`).  Under add/remove
+neighbours n is private: nothing here uses it — ``--dry-run`` opens no data, and the plan and the
+cost checks happen inside the fit, at the noisy count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from typing import Any, Callable
+
+from privbayes.cli import arguments
+from privbayes.errors import InputError
+
+
+def add_parser(commands: Any) -> None:
+    fit = commands.add_parser("fit", help="release a private model of a table (CSV, compressed CSV, Parquet, .dat)")
+    fit.add_argument("data", help="input table: .csv with a header (also .csv.gz/.bz2/.xz/.zip), .parquet, or .dat")
+    fit.add_argument("--method", default="privbayes",
+                     help="privbayes (TODS 2017, default), sa-privbayes (Future Internet 2026) or mrf (ICML 2017: "
+                          "needs --cliques)")
+    fit.add_argument("--schema", help="the public description of the columns (.yaml/.json, or the authors' .domain)")
+    fit.add_argument("--infer-schema", action="store_true",
+                     help="read the columns' description from the data itself (NOT covered by the privacy budget; "
+                          "recorded in the privacy report)")
+    arguments.add_parameters(fit)
+    fit.add_argument("--dry-run", action="store_true",
+                     help="print the budget plan (every paid release and its ε) and stop; reads only n "
+                          "(under add/remove, n is private: reads nothing; see --assume-n)")
+    fit.add_argument("--assume-n", type=arguments.positive_int, metavar="N",
+                     help="with --dry-run under add/remove neighbours: show the plan at this table size (public)")
+    fit.add_argument("--backend", choices=["numpy", "duckdb", "spark", "auto"], default="numpy",
+                     help="where to count: in memory (numpy), DuckDB (out of core, privbayes[duckdb]) or Spark "
+                          "(privbayes[spark]); auto = DuckDB for files larger than 1/16 of memory")
+    arguments.add_show_invalid(fit)
+    fit.add_argument("-o", "--output", help="model file to write (JSON); required unless --dry-run")
+    arguments.add_table_options(fit)
+    fit.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> None:
+    from privbayes.errors import InferredDomainWarning
+    from privbayes.synthesizers.contract import INFERRED, INFERRED_WARNING, open_private
+    from privbayes.synthesizers.registry import method
+
+    chosen = method(args.method)
+    estimator_class = chosen.estimator_class()
+    estimator = estimator_class(**arguments.estimator_arguments(args, estimator_class, chosen.name))
+    settings = arguments.checked(estimator)  # every parameter checked before any input is read
+    if args.schema is None and not args.infer_schema:
+        raise InputError("fit needs --schema (the public domain), or --infer-schema to read it from the data "
+                         "(not covered by epsilon)")
+    if args.output is None and not args.dry_run:
+        raise InputError("fit needs -o/--output (the model file to write), or --dry-run")
+    arguments.writable(args.output, "model file", (".json",))
+    n_public = estimator.n_public(settings)
+    if args.dry_run and not n_public:
+        _dry_run_private_n(args, estimator)
+        return
+    table, domain_source = open_private(arguments.table(args, args.data), args.schema, args.infer_schema,
+                                        args.backend, allow_empty=not n_public)
+    if domain_source == INFERRED or table.schema.inferred:
+        print(f"privbayes: warning: {INFERRED_WARNING}", file=sys.stderr)
+    if n_public:  # n private: nothing here may use it; the fit plans and checks at its noisy count
+        plan = estimator.plan(table.n, table.schema)
+        if args.dry_run:
+            print(f"budget plan for {args.data} ({chosen.name}, n = {table.n}, public); nothing has been measured:")
+            _print_plan(estimator, plan, table.schema)
+            return
+        cost = estimator.cost_estimate(plan, table.schema)
+        if cost is not None:
+            cost.check()
+            if cost.time_class != "seconds":
+                print(f"privbayes: warning: {cost.describe()}; lower --epsilon, raise --theta or set --degree to "
+                      "go faster", file=sys.stderr)
+    with warnings.catch_warnings():  # said above, once
+        warnings.simplefilter("ignore", InferredDomainWarning)
+        _interruptible(lambda: estimator.fit(table))
+    estimator.save(args.output)
+    report = estimator.privacy_report()
+    print(f"wrote {args.output}: {chosen.name}, {estimator.released_.summary()}, ε spent {report['epsilon_spent']:g} "
+          f"of {report['epsilon']:g}")
+
+
+def _print_plan(estimator: Any, plan: Any, schema: Any) -> None:
+    for line in plan.describe():
+        print(f"  {line}")
+    cost = estimator.cost_estimate(plan, schema)
+    if cost is not None:
+        print(f"  {cost.describe()}")
+
+
+def _dry_run_private_n(args: argparse.Namespace, estimator: Any) -> None:
+    """``--dry-run`` when n is private (add/remove): the data is not opened; the plan is shown at
+    ``--assume-n`` (a public guess), since the fit derives it from its noisy count."""
+    from privbayes.io import as_schema
+
+    if args.schema is None:
+        raise InputError("--dry-run under add/remove neighbours needs --schema (it reads no data)")
+    schema = as_schema(args.schema)
+    print(f"budget plan for {args.data} under add/remove neighbours: n is private and nothing has been read; "
+          + estimator.private_n_note())
+    if args.assume_n is None:
+        print("  give --assume-n N (a size you expect; public) to see the plan and cost at that size")
+        return
+    print(f"  at an assumed n = {args.assume_n} (the fit uses what it measures instead):")
+    _print_plan(estimator, estimator.plan(args.assume_n, schema), schema)
+
+
+def _interruptible(work: Callable[[], object]) -> None:
+    """Run ``work`` in a worker thread and wait in short slices, so that Ctrl-C is handled within
+    a fraction of a second even while compiled loops hold the worker (they release no signal
+    to Python).  The worker is a daemon: on Ctrl-C it is abandoned and the process exits."""
+    import threading
+
+    failure: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            work()
+        except BaseException as exc:  # handed to the main thread
+            failure.append(exc)
+    worker = threading.Thread(target=target, name="privbayes-fit", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.05)
+    if failure:
+        raise failure[0]

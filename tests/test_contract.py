@@ -1,0 +1,155 @@
+"""The release contract, for every registered method (docs/architecture.md, "The release contract").
+
+Each case is a method of :mod:`privbayes.synthesizers.registry` with small parameters; a method
+added to the registry without a case here fails ``test_every_registered_method_has_a_case``.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pandas as pd
+import pytest
+from sklearn.base import clone
+
+import privbayes
+from privbayes import PrivateMRF, PrivBayes, SAPrivBayes
+from privbayes.cli import main
+from privbayes.errors import InputError
+from privbayes.synthesizers.registry import METHODS
+from tests.helpers import categorical_schema, correlated_frame
+
+SIZES = [3, 4, 2, 5]
+CHAIN = [("a0", "a1"), ("a1", "a2"), ("a2", "a3")]
+CASES = {
+    "privbayes": lambda **kw: PrivBayes(1.0, random_state=3, **kw),
+    "privbayes-add-remove": lambda **kw: PrivBayes(1.0, neighbours="add-remove", random_state=3, **kw),
+    "sa-privbayes": lambda **kw: SAPrivBayes(1.0, random_state=3, **kw),
+    "sa-privbayes-faithful": lambda **kw: SAPrivBayes(1.0, mode="faithful", random_state=3, **kw),
+    "mrf": lambda **kw: PrivateMRF(CHAIN, 1.0, random_state=3, **kw),
+    "mrf-add-remove": lambda **kw: PrivateMRF(CHAIN, 1.0, estimation="naive", neighbours="add-remove",
+                                              random_state=3, **kw),
+    "mrf-psgd": lambda **kw: PrivateMRF(CHAIN, 1.0, estimation="psgd", psgd_steps=3, random_state=3, **kw),
+}
+CLI = {"privbayes": ["--method", "privbayes"], "privbayes-add-remove": ["--neighbours", "add-remove"],
+       "sa-privbayes": ["--method", "sa-privbayes"], "sa-privbayes-faithful": ["--method", "sa-privbayes", "--mode",
+                                                                               "faithful"],
+       "mrf": ["--method", "mrf", "--cliques", "a0,a1;a1,a2;a2,a3"],
+       "mrf-add-remove": ["--method", "mrf", "--cliques", "a0,a1;a1,a2;a2,a3", "--estimation", "naive",
+                          "--neighbours", "add-remove"],
+       "mrf-psgd": ["--method", "mrf", "--cliques", "a0,a1;a1,a2;a2,a3", "--estimation", "psgd", "--psgd-steps", "3"]}
+SCHEMA = categorical_schema(SIZES)
+FRAME = correlated_frame(SIZES, 600, seed=1)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("contract")
+    FRAME.to_csv(folder / "data.csv", index=False)
+    (folder / "schema.json").write_text(json.dumps(SCHEMA.to_dict()))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    return {name: make().fit(FRAME, SCHEMA) for name, make in CASES.items()}
+
+
+def test_every_registered_method_has_a_case():
+    assert {type(make()).method for make in CASES.values()} == set(METHODS)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_clone_round_trips_and_repr_shows_the_parameters(name):
+    estimator = CASES[name](beta=0.4) if "privbayes" in name else CASES[name](l2=0.5)
+    twin = clone(estimator)
+    assert type(twin) is type(estimator) and twin.get_params() == estimator.get_params()
+    assert twin is not estimator
+    shown = repr(estimator)
+    assert shown.startswith(type(estimator).__name__ + "(") and "random_state=3" in shown
+    assert ("beta=0.4" if "privbayes" in name else "l2=0.5") in shown
+    assert estimator.set_params(random_state=4) is estimator and estimator.random_state == 4
+    with pytest.raises(InputError, match="has no parameter 'nope'"):
+        estimator.set_params(nope=1)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_plan_made_before_the_data_is_the_ledger_after(name, fitted):
+    estimator = fitted[name]
+    released = estimator.released_
+    n_public = estimator.n_public(estimator.settings())
+    # Under add/remove the plan is made at the noisy count (PrivBayes) or does not depend on n (MRF).
+    before = estimator.plan(len(FRAME) if n_public else round(released.n), SCHEMA)
+    assert before == released.plan
+    before.check(released.ledger)
+    assert sum((e.epsilon for e in released.ledger), Fraction(0)) == before.spent
+    assert released.privacy_report()["method"] == type(estimator).method
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_save_load_gives_the_same_samples(name, fitted, tmp_path):
+    released = fitted[name].released_
+    released.save(tmp_path / "m.json")
+    loaded = privbayes.load(tmp_path / "m.json")
+    assert type(loaded) is type(released) and loaded.ledger == released.ledger and loaded.plan == released.plan
+    pd.testing.assert_frame_equal(loaded.sample(40, random_state=7), released.sample(40, random_state=7))
+    assert loaded.privacy_report().to_dict() == released.privacy_report().to_dict()
+
+
+def _tamper_ledger(document):
+    entry = document["ledger"][-1]
+    entry["epsilon_exact"] = str(Fraction(entry["epsilon_exact"]) / 2)
+    entry["epsilon"] = float(Fraction(entry["epsilon_exact"]))
+
+
+def _tamper_plan_parameters(document):
+    document["parameters"]["epsilon"], document["parameters"]["epsilon_exact"] = 2.0, "2"
+
+
+@pytest.mark.parametrize("tamper", [_tamper_ledger, _tamper_plan_parameters])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_tampered_ledger_or_plan_is_refused(name, tamper, fitted, tmp_path):
+    document = fitted[name].released_.to_document()
+    tamper(document)
+    (tmp_path / "t.json").write_text(json.dumps(document))
+    with pytest.raises(InputError, match="ledger differs from the plan"):
+        privbayes.load(tmp_path / "t.json")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_empty_table_behaves_as_the_relation_demands(name):
+    estimator = CASES[name]()
+    empty = FRAME.iloc[:0]
+    if estimator.n_public(estimator.settings()):
+        with pytest.raises(InputError, match="no rows"):
+            estimator.fit(empty, SCHEMA)
+    else:  # a neighbour of every one-row table: it must fit like any other table
+        assert len(estimator.fit(empty, SCHEMA).sample(5, random_state=1)) == 5
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_numpy_and_duckdb_give_the_same_seeded_model(name, files):
+    models = [CASES[name]().fit(files / "data.csv", SCHEMA, backend=backend).released_.to_document()
+              for backend in ("numpy", "duckdb")]
+    assert models[0] == models[1]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_command_line_verbs_work_for_every_method(name, files, tmp_path, capsys):
+    data, schema, model = str(files / "data.csv"), str(files / "schema.json"), str(tmp_path / "m.json")
+    fit = ["fit", data, "--schema", schema, "--epsilon", "1", "--seed", "3", *CLI[name]]
+    assert main([*fit, "--dry-run"]) == 0
+    assert "budget plan" in capsys.readouterr().out
+    assert main([*fit, "-o", model]) == 0
+    assert f"wrote {model}" in capsys.readouterr().out
+    assert main(["inspect", model]) == 0
+    out = capsys.readouterr().out
+    assert "ledger:" in out and "budget plan:" in out
+    assert main(["inspect", model, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["method"] == type(CASES[name]()).method
+    assert main(["sample", model, "-n", "30", "--seed", "1", "-o", str(tmp_path / "s.csv")]) == 0
+    assert len(pd.read_csv(tmp_path / "s.csv")) == 30
+    capsys.readouterr()
+    assert main(["evaluate", data, str(tmp_path / "s.csv"), "--model", model, "--no-classifier"]) == 0
+    assert "verdict" in capsys.readouterr().out

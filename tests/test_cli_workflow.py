@@ -1,4 +1,4 @@
-"""Issue 16, rough edges: --version, output paths checked before any work, a typed privacy
+"""The command line end to end: --version, output paths checked before any work, a typed privacy
 report, evaluate's verdict (text and HTML), the cost estimate, Ctrl-C, and Adult end to end."""
 
 import os

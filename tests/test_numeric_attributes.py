@@ -1,4 +1,4 @@
-"""Issue 16, numeric attributes: special values, explicit edges, log scale, precision, dates;
+"""Numeric attributes: special values, explicit edges, log scale, precision, dates;
 and evaluate's raw-value checks (point masses, quantiles, KS) with a brute-force twin."""
 
 import numpy as np

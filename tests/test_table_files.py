@@ -1,4 +1,4 @@
-"""Issue 16, files: compression by suffix, separator from the header line alone, --sep and
+"""Table files: compression by suffix, separator from the header line alone, --sep and
 --encoding, columns left out with one note (silenced by drop:)."""
 
 import bz2

@@ -1,4 +1,4 @@
-"""Issue 16, schema infer: a draft for every column, with reasons and questions, deterministic,
+"""schema infer: a draft for every column, with reasons and questions, deterministic,
 marked inferred (fit warns, the privacy report says so); acceptance: the UNEDITED draft at ε = 1
 keeps a 96 % sentinel and a 17 % zero mass within 3 points."""
 

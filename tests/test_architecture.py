@@ -125,6 +125,71 @@ def test_no_import_cycles_among_privbayes_modules():
     assert _cycle(graph) is None
 
 
+# The layer table of docs/architecture.md, lowest first: a module imports modules of its own layer or
+# lower ones only (function-level imports count).  Prefixes match a module and its submodules.
+LAYERS = (
+    ("foundation", ("privbayes._version", "privbayes._lazy", "privbayes.errors", "privbayes.progress",
+                    "privbayes.limits", "privbayes.validation", "privbayes.codes")),
+    ("public domain", ("privbayes.documents", "privbayes.taxonomy", "privbayes.schema", "privbayes.encoding",
+                       "privbayes.domainfile", "privbayes.io")),
+    ("privacy", ("privbayes.privacy",)),
+    ("counting", ("privbayes.counting",)),
+    ("inference", ("privbayes.inference",)),
+    ("algorithms", ("privbayes.bayesnet", "privbayes.undirected", "privbayes.nbc", "privbayes.baselines",
+                    "privbayes.model_file")),
+    ("estimators", ("privbayes.synthesizers",)),
+    ("around", ("privbayes.evaluation", "privbayes.audit", "privbayes.demo", "privbayes.cli",
+                # the paper's SVM comparison (NoPrivacy, Majority, PrivateERM) trains on the real rows' codes
+                # that evaluation hands it, as §6.1 does; it is a yardstick beside evaluation, releases nothing
+                "privbayes.baselines.classification")),
+)
+APART = {("privbayes.privacy", "privbayes.counting"), ("privbayes.counting", "privbayes.privacy"),
+         ("privbayes.inference", "privbayes.counting"), ("privbayes.inference", "privbayes.privacy")}
+"""Layers that must not import each other although the order alone would allow it: mechanisms never see
+rows and the counting layer never adds noise; inference is shared by every model and knows neither."""
+ALGORITHMS_MAY_USE = ("privbayes.counting", "privbayes.counting.base")
+"""Of the counting layer, algorithms see the PrivateTable protocol only (the package's face and its base)."""
+
+
+def _layer(module: str) -> tuple[int, str]:
+    """The layer of ``module`` by its longest matching prefix in the table."""
+    matches = [(len(prefix), rank, prefix) for rank, (_, prefixes) in enumerate(LAYERS) for prefix in prefixes
+               if module == prefix or module.startswith(prefix + ".")]
+    assert matches, f"{module} is in no layer of the table: add it"
+    _, rank, prefix = max(matches)
+    return rank, prefix
+
+
+def _layer_violations(graph: dict[str, set[str]]) -> list[str]:
+    found = []
+    for module, targets in sorted(graph.items()):
+        rank, prefix = _layer(module)
+        for target in sorted(targets):
+            other, other_prefix = _layer(target)
+            if other > rank:
+                found.append(f"{module} ({LAYERS[rank][0]}) imports {target} ({LAYERS[other][0]})")
+            elif (prefix.split(".")[:2] != other_prefix.split(".")[:2]
+                  and (".".join(prefix.split(".")[:2]), ".".join(other_prefix.split(".")[:2])) in APART):
+                found.append(f"{module} imports {target}: these layers stay apart")
+            elif LAYERS[rank][0] == "algorithms" and LAYERS[other][0] == "counting" and target not in ALGORITHMS_MAY_USE:
+                found.append(f"{module} imports {target}: algorithms see the PrivateTable protocol only")
+    return found
+
+
+def test_the_layer_check_sees_a_violation():
+    assert _layer_violations({"privbayes.schema": {"privbayes.counting"}, "privbayes.counting": set()})
+    assert _layer_violations({"privbayes.privacy.plan": {"privbayes.counting"}, "privbayes.counting": set()})
+    assert _layer_violations({"privbayes.bayesnet.greedy": {"privbayes.counting.reading"}})
+    assert not _layer_violations({"privbayes.bayesnet.greedy": {"privbayes.counting", "privbayes.privacy"}})
+
+
+def test_every_module_imports_only_its_layer_or_lower_ones():
+    modules = _modules()
+    known = set(modules)
+    graph = {name: _imports(name, path, known) - {"privbayes"} for name, path in modules.items() if name != "privbayes"}
+    assert _layer_violations(graph) == []
+
+
 class MinimalTable(PrivateTable):
     """A hand-written back-end: counts only, no batched form, no re-encoding of its own."""
 

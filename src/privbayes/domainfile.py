@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from privbayes.errors import InputError
+from privbayes.limits import check_domain_total, check_file_size, limits
 from privbayes.schema import DEFAULT_BINS, Attribute, Schema
 
 ADULT_NAMES = ("age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
@@ -23,9 +24,13 @@ ADULT_NAMES = ("age", "workclass", "fnlwgt", "education", "education-num", "mari
 def _parse_groups(tokens: list[str], where: str) -> tuple[tuple, list[str]]:
     stack: list[list] = [[]]
     leaves: list[str] = []
+    cap = limits().max_taxonomy_depth
     for token in tokens:
         while token.startswith("{"):
             stack.append([])
+            if len(stack) - 1 > cap:  # refused before _to_tuple recurses
+                raise InputError(f"{where}: the taxonomy nests more than {cap} levels deep "
+                                 "(PRIVBAYES_MAX_TAXONOMY_DEPTH)")
             token = token[1:]
         closes = len(token) - len(token.rstrip("}"))
         token = token.rstrip("}")
@@ -51,11 +56,15 @@ def read_domain(path: str | os.PathLike, names: Sequence[str] | None = None) -> 
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: no such domain file")
+    check_file_size(path, "domain")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise InputError(f"{path}: the domain file is not valid UTF-8 text") from None
     lines = [line.strip() for line in text.splitlines() if line.strip()]
+    # What the lines declare (16 bins per 'C'; leaves and groups per 'D'), capped before any is built.
+    check_domain_total(len(lines), sum(1 + (DEFAULT_BINS if line.startswith("C") else
+                                            len(line.split()) - 1 + line.count("{")) for line in lines), str(path))
     if names is None:
         names = ADULT_NAMES if path.stem == "adult" and len(lines) == len(ADULT_NAMES) else [f"c{i}" for i in range(len(lines))]
     if len(names) != len(lines):

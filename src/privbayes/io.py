@@ -9,19 +9,18 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import pandas as pd
 import yaml
 
+from privbayes.documents import read_document
 from privbayes.domainfile import read_domain
 from privbayes.errors import InputError
 from privbayes.limits import check_file_size
 from privbayes.schema import Schema
 
 OUTPUT_SUFFIXES = (".csv", ".parquet", ".pq")
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml's safe loader when present: the same documents, and hostile nesting parsed in milliseconds."""
 
 
 def atomic_write(path: str | os.PathLike, write: Callable[[Path], None]) -> None:
@@ -29,20 +28,34 @@ def atomic_write(path: str | os.PathLike, write: Callable[[Path], None]) -> None
 
     A failure leaves no partial output: the temporary file is removed.
     """
-    target = Path(path)
-    if target.parent and not target.parent.exists():
-        raise InputError(f"{target}: the folder {str(target.parent)!r} does not exist")
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
-    os.close(fd)
-    tmp = Path(tmp_name)
+    atomic_write_many([(path, write)])
+
+
+def atomic_write_many(outputs: Sequence[tuple[str | os.PathLike, Callable[[Path], None]]]) -> None:
+    """Write several files together: each ``write(tmp)`` to a temporary file beside its target,
+    and only when all have succeeded, rename them into place.
+
+    A failure while writing leaves none of the outputs and no temporary file (a command that
+    writes a views file and a table never leaves the first when the second fails).
+    """
     umask = os.umask(0)
     os.umask(umask)
+    pending: list[tuple[Path, Path]] = []
     try:
-        write(tmp)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
+        for path, write in outputs:
+            target = Path(path)
+            if target.parent and not target.parent.exists():
+                raise InputError(f"{target}: the folder {str(target.parent)!r} does not exist")
+            fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
+            os.close(fd)
+            pending.append((Path(tmp_name), target))
+            write(pending[-1][0])
+            os.chmod(pending[-1][0], 0o666 & ~umask)
+        for tmp, target in pending:
+            os.replace(tmp, target)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        for tmp, _ in pending:
+            tmp.unlink(missing_ok=True)
         raise
 
 
@@ -57,33 +70,21 @@ def _output_suffix(path: Path) -> str:
     return suffix
 
 
+def table_writer(frame: pd.DataFrame, path: str | os.PathLike) -> Callable[[Path], None]:
+    """A writer of ``frame`` in the format ``path``'s suffix names (checked now), for :func:`atomic_write`."""
+    if _output_suffix(Path(path)) == ".csv":
+        return lambda tmp: frame.to_csv(tmp, index=False)
+    return lambda tmp: frame.to_parquet(tmp, index=False)
+
+
 def write_table(frame: pd.DataFrame, path: str | os.PathLike) -> None:
-    path = Path(path)
-    suffix = _output_suffix(path)
-    if suffix == ".csv":
-        atomic_write(path, lambda tmp: frame.to_csv(tmp, index=False))
-    else:
-        atomic_write(path, lambda tmp: frame.to_parquet(tmp, index=False))
+    atomic_write(path, table_writer(frame, path))
 
 
 def read_structured(path: str | os.PathLike, what: str) -> Any:
-    """A YAML or JSON document."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: no such {what} file")
-    check_file_size(path, what)
-    try:
-        text = path.read_text(encoding="utf-8")
-        if path.suffix.lower() == ".json":
-            return json.loads(text)
-        return yaml.load(text, Loader=_YAML_LOADER)
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: the {what} file is not valid UTF-8 text") from None
-    except RecursionError:
-        raise InputError(f"{path}: the {what} file nests too deeply") from None
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        first = str(exc).strip().splitlines()[0]
-        raise InputError(f"{path}: the {what} file is not valid {'JSON' if path.suffix.lower() == '.json' else 'YAML'} ({first})") from None
+    """A YAML or JSON document, bounded (no YAML aliases; values, depth and size capped:
+    :mod:`privbayes.documents`)."""
+    return read_document(path, what)
 
 
 def load_schema(path: str | os.PathLike) -> Schema:

@@ -6,7 +6,14 @@ is built, so hostile files are refused in milliseconds.  The defaults fit a 24 G
 machine with room to spare; each can be raised through an environment variable
 (``PRIVBAYES_MAX_BINS``, ``PRIVBAYES_MAX_CATEGORIES``, ``PRIVBAYES_MAX_TAXONOMY_DEPTH``,
 ``PRIVBAYES_MAX_TABLE_CELLS``, ``PRIVBAYES_MAX_FILE_MB``, ``PRIVBAYES_MAX_FIT_GB``,
-``PRIVBAYES_MAX_CANDIDATE_SETS``) or :func:`configure`.
+``PRIVBAYES_MAX_CANDIDATE_SETS``, ``PRIVBAYES_MAX_ATTRIBUTES``, ``PRIVBAYES_MAX_DOMAIN_CODES``,
+``PRIVBAYES_MAX_DOCUMENT_NODES``, ``PRIVBAYES_MAX_DOCUMENT_DEPTH``) or :func:`configure`.
+
+Per-attribute caps alone are not enough: 300 attributes of 2^16 bins each fit in a 25 KB
+model file and build 2.7 GB of generalisation levels.  So the attributes of one schema are
+capped in number and in their total size (:func:`check_domain_total`), and every YAML/JSON
+document read from a user is capped in nodes and nesting depth
+(:mod:`privbayes.documents`) before anything walks it.
 """
 
 from __future__ import annotations
@@ -38,11 +45,23 @@ class Limits:
     is lowered until at most this many generalised subsets fit under it
     (:mod:`privbayes.bayesnet.candidates`; public, so it costs no privacy).  The default binds
     on none of the paper's four datasets at ε ≤ 1.6."""
+    max_attributes: int = 10_000
+    """Attributes of one schema or model (the papers' datasets have at most 40)."""
+    max_domain_codes: int = 2**21
+    """Total size of one schema's domain: the sum over its attributes of bins and special values,
+    or categories and taxonomy groups, plus one per attribute (for the missing code); at least
+    one attribute at the categories cap fits."""
+    max_document_nodes: int = 2**23
+    """Values (scalars, lists, mappings) of one schema, prior, views or model document."""
+    max_document_depth: int = 64
+    """Nesting depth of one such document (a schema at the taxonomy-depth cap nests 37 deep in a model file)."""
 
 
 _ENV = {"max_bins": "PRIVBAYES_MAX_BINS", "max_categories": "PRIVBAYES_MAX_CATEGORIES",
         "max_taxonomy_depth": "PRIVBAYES_MAX_TAXONOMY_DEPTH", "max_table_cells": "PRIVBAYES_MAX_TABLE_CELLS",
-        "max_candidate_sets": "PRIVBAYES_MAX_CANDIDATE_SETS"}
+        "max_candidate_sets": "PRIVBAYES_MAX_CANDIDATE_SETS", "max_attributes": "PRIVBAYES_MAX_ATTRIBUTES",
+        "max_domain_codes": "PRIVBAYES_MAX_DOMAIN_CODES", "max_document_nodes": "PRIVBAYES_MAX_DOCUMENT_NODES",
+        "max_document_depth": "PRIVBAYES_MAX_DOCUMENT_DEPTH"}
 
 
 def _from_environment() -> Limits:
@@ -102,3 +121,15 @@ def check_file_size(path: os.PathLike | str, what: str) -> None:
     if size > cap:
         raise InputError(f"{path}: the {what} file has {size / 2**20:.1f} MB, more than the limit of "
                          f"{cap / 2**20:.0f} MB (PRIVBAYES_MAX_FILE_MB)")
+
+
+def check_domain_total(attributes: int, codes: int, where: str) -> None:
+    """Refuse a schema that declares more attributes, or a larger domain in total, than the caps,
+    before any attribute is built (``codes`` as :attr:`Limits.max_domain_codes` counts them)."""
+    caps = limits()
+    if attributes > caps.max_attributes:
+        raise InputError(f"{where}: {attributes:,} attributes is above the limit of {caps.max_attributes:,} "
+                         "(PRIVBAYES_MAX_ATTRIBUTES)")
+    if codes > caps.max_domain_codes:
+        raise InputError(f"{where}: the attributes declare {codes:,} bins, categories and taxonomy groups in total, "
+                         f"more than the limit of {caps.max_domain_codes:,} (PRIVBAYES_MAX_DOMAIN_CODES)")

@@ -9,7 +9,6 @@ Version 1 files (library 0.1) load too: their plan is recomputed the same way.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from pathlib import Path
@@ -23,6 +22,7 @@ from privbayes.bayesnet.model import FORMAT, VERSION, BayesNetModel
 from privbayes.bayesnet.network import Network
 from privbayes.bayesnet.sa.settings import FAITHFUL_CAVEATS, SASettings
 from privbayes.bayesnet.sa.settings import METHOD as SA_METHOD
+from privbayes.documents import ledger_problem, parse_json
 from privbayes.encoding import ENCODINGS, Encoding
 from privbayes.errors import InputError
 from privbayes.limits import check_cells, check_file_size
@@ -32,6 +32,8 @@ from privbayes.schema import Schema
 from privbayes.validation import check_choice, check_count
 
 READABLE_VERSIONS = (1, 2, VERSION)
+MAX_N = 2**63 - 1
+"""Largest n a model file may state (counts are int64; a larger n is no table's)."""
 
 
 def save_model(model: BayesNetModel, path: str | os.PathLike) -> None:
@@ -50,9 +52,10 @@ def read_document(path: Path) -> Any:
         raise InputError(f"{path}: no such model file")
     check_file_size(path, "model")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise InputError(f"{path}: not a JSON model file ({type(exc).__name__})") from None
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a JSON model file (not valid UTF-8 text)") from None
+    return parse_json(text, str(path), "model")  # values, depth and finiteness bounded (privbayes.documents)
 
 
 def model_format(path: str | os.PathLike) -> str | None:
@@ -74,7 +77,7 @@ def model_from_document(doc: Any, source: str) -> BayesNetModel:
     except InputError as exc:
         message = str(exc)
         raise InputError(message if message.startswith(source) else f"{source}: invalid model file: {message}") from None
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError, ZeroDivisionError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, ArithmeticError) as exc:
         raise InputError(f"{source}: invalid model file: {type(exc).__name__}: {exc}") from None
 
 
@@ -105,13 +108,10 @@ def _model_from_document(doc: Any, path: str) -> BayesNetModel:
         learned = Network.from_list(doc["learned_network"])
         _require(sorted(p.child for p in learned.pairs) == list(range(d)), path,
                  "the learned network must cover every attribute once")
-    _require(isinstance(doc["ledger"], list) and all(isinstance(e, dict) for e in doc["ledger"]), path,
-             "the ledger must be a list of objects")
-    ledger = tuple(LedgerEntry.from_dict(entry) for entry in doc["ledger"])
-    _require(all(e.epsilon > 0 and e.sensitivity > 0 and e.delta >= 0 for e in ledger), path,
-             "ledger entries must have positive epsilon and sensitivity")
+    ledger = ledger_entries(doc["ledger"], path)
     method = check_choice(params.get("method", "privbayes"), "method", ("privbayes", SA_METHOD), allow_none=False)
     n = check_count(fitted.get("n"), "n", minimum=1)
+    _require(n <= MAX_N, path, f"n must be at most {MAX_N}")
     _require(fitted.get("degree") is None or isinstance(fitted["degree"], int) and fitted["degree"] >= 0, path,
              "fitted degree must be an integer ≥ 0")
     _require(isinstance(fitted.get("seeded"), bool), path, "fitted seeded must be true or false")
@@ -147,6 +147,17 @@ def _model_from_document(doc: Any, path: str) -> BayesNetModel:
         algorithm=fitted["algorithm"], seeded=fitted["seeded"], domain_source=str(fitted.get("domain_source", "")),
         differentially_private=dp, caveats=tuple(caveats), mechanism=mechanism,
         library_version=str(doc.get("library_version", "0.1.0")), learned_network=learned)
+
+
+def ledger_entries(raw: Any, source: str) -> tuple[LedgerEntry, ...]:
+    """The ledger of a model document, its numbers checked (:func:`ledger_problem`) before
+    :meth:`LedgerEntry.from_dict` turns them into Fractions."""
+    problem = ledger_problem(raw)
+    _require(problem is None, source, str(problem))
+    ledger = tuple(LedgerEntry.from_dict(entry) for entry in raw)
+    _require(all(e.epsilon > 0 and e.sensitivity > 0 and e.delta >= 0 for e in ledger), source,
+             "ledger entries must have positive epsilon and sensitivity")
+    return ledger
 
 
 def _check_ledger(plan: Any, ledger: tuple[LedgerEntry, ...], version: int, path: str) -> None:

@@ -17,7 +17,9 @@ decoded exactly.  Leaf codes: bins 0..b−1, then the special values in declared
 order, then the missing code.  ``kind: date`` is a numeric attribute over whole days,
 months or years (``granularity``) with ISO bounds, written back as ISO text.
 
-Every declared size is checked against :mod:`privbayes.limits` before an array is built.
+Every declared size is checked against :mod:`privbayes.limits` before an array is built: each
+attribute's bins and categories, and (:func:`declared_codes`) the number of attributes and their
+total size, so that many attributes each just under its own cap cannot add up to gigabytes.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from privbayes.errors import InputError
-from privbayes.limits import limits
+from privbayes.limits import check_domain_total, limits
 from privbayes.taxonomy import (Taxonomy, binary_tree_levels, depth, leaves, taxonomy_from_lists, taxonomy_levels,
                                 taxonomy_to_lists)
 
@@ -416,6 +418,9 @@ class Attribute:
             raise InputError(f"{source}: attribute {raw.get('name')!r} has unknown keys {sorted(unknown)}")
         if "name" not in raw or "kind" not in raw:
             raise InputError(f"{source}: every attribute needs 'name' and 'kind'")
+        if not isinstance(raw["name"], str) or not isinstance(raw["kind"], str):  # never echo a whole list back
+            raise InputError(f"{source}: an attribute's name and kind must be text, got "
+                             f"{type(raw['name']).__name__} and {type(raw['kind']).__name__}")
         kwargs = {**(defaults or {}), **raw}
         for key in ("categories", "special_values", "edges"):
             if key in kwargs:
@@ -436,6 +441,32 @@ class Attribute:
             return cls(**kwargs)
         except TypeError as exc:
             raise InputError(f"{source}: attribute {raw['name']!r}: {exc}") from None
+
+
+def declared_codes(raw: Any) -> int:
+    """The size one raw attribute mapping declares, read before it is built: its bins and special
+    values (numeric, date), or its categories and taxonomy groups (categorical, binary), plus one
+    (its missing code).  Malformed entries count what they declare; their own checks refuse them."""
+    if not isinstance(raw, dict):
+        return 1
+    codes = 1
+    for key in ("categories", "special_values"):
+        if isinstance(raw.get(key), list):
+            codes += len(raw[key])
+    if raw.get("kind") == "binary" and not raw.get("categories"):
+        codes += 2
+    edges, bins = raw.get("edges"), raw.get("bins", DEFAULT_BINS)
+    if isinstance(edges, list):
+        codes += max(len(edges) - 1, 0)
+    elif raw.get("kind") in NUMERIC_KINDS and isinstance(bins, int) and not isinstance(bins, bool) and bins > 0:
+        codes += bins
+    stack = [raw.get("taxonomy")]
+    while stack:  # taxonomy groups, without recursion (the document's depth is capped, but stay iterative)
+        node = stack.pop()
+        if isinstance(node, list):
+            codes += 1
+            stack.extend(child for child in node if isinstance(child, list))
+    return codes
 
 
 SCHEMA_DEFAULT_KEYS = ("missing", "invalid", "missing_token")
@@ -502,6 +533,7 @@ class Schema:
         if unknown:
             raise InputError(f"{source}: unknown top-level keys {sorted(unknown)}")
         defaults = {key: raw[key] for key in SCHEMA_DEFAULT_KEYS if key in raw}
+        check_domain_total(len(raw["attributes"]), sum(declared_codes(a) for a in raw["attributes"]), source)
         attributes = []
         for a in raw["attributes"]:
             own = dict(defaults)

@@ -7,12 +7,15 @@ the parameter and echoes its value (parameters are not private; data never appea
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 from typing import Any
 
 from privbayes.errors import InputError
 
 SEED_BOUND = 2**63
+_EXACT_TEXT = re.compile(r"[+-]?(?:\d{1,400}/\d{1,400}|(?:\d{1,400}(?:\.\d{0,400})?|\.\d{1,400})(?:[eE][+-]?\d{1,3})?)")
+"""Text :func:`exact` accepts: a fraction p/q or a decimal, at most 400 digits each and a 3-digit exponent."""
 
 
 def is_real(value: Any) -> bool:
@@ -29,6 +32,11 @@ def exact(value: Any, name: str) -> Fraction:
     if isinstance(value, Fraction):
         return value
     if isinstance(value, str):
+        # Checked first: Fraction("1e99999999") builds a 10^8-digit integer (a model file is untrusted).
+        if _EXACT_TEXT.fullmatch(value.strip()) is None:
+            shown = value if len(value) <= 40 else value[:39] + "…"
+            raise InputError(f"{name} ({shown!r}) must be a number or a fraction such as 2/3 (at most 400 digits, "
+                             "exponents of at most 3 digits)")
         try:
             return Fraction(value.strip())
         except (ValueError, ZeroDivisionError):

@@ -25,33 +25,17 @@ datasets at ε ≤ 1.6 with the default C).  GreedyBayes (:mod:`greedy`), the co
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any
 
+from privbayes.bayesnet.parentsets import count_parent_sets  # iterative: hundreds of attributes (issue 27)
 from privbayes.bayesnet.usefulness import PAPER_SENSITIVITY, domain_bound
 from privbayes.encoding import Encoding
 from privbayes.limits import limits
 
 LevelSizes = tuple[tuple[int, ...], ...]
-
-
-def count_parent_sets(level_sizes: Sequence[Sequence[int]], bound: int) -> int:
-    """The number of generalised subsets (each attribute absent or at one of its levels) whose
-    domain size is at most ``bound``: an upper bound on Alg. 5/6's maximal parent sets, counted
-    without listing them (memoised on the integer bound, as Alg. 5's recursion)."""
-    sizes = [tuple(s) for s in level_sizes]
-
-    @cache
-    def count(i: int, left: int) -> int:
-        if left < 1:
-            return 0
-        if i == len(sizes):
-            return 1
-        return count(i + 1, left) + sum(count(i + 1, left // s) for s in sizes[i])
-    return count(0, bound)
 
 
 @dataclass(frozen=True)

@@ -79,13 +79,18 @@ def _original(data: str, schema_path: str, class_name: str):
 
 
 def _publish(args: argparse.Namespace) -> None:
+    """Check every input first, compute the views (and the synthetic table), then write the
+    outputs together: a failure anywhere leaves no file behind."""
+    from privbayes.io import atomic_write_many, table_writer
     from privbayes.nbc.breach import gamma_from_breach
     from privbayes.nbc.est import est
     from privbayes.nbc.safety import safety_transform
-    from privbayes.nbc.viewsfile import save_views
+    from privbayes.nbc.viewsfile import views_text
 
     if (args.prior is None) != (args.r is None):
         raise InputError("--prior and --r go together (EST)")
+    if args.synthesize:
+        table_writer(None, args.synthesize)  # its format, from the name, before the work
     schema, views = _original(args.data, args.schema, args.class_name)
     if args.prior is not None:
         safe = est(views, _read_prior(args.prior, views.labels), args.r, args.condition)
@@ -94,16 +99,18 @@ def _publish(args: argparse.Namespace) -> None:
         gamma = args.gamma if args.gamma is not None else gamma_from_breach(*args.breach, views.classes)
         safe = safety_transform(views, gamma, args.condition)
         bound = f"amplification γ = {float(gamma):.6g} (achieved {float(safe.achieved):.6g})"
-    save_views(safe, args.output)
-    print(f"wrote {args.output}: {safe.method}, {bound}; privacy breach guarantee, NOT differential privacy")
+    text = views_text(safe)
+    outputs = [(args.output, lambda tmp: tmp.write_text(text, encoding="utf-8"))]
     if args.synthesize:
-        from privbayes.io import write_table
-        from privbayes.nbc.synthesis import synthetic_table
-
         import numpy as np
 
+        from privbayes.nbc.synthesis import synthetic_table
+
         frame = synthetic_table(safe.views, schema, np.random.default_rng(args.seed))
-        write_table(frame, args.synthesize)
+        outputs.append((args.synthesize, table_writer(frame, args.synthesize)))
+    atomic_write_many(outputs)
+    print(f"wrote {args.output}: {safe.method}, {bound}; privacy breach guarantee, NOT differential privacy")
+    if args.synthesize:
         print(f"wrote {args.synthesize}: a synthetic table whose NBC views are exactly the published counts")
 
 

@@ -52,7 +52,15 @@ def _png(fig: Any) -> str:
 
 
 def _short(label: str, limit: int = 18) -> str:
-    return label if len(label) <= limit else label[: limit - 1] + "…"
+    """``label`` cut to ``limit`` characters, as plain text for matplotlib (see :func:`_plain`)."""
+    return _plain(label if len(label) <= limit else label[: limit - 1] + "…")
+
+
+def _plain(text: str) -> str:
+    """``text`` shown literally: matplotlib reads a label with two ``$`` as mathtext, and a name
+    such as ``$\\foo$`` or ``$x^$`` then makes the whole report fail.  Column names and categories
+    come from the user's schema, so every ``$`` is escaped (``\\$`` is drawn as ``$``)."""
+    return text.replace("$", r"\$")
 
 
 def distribution_png(name: str, labels: Sequence[str], real: np.ndarray, synth: np.ndarray, tvd: float) -> str:
@@ -64,7 +72,7 @@ def distribution_png(name: str, labels: Sequence[str], real: np.ndarray, synth: 
     width = 0.4
     ax.bar(x - width / 2, real, width, label="real", color=REAL_COLOUR)
     ax.bar(x + width / 2, synth, width, label="synthetic", color=SYNTH_COLOUR)
-    ax.set_title(f"{name}  (1-way TVD {tvd:.4f})", fontsize=10)
+    ax.set_title(f"{_plain(str(name))}  (1-way TVD {tvd:.4f})", fontsize=10)
     ax.set_ylabel("frequency", fontsize=9)
     step = max(1, math.ceil(k / 40))
     ax.set_xticks(x[::step], [_short(str(labels[i])) for i in range(0, k, step)],

@@ -21,6 +21,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from privbayes.documents import parse_json
 from privbayes.errors import InputError
 from privbayes.nbc.attack import measured_breach
 from privbayes.nbc.breach import CONDITIONS
@@ -89,10 +90,15 @@ def to_document(safe: SafeViews) -> dict[str, Any]:
             "safety": safety, "privacy_report": privacy_report(safe)}
 
 
+def views_text(safe: SafeViews) -> str:
+    """The views file's text."""
+    return json.dumps(to_document(safe), indent=1) + "\n"
+
+
 def save_views(safe: SafeViews, path: str | os.PathLike) -> None:
     from privbayes.io import atomic_write_text
 
-    atomic_write_text(path, json.dumps(to_document(safe), indent=1) + "\n")
+    atomic_write_text(path, views_text(safe))
 
 
 def load_views(path: str | os.PathLike) -> tuple[NBCViews, dict[str, Any]]:
@@ -103,13 +109,11 @@ def load_views(path: str | os.PathLike) -> tuple[NBCViews, dict[str, Any]]:
     if path.stat().st_size > MAX_BYTES:
         raise InputError(f"{path}: the views file is larger than {MAX_BYTES} bytes")
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise InputError(f"{path}: the views file is not valid UTF-8 text") from None
-    except (json.JSONDecodeError, ValueError, RecursionError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"{path}: the views file is not valid JSON ({first})") from None
-    return from_document(raw, str(path))
+    # values, depth and finiteness bounded before anything walks the document (privbayes.documents)
+    return from_document(parse_json(text, str(path), "views"), str(path))
 
 
 def _list(raw: Any, key: str, where: str, limit: int) -> list:

@@ -3,6 +3,9 @@
 A frozen value: the domain, the cliques (tuples of variable indices) and one table of
 log-potentials θ_C per clique.  Inference goes through a :mod:`privbayes.inference`
 engine built once per model (exact on a junction tree when it fits, loopy BP otherwise).
+Exact inference is refused over a junction tree above ``MAX_EXACT_CELLS`` even when asked for
+(a 64 KB model file requesting it took 100 s and 2.2 GB), and θ is finite and bounded by
+``MAX_ABS_THETA`` (θ = 1e308 sums to inf and samples from NaN probabilities).
 """
 
 from __future__ import annotations
@@ -12,10 +15,25 @@ from typing import Sequence
 
 import numpy as np
 
-from privbayes.inference import Beliefs, Domain, InferenceEngine, make_engine, sample
+from privbayes.inference import (MAX_EXACT_CELLS, Beliefs, Domain, InferenceEngine, JunctionTree,
+                                  JunctionTreeEngine, build_junction_tree, make_engine, sample)
 from privbayes.inference.protocol import Method
 
 Cliques = tuple[tuple[int, ...], ...]
+MAX_ABS_THETA = 1e6
+"""Largest |θ| of a log-potential.  Sums over any number of cliques stay far from overflow, and a
+fitted model's θ are tens at most (a probability ratio of e^(10^6) is no estimate)."""
+
+
+def exact_junction_tree(domain: Domain, cliques: Sequence[Sequence[int]]) -> JunctionTree:
+    """The junction tree exact inference over ``cliques`` would calibrate, refused (``ValueError``)
+    above ``MAX_EXACT_CELLS`` cells: the cap ``auto`` applies, held whatever was requested."""
+    tree = build_junction_tree(domain, cliques)
+    cells = sum(domain.cells(c) for c in tree.cliques)
+    if cells > MAX_EXACT_CELLS:
+        raise ValueError(f"exact inference needs a junction tree of {cells:,} cells, more than the limit of "
+                         f"{MAX_EXACT_CELLS:,}; use inference auto or loopy")
+    return tree
 
 
 def flatten(tables: Sequence[np.ndarray]) -> np.ndarray:
@@ -55,14 +73,16 @@ class LogLinearModel:
         theta = []
         for clique, table in zip(cliques, self.theta):
             array = np.array(table, dtype=np.float64)
-            if array.shape != self.domain.shape(clique) or not np.all(np.isfinite(array)):
-                raise ValueError(f"log-potentials of clique {clique!r} must be finite with shape "
-                                 f"{self.domain.shape(clique)}")
+            if array.shape != self.domain.shape(clique) or not np.all(np.abs(array) <= MAX_ABS_THETA):
+                raise ValueError(f"log-potentials of clique {clique!r} must be finite, at most {MAX_ABS_THETA:g} in "
+                                 f"absolute value, with shape {self.domain.shape(clique)}")
             array.setflags(write=False)
             theta.append(array)
         object.__setattr__(self, "cliques", cliques)
         object.__setattr__(self, "theta", tuple(theta))
-        object.__setattr__(self, "engine", make_engine(self.domain, cliques, self.inference))
+        engine = (JunctionTreeEngine(self.domain, cliques, tree=exact_junction_tree(self.domain, cliques))
+                  if self.inference == "exact" else make_engine(self.domain, cliques, self.inference))
+        object.__setattr__(self, "engine", engine)
 
     @classmethod
     def uniform(cls, domain: Domain, cliques: Sequence[Sequence[int]], inference: Method = "auto") -> "LogLinearModel":
@@ -95,7 +115,7 @@ class LogLinearModel:
             return self.beliefs().marginal(variables)
         except ValueError:
             extended = self.cliques + (variables,)
-            engine = make_engine(self.domain, extended, "exact" if self.engine.exact else "loopy")
+            engine = make_engine(self.domain, extended, "auto" if self.engine.exact else "loopy")  # capped
             return engine.infer(self.theta + (np.zeros(self.domain.shape(variables)),)).marginal(variables)
 
     def log_likelihood(self, counts: Sequence[np.ndarray], n: int) -> float:

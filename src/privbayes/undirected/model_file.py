@@ -19,19 +19,22 @@ from typing import Any
 
 import numpy as np
 
+from privbayes.documents import ledger_problem
 from privbayes.errors import InputError
 from privbayes.inference import Domain
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.plan import PlanMismatchError
 from privbayes.schema import Schema
 from privbayes.undirected.cliques import clique_indices
-from privbayes.undirected.model import LogLinearModel
+from privbayes.undirected.model import MAX_ABS_THETA, LogLinearModel, exact_junction_tree
 from privbayes.undirected.released import FORMAT, VERSION, ReleasedMRF
 from privbayes.undirected.settings import MRFSettings
 
 READABLE_VERSIONS = (1, VERSION)
 MAX_PARAMETERS = 2**24
 """Most θ cells a model file may declare (128 MiB of float64)."""
+MAX_N = 2.0**63
+"""Largest n a model file may state (counts are int64)."""
 
 
 def _require(condition: bool, source: str, message: str) -> None:
@@ -58,7 +61,7 @@ def from_document(document: Any, source: str) -> ReleasedMRF:
     except InputError as exc:
         message = str(exc)
         raise InputError(message if message.startswith(source) else f"{source}: invalid MRF model: {message}") from None
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, ArithmeticError) as exc:
         raise InputError(f"{source}: invalid MRF model: {type(exc).__name__}: {exc}") from None
 
 
@@ -77,16 +80,21 @@ def _from_document(doc: Any, source: str) -> ReleasedMRF:
     names = [tuple(c) for c in doc["cliques"]]
     cliques = clique_indices(names, schema)
     settings = MRFSettings.from_parameters(params, version=version)
-    _require(_number(fitted.get("n")) and fitted["n"] > 0, source, "n must be a positive number")
+    _require(_number(fitted.get("n")) and 0 < fitted["n"] <= MAX_N, source, f"n must be a number in (0, {MAX_N:g}]")
     n = float(fitted["n"])
     if version < 2 and settings.estimation == "psgd" and settings.delta is None:
         settings = replace(settings, delta=Fraction(1.0 / n))  # version 1 took δ = 1/n as a float
     domain = Domain(tuple(a.size for a in schema.attributes))
     _require(sum(domain.cells(c) for c in cliques) <= MAX_PARAMETERS, source,
              f"the cliques declare more than {MAX_PARAMETERS} parameters")
+    if settings.inference == "exact":  # the exact-inference cap holds whatever the file requests
+        try:
+            exact_junction_tree(domain, cliques)
+        except ValueError as exc:
+            raise InputError(f"{source}: invalid MRF model: {exc}") from None
     theta = _theta(doc["theta"], [list(domain.shape(c)) for c in cliques], source)
-    _require(isinstance(doc["ledger"], list) and all(isinstance(entry, dict) for entry in doc["ledger"]), source,
-             "the ledger must be a list of objects")
+    problem = ledger_problem(doc["ledger"])  # finite numbers, plain rationals: before any Fraction is built
+    _require(problem is None, source, str(problem))
     ledger = tuple(LedgerEntry.from_dict(entry) for entry in doc["ledger"])
     plan = settings.plan(round(n), schema, names)
     try:
@@ -114,6 +122,7 @@ def _theta(raw: Any, shapes: list[list[int]], source: str) -> list[np.ndarray]:
         values = item.get("values")
         _require(isinstance(values, list) and len(values) == math.prod(shape), source,
                  "a θ table has the wrong number of values")
-        _require(all(_number(v) for v in values), source, "θ values must be finite numbers")
+        _require(all(_number(v) and abs(v) <= MAX_ABS_THETA for v in values), source,
+                 f"θ values must be finite numbers in [-{MAX_ABS_THETA:g}, {MAX_ABS_THETA:g}]")
         out.append(np.asarray(values, dtype=np.float64).reshape(shape))
     return out

@@ -208,16 +208,20 @@ def _domain_lines(w: Path) -> list[str]:
 
 
 def _mrf_document(d: int, cliques: list[tuple[int, ...]], inference: str, theta: float) -> dict:
+    """A version-1 MRF model document over d binary variables whose ledger is the plan its
+    parameters imply (one discrete-Laplace table per clique at ε/m, Δ = 2)."""
     names = [f"v{i}" for i in range(d)]
+    m = len(cliques)
     return {"format": "privbayes-mrf", "version": 1,
             "schema": {"version": 1, "attributes": [{"name": n, "kind": "binary"} for n in names]},
             "cliques": [[names[v] for v in c] for c in cliques],
-            "parameters": {"epsilon": max(1.0, len(cliques) / 1024), "method": "naive", "relation": "replace-one",
-                           "lam": None, "inference": inference, "delta": None},
-            "fitted": {"n": 100.0, "seeded": False, "epsilon_spent": len(cliques) / 1024, "delta_spent": 0.0},
+            "parameters": {"epsilon": 1.0, "method": "naive", "relation": "replace-one", "lam": None,
+                           "inference": inference, "delta": None},
+            "fitted": {"n": 100.0, "seeded": False, "epsilon_spent": 1.0, "delta_spent": 0.0},
             "theta": [{"shape": [2] * len(c), "values": [theta] * 2 ** len(c)} for c in cliques],
-            "ledger": [{"step": f"clique table {i}", "mechanism": "discrete Laplace", "epsilon": 1 / 1024,
-                        "sensitivity": 2.0, "measured": "counts"} for i in range(len(cliques))]}
+            "ledger": [{"step": "clique table " + ",".join(names[v] for v in c), "mechanism": "discrete Laplace",
+                        "epsilon": 1 / m, "epsilon_exact": f"1/{m}", "sensitivity": 2.0, "measured": "counts"}
+                       for c in cliques]}
 
 
 def _mrf_exact(w: Path) -> list[str]:
@@ -235,8 +239,8 @@ def _mrf_theta(w: Path) -> list[str]:
 
 def _mrf_seed(w: Path) -> list[str]:
     _base(w)
-    return ["mrf", "fit", str(w / "d.csv"), "--schema", str(w / "s.yaml"), "--cliques", "a,b", "--epsilon", "1",
-            "--seed", "-1", "-o", str(w / "out" / "mrf.json")]
+    return ["fit", str(w / "d.csv"), "--method", "mrf", "--schema", str(w / "s.yaml"), "--cliques", "a,b",
+            "--epsilon", "1", "--seed", "-1", "-o", str(w / "out" / "mrf.json")]
 
 
 def _nbc_seed(w: Path) -> list[str]:
@@ -302,7 +306,7 @@ CASES = [
     Case("model-ledger-infinity", "files", "model ledger epsilon Infinity", _model_ledger("inf")),
     Case("mrf-exact-inference", "files", "64 KB MRF file requesting exact inference (2^26 cells)", _mrf_exact),
     Case("mrf-theta-1e308", "files", "MRF file with θ = 1e308", _mrf_theta),
-    Case("mrf-fit-seed-minus-1", "files", "privbayes mrf fit --seed -1", _mrf_seed),
+    Case("mrf-fit-seed-minus-1", "files", "privbayes fit --method mrf --seed -1 (was mrf fit)", _mrf_seed),
     Case("nbc-publish-seed-minus-1", "files", "privbayes nbc publish --synthesize --seed -1", _nbc_seed),
     Case("dollar-labels-report", "files", "evaluate --report with $…$ names and categories", _labels,
          expect="succeed", limit_s=15.0, limit_mb=400.0, outputs=["report.html"]),

@@ -46,8 +46,8 @@ def ws(tmp_path_factory):
     (w / "out").mkdir()
     assert main(["fit", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--epsilon", "1", "--degree", "1",
                  "--seed", "1", "-o", str(w / "model.json")]) == 0
-    assert main(["mrf", "fit", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--cliques", "a,b;b,c",
-                 "--epsilon", "1", "--method", "naive", "--seed", "1", "-o", str(w / "mrf.json")]) == 0
+    assert main(["fit", str(w / "data.csv"), "--method", "mrf", "--schema", str(w / "schema.yaml"), "--cliques",
+                 "a,b;b,c", "--epsilon", "1", "--estimation", "naive", "--seed", "1", "-o", str(w / "mrf.json")]) == 0
     return w
 
 
@@ -274,14 +274,19 @@ def test_model_file_numbers_are_finite_and_in_range(ws, capsys, tmp_path, edit, 
     assert_one_line_refusal(code, err, ws / "out", mentions=mentions)
 
 
+@pytest.mark.parametrize("where", ["ledger", "parameters"])
 @pytest.mark.parametrize("source", ["model.json", "mrf.json"])
-def test_an_exponent_in_an_exact_ledger_value_is_refused_at_once(ws, tmp_path, source):
-    """Fraction('1e99999999') builds a 10^8-digit integer: main hung on it."""
-    path = _tampered(ws, tmp_path, lambda d: d["ledger"][0].update(epsilon_exact="1e99999999"), source=source)
+def test_an_exponent_in_an_exact_value_is_refused_at_once(ws, tmp_path, source, where):
+    """Fraction('1e99999999') builds a 10^8-digit integer: 39cde02 hung on it in a ledger, and main at
+    73010cd in a version-3 file's parameters (validation.exact)."""
+    def edit(doc):
+        (doc["ledger"][0] if where == "ledger" else doc["parameters"])["epsilon_exact"] = "1e99999999"
+    path = _tampered(ws, tmp_path, edit, source=source)
     code, err, seconds = subprocess_cli(["inspect" if source == "model.json" else "sample", str(path),
                                          *([] if source == "model.json" else ["-n", "2", "-o",
                                                                               str(tmp_path / "s.csv")])], timeout=20)
-    assert code == 2 and "epsilon_exact must be a rational" in err and len(err.strip().splitlines()) == 1, err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert ("epsilon_exact must be a rational" if where == "ledger" else "at most 400 digits") in err, err
 
 
 # --- wide schemas: parent sets without recursion ------------------------------------------------------
@@ -365,6 +370,8 @@ def test_a_wide_table_fits_and_inspects(ws, capsys, tmp_path):
 # --- MRF model files -------------------------------------------------------------------------------------
 
 def _mrf_document(d: int, cliques, inference: str, theta: float = 0.0) -> dict:
+    """A version-1 MRF model document over d binary variables whose ledger is the plan its
+    parameters imply (one discrete-Laplace table per clique at ε/m, Δ = 2)."""
     names = [f"v{i}" for i in range(d)]
     m = len(cliques)
     return {"format": "privbayes-mrf", "version": 1,
@@ -372,10 +379,11 @@ def _mrf_document(d: int, cliques, inference: str, theta: float = 0.0) -> dict:
             "cliques": [[names[v] for v in c] for c in cliques],
             "parameters": {"epsilon": 1.0, "method": "naive", "relation": "replace-one", "lam": None,
                            "inference": inference, "delta": None},
-            "fitted": {"n": 100.0, "seeded": False, "epsilon_spent": m / 1024, "delta_spent": 0.0},
+            "fitted": {"n": 100.0, "seeded": False, "epsilon_spent": 1.0, "delta_spent": 0.0},
             "theta": [{"shape": [2] * len(c), "values": [theta] * 2 ** len(c)} for c in cliques],
-            "ledger": [{"step": f"clique table {i}", "mechanism": "discrete Laplace", "epsilon": 1 / 1024,
-                        "sensitivity": 2.0, "measured": "counts"} for i in range(m)]}
+            "ledger": [{"step": "clique table " + ",".join(names[v] for v in c), "mechanism": "discrete Laplace",
+                        "epsilon": 1 / m, "epsilon_exact": f"1/{m}", "sensitivity": 2.0, "measured": "counts"}
+                       for c in cliques]}
 
 
 def test_an_mrf_file_cannot_request_exact_inference_above_the_cap(ws, capsys, tmp_path):
@@ -422,9 +430,10 @@ def test_mrf_log_potentials_at_the_bound_sample(ws, capsys, tmp_path):
 # --- seeds and partial outputs ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("seed", ["-1", "x", "1.5", str(2**63)])
-def test_mrf_fit_checks_its_seed_first(ws, capsys, seed):
-    code, err = run_cli(["mrf", "fit", str(ws / "data.csv"), "--schema", str(ws / "schema.yaml"), "--cliques", "a,b",
-                         "--epsilon", "1", "--seed", seed, "-o", str(ws / "out" / "m.json")], capsys)
+def test_an_mrf_fit_checks_its_seed_first(ws, capsys, seed):
+    """39cde02: `mrf fit --seed -1` ended in numpy's ValueError traceback (the CLI package checks it now)."""
+    code, err = run_cli(["fit", str(ws / "data.csv"), "--method", "mrf", "--schema", str(ws / "schema.yaml"),
+                         "--cliques", "a,b", "--epsilon", "1", "--seed", seed, "-o", str(ws / "out" / "m.json")], capsys)
     assert_one_line_refusal(code, err, ws / "out", mentions="--seed")
 
 

@@ -194,6 +194,8 @@ def _model_ledger(edit: str) -> Callable[[Path], list[str]]:
         doc = _model(w)
         if edit == "exponent":
             doc["ledger"][0]["epsilon_exact"] = "1e99999999"
+        elif edit == "parameters":
+            doc["parameters"]["epsilon_exact"] = "1e99999999"
         else:
             doc["ledger"][0]["epsilon"] = float("inf")
         (w / "ledger.json").write_text(json.dumps(doc))
@@ -303,6 +305,8 @@ CASES = [
     Case("model-300x2^16-bins", "files", "25 KB model file: 300 attributes of 2^16 bins", _model_bins),
     Case("domain-200k-lines", "files", "2.4 MB .domain file: 200,000 attributes", _domain_lines),
     Case("model-ledger-exponent", "files", "model ledger epsilon_exact '1e99999999'", _model_ledger("exponent")),
+    Case("model-params-exponent", "files", "version-3 model parameters epsilon_exact '1e99999999'",
+         _model_ledger("parameters")),
     Case("model-ledger-infinity", "files", "model ledger epsilon Infinity", _model_ledger("inf")),
     Case("mrf-exact-inference", "files", "64 KB MRF file requesting exact inference (2^26 cells)", _mrf_exact),
     Case("mrf-theta-1e308", "files", "MRF file with θ = 1e308", _mrf_theta),

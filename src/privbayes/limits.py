@@ -6,7 +6,14 @@ is built, so hostile files are refused in milliseconds.  The defaults fit a 24 G
 machine with room to spare; each can be raised through an environment variable
 (``PRIVBAYES_MAX_BINS``, ``PRIVBAYES_MAX_CATEGORIES``, ``PRIVBAYES_MAX_TAXONOMY_DEPTH``,
 ``PRIVBAYES_MAX_TABLE_CELLS``, ``PRIVBAYES_MAX_FILE_MB``, ``PRIVBAYES_MAX_FIT_GB``,
-``PRIVBAYES_MAX_CANDIDATE_SETS``) or :func:`configure`.
+``PRIVBAYES_MAX_CANDIDATE_SETS``, ``PRIVBAYES_MAX_LINE_KB``, ``PRIVBAYES_MAX_INPUT_MB``,
+``PRIVBAYES_MAX_EXPANSION``) or :func:`configure`.
+
+The last three bound the reading of a text table (CSV, ``.dat``; compressed or not), checked
+while it streams: a hostile file is refused after at most that many bytes, never decompressed
+whole first.  They are the operator's resource limits, not part of the privacy guarantee: a
+refusal says only that the input exceeds them, so set them far above the expected size
+(docs/decisions.md, "Strict reading").
 """
 
 from __future__ import annotations
@@ -38,11 +45,24 @@ class Limits:
     is lowered until at most this many generalised subsets fit under it
     (:mod:`privbayes.bayesnet.candidates`; public, so it costs no privacy).  The default binds
     on none of the paper's four datasets at ε ≤ 1.6."""
+    max_line_bytes: int = 2**20
+    """Bytes of one line of a text table (the header or a data row; with ``quoted_newlines``, one
+    record): a longer line refuses the file as soon as the reader has seen that many bytes of it."""
+    max_input_bytes: int = 2**36
+    """Decompressed bytes of one text table (64 GiB)."""
+    max_expansion: int = 2000
+    """Decompressed bytes per compressed byte of a compressed text table, checked once more than
+    :data:`EXPANSION_GRACE` bytes are out (gzip cannot exceed ≈ 1032; real tables stay below 100)."""
 
 
 _ENV = {"max_bins": "PRIVBAYES_MAX_BINS", "max_categories": "PRIVBAYES_MAX_CATEGORIES",
         "max_taxonomy_depth": "PRIVBAYES_MAX_TAXONOMY_DEPTH", "max_table_cells": "PRIVBAYES_MAX_TABLE_CELLS",
-        "max_candidate_sets": "PRIVBAYES_MAX_CANDIDATE_SETS"}
+        "max_candidate_sets": "PRIVBAYES_MAX_CANDIDATE_SETS", "max_expansion": "PRIVBAYES_MAX_EXPANSION"}
+_SCALED = {"max_file_bytes": ("PRIVBAYES_MAX_FILE_MB", 2**20), "max_fit_bytes": ("PRIVBAYES_MAX_FIT_GB", 2**30),
+           "max_line_bytes": ("PRIVBAYES_MAX_LINE_KB", 2**10), "max_input_bytes": ("PRIVBAYES_MAX_INPUT_MB", 2**20)}
+EXPANSION_GRACE = 16 * 2**20
+"""Decompressed bytes always allowed before :attr:`Limits.max_expansion` applies (small files
+of a repetitive table may compress very well)."""
 
 
 def _from_environment() -> Limits:
@@ -50,10 +70,9 @@ def _from_environment() -> Limits:
     for field, variable in _ENV.items():
         if variable in os.environ:
             values[field] = _positive(os.environ[variable], variable)
-    if "PRIVBAYES_MAX_FILE_MB" in os.environ:
-        values["max_file_bytes"] = _positive(os.environ["PRIVBAYES_MAX_FILE_MB"], "PRIVBAYES_MAX_FILE_MB") * 2**20
-    if "PRIVBAYES_MAX_FIT_GB" in os.environ:
-        values["max_fit_bytes"] = _positive(os.environ["PRIVBAYES_MAX_FIT_GB"], "PRIVBAYES_MAX_FIT_GB") * 2**30
+    for field, (variable, unit) in _SCALED.items():
+        if variable in os.environ:
+            values[field] = _positive(os.environ[variable], variable) * unit
     return Limits(**values)
 
 

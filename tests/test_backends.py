@@ -157,7 +157,8 @@ def test_refusals_are_the_same_on_duckdb(tmp_path, form, case):
         counting.open(path, schema, backend="duckdb")
     assert str(duckdb_error.value) == str(numpy_error.value)
     assert duckdb_error.value.rows == numpy_error.value.rows
-    assert "zz" not in str(duckdb_error.value) and "-4" not in str(duckdb_error.value)
+    message = str(duckdb_error.value).replace(str(path), "")  # the temporary path may hold "-4" (pytest-43)
+    assert "zz" not in message and "-4" not in message
 
 
 def test_clip_and_category_policies_agree(tmp_path):

@@ -60,7 +60,7 @@ _ENV = {"max_bins": "PRIVBAYES_MAX_BINS", "max_categories": "PRIVBAYES_MAX_CATEG
         "max_candidate_sets": "PRIVBAYES_MAX_CANDIDATE_SETS", "max_expansion": "PRIVBAYES_MAX_EXPANSION"}
 _SCALED = {"max_file_bytes": ("PRIVBAYES_MAX_FILE_MB", 2**20), "max_fit_bytes": ("PRIVBAYES_MAX_FIT_GB", 2**30),
            "max_line_bytes": ("PRIVBAYES_MAX_LINE_KB", 2**10), "max_input_bytes": ("PRIVBAYES_MAX_INPUT_MB", 2**20)}
-EXPANSION_GRACE = 16 * 2**20
+EXPANSION_GRACE = 4 * 2**20
 """Decompressed bytes always allowed before :attr:`Limits.max_expansion` applies (small files
 of a repetitive table may compress very well)."""
 

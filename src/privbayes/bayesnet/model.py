@@ -93,6 +93,10 @@ class BayesNetModel:
             domain_source = DRAFT_DOMAIN
             caveats.append("the schema is an unreviewed draft read from the data ('inferred: true'): its domain "
                            "(categories, bounds, special values) is not covered by epsilon")
+        if self.schema.quoted_newlines:
+            caveats.append("the schema lets quoted CSV fields span lines ('quoted_newlines: true'): reading is not "
+                           "row-local, so one malformed row can change how the rows after it are read, which the "
+                           "sensitivity does not bound")
         return PrivacyReport({
             "mechanism": self.mechanism,
             "differentially_private": self.differentially_private,

@@ -291,23 +291,32 @@ def check_parquet_types(arrow_schema: Any, names: list[str], where: str) -> None
                              "reads (numbers, booleans, text, dates, time stamps or decimals)")
 
 
+def check_names(columns: list[str], left_out: list[str], schema: Schema, source: str) -> None:
+    """The column checks of :func:`raw_columns` on the names alone: no repeated name, every schema
+    column present, and one note naming the columns ``left_out`` that ``drop`` does not list."""
+    seen: set[str] = set()
+    for column in columns:
+        if column in seen:
+            raise InputError(f"{source}: column {column!r} appears more than once")
+        seen.add(column)
+    absent = [n for n in schema.names if n not in seen]
+    if absent:
+        raise InputError(f"{source}: column {absent[0]!r} of the schema is missing from the data")
+    declared = set(schema.names) | set(schema.dropped)
+    extra = [c for c in left_out if c not in declared]
+    if extra:
+        names = ", ".join(repr(c) for c in extra[:10]) + (", …" if len(extra) > 10 else "")
+        warnings.warn(f"{source}: left out {len(extra)} column(s) not in the schema: {names} "
+                      "(list them under 'drop:' to silence this note)", ColumnsLeftOut, stacklevel=3)
+
+
 def raw_columns(frame: pd.DataFrame, schema: Schema, source: str, *, allow_empty: bool = False) -> dict[str, RawColumn]:
     """The schema's columns of ``frame`` as :class:`RawColumn` s, after checking the column names.
 
     Columns the schema does not declare are left out; those it does not list under ``drop``
     either are named once in a :class:`ColumnsLeftOut` warning."""
     columns = [str(c) for c in frame.columns]
-    if len(set(columns)) != len(columns):
-        dup = next(c for c in columns if columns.count(c) > 1)
-        raise InputError(f"{source}: column {dup!r} appears more than once")
-    absent = [n for n in schema.names if n not in columns]
-    if absent:
-        raise InputError(f"{source}: column {absent[0]!r} of the schema is missing from the data")
-    extra = [c for c in frame.attrs.get("left_out", columns) if c not in schema.names and c not in schema.dropped]
-    if extra:
-        names = ", ".join(repr(c) for c in extra[:10]) + (", …" if len(extra) > 10 else "")
-        warnings.warn(f"{source}: left out {len(extra)} column(s) not in the schema: {names} "
-                      "(list them under 'drop:' to silence this note)", ColumnsLeftOut, stacklevel=2)
+    check_names(columns, frame.attrs.get("left_out", columns), schema, source)
     if len(frame) == 0 and not allow_empty:
         raise InputError(f"{source}: the data has no rows")
     malformed = frame.attrs.get("malformed")

@@ -85,16 +85,23 @@ def spark_from_file(path: Any, suffix: str, schema: Schema, session: Any = None,
 
     import pyarrow as pa
 
-    spark = local_session(session)
-    prefix = unique_prefix()
+    from privbayes.counting.reading import TableFile, open_text
+
     where = str(path)
     text = suffix == ".csv"
+    if text:  # the driver streams the file once through the shared reader before Spark starts
+        table = open_text(path, schema, path.sep if isinstance(path, TableFile) else None, "utf-8")
+        check_columns(table.columns, schema, where)
+        table.lines.drain()
+    else:
+        parquet_schema(path, schema, where)
+    spark = local_session(session)
+    prefix = unique_prefix()
     link = LiteralPath(path)  # lives as long as the table: Spark may read the file again
     try:
         if text:
-            frame = _text_rows(spark, link.path, path, schema)
+            frame = _text_rows(spark, link.path, table)
         else:
-            parquet_schema(link.path, schema, where)
             frame = spark.read.parquet(link.path)
             check_columns(list(frame.columns), schema, where)
             frame = frame.selectExpr(*[_ident(a.name) for a in schema.attributes])
@@ -127,23 +134,19 @@ def spark_from_file(path: Any, suffix: str, schema: Schema, session: Any = None,
     return table.localise()
 
 
-def _text_rows(spark: Any, link: str, path: Any, schema: Schema) -> Any:
+def _text_rows(spark: Any, link: str, table: Any) -> Any:
     """The schema's columns of a CSV file's rows (null in every column of a malformed row) and each
     row's position ``_i`` (file order), split by the strict dialect in the Python workers.
 
-    The driver first streams the file through the shared reader (every cap, UTF-8, the header);
-    Spark's text source then cuts the same lines (at ``\\n``, ``\\r`` and ``\\r\\n``); the workers
+    The driver has streamed the file through the shared reader (``table``: every cap, UTF-8, the
+    header); Spark's text source then cuts the same lines (at ``\\n``, ``\\r`` and ``\\r\\n``); the workers
     skip empty lines and split the rest.  The header is the first non-empty line, i.e. the row with
     ``_i`` = 0 (the first split of a file is the first partition), which a look at the first
     partition checks."""
     from pyspark.sql.types import BooleanType, StringType, StructField, StructType
 
     from privbayes.counting import dialect as dialect_module
-    from privbayes.counting.reading import TableFile, open_text
 
-    table = open_text(path, schema, path.sep if isinstance(path, TableFile) else None, "utf-8")
-    check_columns(table.columns, schema, table.where)
-    table.lines.drain()
     names = [table.columns[i] for i in table.wanted]
     fields = [f"f{k}" for k in range(len(names))]
     out = StructType([StructField(f, StringType(), True) for f in fields] + [StructField("_h", BooleanType(), False)])

@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from privbayes import InputError, counting
+from privbayes.counting.dialect import Dialect
 from privbayes.counting.reading import TableFile
 from privbayes.privacy.neighbours import neighbours
 from privbayes.schema import Attribute, Schema
@@ -177,6 +178,70 @@ def test_csv_numpy_and_duckdb_agree_and_neighbours_stay_within_the_sensitivity(t
     a, b = outcome(path_a, LENIENT, "numpy"), outcome(path_b, LENIENT, "numpy")
     if case["encoding"] == "utf-8" or all(r.isascii() for r in records + [line]):
         assert a[0] == b[0] == "ok"  # nothing row-level refuses a file under 'category' policies
+
+
+def reference_split(line: str, sep: str, multiline: bool = False) -> list[str] | None:
+    """The dialect's grammar read character by character, independently of its implementation:
+    the fields of one row, or None when it is malformed."""
+    fields, i, n = [], 0, len(line)
+    while True:
+        if i < n and line[i] == '"':
+            j, value = i + 1, []
+            while True:
+                if j >= n or (line[j] in "\r\n" and not multiline):
+                    return None  # a quote left open on its line
+                if line[j] == '"':
+                    if j + 1 < n and line[j + 1] == '"':
+                        value.append('"')
+                        j += 2
+                        continue
+                    j += 1
+                    break
+                value.append(line[j])
+                j += 1
+            fields.append("".join(value))
+        else:
+            j = i
+            while j < n and line[j] != sep:
+                if line[j] in '"\r\n':
+                    return None  # a quote (or line break) inside an unquoted field
+                j += 1
+            fields.append(line[i:j])
+        if j == n:
+            return fields
+        if line[j] != sep:
+            return None  # text after a closing quote
+        i = j + 1
+
+
+LINES = st.one_of(st.text(alphabet='ab,;" \x00é\t\r\n', min_size=1, max_size=10),
+                  RECORD.map(lambda fields: ",".join(render(t, s) for t, s in fields)))
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(lines=st.lists(LINES, min_size=1, max_size=30), width=st.integers(1, 4), multiline=st.booleans())
+def test_every_splitting_path_reads_the_grammar(lines, width, multiline):
+    """Arrow's split, the all-quoted fast path, the csv reader and the regular expression give the
+    fields an independent character-by-character parser gives, for every line (null: malformed or
+    not ``width`` fields)."""
+    if not multiline:
+        lines = [line.replace("\r", "").replace("\n", "") or "x" for line in lines]
+    dialect = Dialect(",", quoted_newlines=multiline)
+    got = dialect.fields(pa.array(lines, pa.large_string()), width, list(range(width)))
+    for i, line in enumerate(lines):
+        want = reference_split(line, ",", multiline)
+        assert dialect.split_one(line) == want, line
+        expected = want if want is not None and len(want) == width else [None] * width
+        assert [column[i].as_py() for column in got] == expected, line
+
+
+def test_a_line_longer_than_the_csv_readers_field_limit_is_read_by_the_grammar():
+    import csv
+
+    big = '"' + 'a""b,' * (csv.field_size_limit() // 4) + '",x'
+    dialect = Dialect(",")
+    got = dialect.fields(pa.array([big, "y,z"], pa.large_string()), 2, [0, 1])
+    assert [c.to_pylist() for c in got] == [[reference_split(big, ",")[0], "y"], ["x", "z"]]
 
 
 TEXTS = st.one_of(st.none(), st.sampled_from(["x", " y ", "NA", "", "1", "01", "é", "1.0"]), st.text(max_size=3))

@@ -118,6 +118,21 @@ def test_a_quoted_line_break_splits_the_record_unless_the_schema_opts_in(tmp_pat
         counting.open(tmp_path / "open.csv", multiline, backend=backend)
 
 
+def test_a_frame_read_from_a_file_keeps_its_malformed_rows_when_shuffled(tmp_path):
+    """Malformed cells carry their mark in the frame (not in a row mask that a reordering would
+    misplace): a shuffled copy codes the same rows the same way."""
+    from privbayes.counting import leaf_codes
+    from privbayes.counting.reading import read_frame
+
+    path = write(tmp_path / "t.csv", "a,b\nx,0\n\"y,1\nz,1\nx\n")
+    frame = read_frame(path, CATEGORY)
+    codes = leaf_codes(frame, CATEGORY)
+    assert codes.tolist() == [[0, 0], [3, 2], [2, 1], [3, 2]]
+    order = [3, 1, 0, 2]
+    assert leaf_codes(frame.iloc[order].reset_index(drop=True), CATEGORY).tolist() == codes[order].tolist()
+    assert str(frame["a"][1]) == ""  # text to code outside labelling (the schema draft): an empty field
+
+
 def test_the_opt_in_is_named_in_the_privacy_report(tmp_path):
     path = write(tmp_path / "t.csv", "a,b\n" + "x,0\ny,1\n" * 20)
     model = PrivBayes(1.0, random_state=0).fit(path, Schema(REFUSE.attributes, quoted_newlines=True)).model_

@@ -21,11 +21,16 @@ blanks (space, tab, vertical tab, form feed), blanks at either end are ignored, 
 only are skipped, and ``"`` is an ordinary character.
 
 Implementation: lines without a ``"`` (the common case) are split by Arrow in one vectorised
-step; only lines holding a quote go through the regular expression below, one by one.
+step.  A line holding a quote is checked against the grammar by a regular expression, one line
+at a time; if it fits, Python's C ``csv`` reader (which reads exactly these fields from a line
+of this grammar) splits it, else the row is malformed.  :meth:`Dialect.split_one` is the
+definition; tests compare every path with it and with an independent character-by-character
+parser.
 """
 
 from __future__ import annotations
 
+import csv
 import re
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -85,32 +90,62 @@ class Dialect:
 
     def fields(self, lines: pa.Array, width: int, positions: Sequence[int]) -> list[pa.Array]:
         """Field ``p`` of every row for each ``p`` in ``positions`` (large_string arrays aligned with
-        ``lines``), null in every column where the row is malformed or has not ``width`` fields."""
+        ``lines``), null in every column where the row is malformed or has not ``width`` fields.
+
+        Three paths, one grammar: lines without a quote are split at the separator (Arrow);
+        lines whose every piece between separators is unquoted or a whole quoted field with no
+        quote inside (exporters that quote every field) are split and unquoted the same way; the
+        rest (escaped quotes, separators inside quotes, malformed rows) go line by line."""
         if len(lines) == 0:
             return [pa.array([], pa.large_string()) for _ in positions]
         if self.sep is None:
             return _take_fields(pc.ascii_split_whitespace(pc.ascii_trim_whitespace(lines)), width, positions)
         quoted = pc.match_substring(lines, QUOTE)
-        if self.quoted_newlines:  # a record without quotes may still hold a lone \r: malformed
-            quoted = pc.or_(quoted, pc.match_substring(lines, "\r"))
+        if self.quoted_newlines:  # a line break outside quotes (a lone \r) makes a record malformed
+            quoted = pc.or_(quoted, pc.match_substring_regex(lines, "[\r\n]"))
         slow = np.asarray(quoted.to_numpy(zero_copy_only=False), dtype=bool)
         if not slow.any():
             return _take_fields(pc.split_pattern(lines, self.sep), width, positions)
-        fast_rows, slow_rows = np.flatnonzero(~slow), np.flatnonzero(slow)
-        fast = _take_fields(pc.split_pattern(lines.take(pa.array(fast_rows)), self.sep), width, positions)
-        slow_fields = self._slow_fields(lines.take(pa.array(slow_rows)).to_pylist(), width, positions)
+        groups = [(np.flatnonzero(~slow), None)]
+        rows = np.flatnonzero(slow)
+        parts = pc.split_pattern(lines.take(pa.array(rows)), self.sep)
+        pieces = parts.values
+        inner = '[^"]' if self.quoted_newlines else '[^"\\r\\n]'
+        plain = pc.match_substring_regex(pieces, f'^(?:[^"\\r\\n]*|"{inner}*")$').to_numpy(zero_copy_only=False)
+        offsets = parts.offsets.to_numpy()
+        simple = np.add.reduceat(~plain, offsets[:-1]) == 0  # every row has at least one piece
+        if simple.any():
+            unquoted = pc.if_else(pc.starts_with(pieces, QUOTE), pc.utf8_slice_codeunits(pieces, 1, -1), pieces)
+            groups.append((rows[simple], pa.LargeListArray.from_arrays(pa.array(offsets, pa.int64()), unquoted)
+                           .filter(pa.array(simple))))
+        if not simple.all():
+            hard = rows[~simple]
+            groups.append((hard, self._slow_fields(lines.take(pa.array(hard)).to_pylist(), width, positions)))
         order = np.empty(len(lines), np.int64)
-        order[np.concatenate([fast_rows, slow_rows])] = np.arange(len(lines))
-        return [pa.concat_arrays([a, b]).take(pa.array(order)) for a, b in zip(fast, slow_fields)]
+        order[np.concatenate([g for g, _ in groups])] = np.arange(len(lines))
+        columns = []
+        for group_rows, split in groups:
+            if split is None:
+                split = pc.split_pattern(lines.take(pa.array(group_rows)), self.sep)
+            columns.append(split if isinstance(split, list) else _take_fields(split, width, positions))
+        return [pa.concat_arrays([c[k] for c in columns]).take(pa.array(order)) for k in range(len(positions))]
 
     def _slow_fields(self, lines: list[str], width: int, positions: Sequence[int]) -> list[pa.Array]:
-        columns: list[list[str | None]] = [[] for _ in positions]
-        for line in lines:
-            fields = self.split_one(line)
-            ok = fields is not None and len(fields) == width
-            for column, p in zip(columns, positions):
-                column.append(fields[p] if ok else None)
-        return [pa.array(c, pa.large_string()) for c in columns]
+        """Fields of lines that hold a quote: the grammar checked line by line, then the C csv
+        reader splits the lines that fit (lines longer than its field limit: :meth:`split_one`)."""
+        sep, row, limit = self.sep, self._row, csv.field_size_limit()
+        fitting = [i for i, line in enumerate(lines) if len(line) < limit and row.fullmatch(line + sep)]
+        split: list[list[str] | None] = [None] * len(lines)
+        reader = csv.reader((lines[i] for i in fitting), delimiter=sep, quotechar=QUOTE, doublequote=True,
+                            skipinitialspace=False, strict=True)
+        for i, fields in zip(fitting, reader):
+            split[i] = fields
+        for i, line in enumerate(lines):
+            if len(line) >= limit:
+                split[i] = self.split_one(line)
+        empty = [None] * width
+        transposed = list(zip(*(f if f is not None and len(f) == width else empty for f in split)))
+        return [pa.array(transposed[p], pa.large_string()) for p in positions]
 
 
 def _take_fields(parts: pa.Array, width: int, positions: Sequence[int]) -> list[pa.Array]:

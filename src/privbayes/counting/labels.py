@@ -55,6 +55,26 @@ _NOT_A_VALUE = {"numeric": "a value is not a number (the schema says numeric)",
                 "date": "a value is not an ISO date YYYY-MM-DD (the schema says date)"}
 
 
+class _MalformedRow:
+    """The value of every cell of a malformed row in a frame read from a text table
+    (:data:`MALFORMED_CELL`): labelled as malformed, never equal to any value, ``""`` as text (so
+    that code outside labelling, such as the schema draft, sees an empty field)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<malformed row>"
+
+    def __str__(self) -> str:
+        return ""
+
+    def __reduce__(self) -> str:
+        return "MALFORMED_CELL"
+
+
+MALFORMED_CELL = _MalformedRow()
+
+
 class InvalidValuesError(InputError):
     """Values that the schema refuses.  The message names the column and the problem only;
     ``rows`` holds up to five 1-based data row numbers for local diagnosis
@@ -108,6 +128,8 @@ def _label_distinct(attr: Attribute, distinct: np.ndarray) -> np.ndarray:
 def _label_one(attr: Attribute, value: Any, token: str | None, cats: _Categories | None) -> int:
     if value is None or value is pd.NA or value is pd.NaT:
         return _MISSING
+    if value is MALFORMED_CELL:
+        return _MALFORMED
     if isinstance(value, (bytes, bytearray, memoryview)):
         try:
             value = bytes(value).decode("utf-8")

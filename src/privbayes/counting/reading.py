@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from privbayes.counting.dialect import Dialect
+from privbayes.counting.labels import MALFORMED_CELL
 from privbayes.counting.textstream import COMPRESSIONS, TextLines
 from privbayes.errors import ColumnsLeftOut, InputError
 from privbayes.schema import Schema
@@ -43,7 +44,8 @@ TABLE_SUFFIXES = (".csv", ".parquet", ".pq", ".dat")
 COMPRESSION_SUFFIXES = COMPRESSIONS
 """Compressed CSV and .dat files are read directly (``data.csv.gz``)."""
 MALFORMED = -2
-"""Position of a malformed row in a :class:`RawColumn` (−1 is a null)."""
+"""Position of a malformed row among a column's distinct values (−1 is a null), as the engine
+back-ends pass it to :func:`~privbayes.counting.labels.label_column`."""
 
 
 SEPARATORS = (",", ";", "\t", "|")
@@ -98,8 +100,9 @@ def detect_separator(header: str) -> str:
 
 @dataclass(frozen=True)
 class RawColumn:
-    """One column: ``distinct[positions[r]]`` is row r's value; position −1 is a null, −2 a
-    malformed row (:data:`MALFORMED`)."""
+    """One column: ``distinct[positions[r]]`` is row r's value; position −1 is a null.  (The engine
+    back-ends mark a malformed row by position :data:`MALFORMED`; frames by the value
+    :data:`~privbayes.counting.labels.MALFORMED_CELL`.)"""
 
     positions: np.ndarray
     distinct: np.ndarray
@@ -120,8 +123,9 @@ def read_frame(path: str | os.PathLike, schema: Schema | None, sep: str | None =
     """A table file as a DataFrame of raw values: text for CSV/.dat, each value's own type for Parquet.
 
     With a schema, only the columns it declares are read (the others are left out: see
-    :func:`raw_columns`).  ``sep``/``encoding`` default to a :class:`TableFile`'s own.  Malformed
-    rows of a text table hold nulls and are listed in ``frame.attrs["malformed"]``."""
+    :func:`raw_columns`).  ``sep``/``encoding`` default to a :class:`TableFile`'s own.  Every cell
+    of a malformed row of a text table holds :data:`~privbayes.counting.labels.MALFORMED_CELL`
+    (such columns are of dtype object; the others are text)."""
     if isinstance(path, TableFile):
         sep = path.sep if sep is None else sep
         encoding = path.encoding if encoding is None else encoding
@@ -202,10 +206,15 @@ def _read_text(path: Path, schema: Schema | None, sep: str | None, encoding: str
         for chunk, column in zip(chunks, columns):
             chunk.append(column)
     names = [table.columns[i] for i in table.wanted]
-    arrays = [pa.chunked_array(chunk, pa.large_string()) for chunk in chunks]
-    frame = pd.DataFrame({name: array.to_pandas() for name, array in zip(names, arrays)}, columns=names)
-    frame.attrs["malformed"] = (arrays[0].is_null().to_numpy(zero_copy_only=False) if arrays else
-                                np.zeros(0, dtype=bool))
+    columns = {}
+    for name, chunk in zip(names, chunks):
+        array = pa.chunked_array(chunk, pa.large_string())
+        column = array.to_pandas()
+        if array.null_count:  # malformed rows (a field of a well-formed row is never null)
+            column = column.astype(object)
+            column[array.is_null().to_numpy(zero_copy_only=False)] = MALFORMED_CELL
+        columns[name] = column
+    frame = pd.DataFrame(columns, columns=names)
     if schema is not None:
         frame.attrs["left_out"] = [c for c in table.columns if c not in schema.names]
     return frame
@@ -319,13 +328,9 @@ def raw_columns(frame: pd.DataFrame, schema: Schema, source: str, *, allow_empty
     check_names(columns, frame.attrs.get("left_out", columns), schema, source)
     if len(frame) == 0 and not allow_empty:
         raise InputError(f"{source}: the data has no rows")
-    malformed = frame.attrs.get("malformed")
     frame = frame.set_axis(columns, axis=1)
     out = {}
     for name in schema.names:
         positions, distinct = pd.factorize(frame[name], use_na_sentinel=True)
-        positions = np.asarray(positions, np.int64)
-        if malformed is not None and len(malformed) == len(positions):
-            positions[malformed] = MALFORMED
-        out[name] = RawColumn(positions, np.asarray(distinct))
+        out[name] = RawColumn(np.asarray(positions, np.int64), np.asarray(distinct))
     return out

@@ -157,29 +157,23 @@ def _too_long(where: str) -> InputError:
     return InputError(f"{where}: a line is longer than the limit of {cap / 1024:.0f} KB (PRIVBAYES_MAX_LINE_KB)")
 
 
-def _lines_of(block: bytes) -> pa.Array:
-    """The non-empty lines of ``block`` (UTF-8, every line complete) as a large_string array."""
-    data = np.frombuffer(block, np.uint8)
-    ends = np.flatnonzero((data == 10) | (data == 13))
-    if len(ends) == 0 or ends[-1] != len(data) - 1:
-        ends = np.append(ends, len(data))  # the last line of the file has no line break
+def _lines_of(block: bytes, ends: np.ndarray) -> pa.Array:
+    """The non-empty lines of ``block`` (UTF-8) as a large_string array; ``ends`` are the positions
+    of its line breaks, and a last line without one ends at the end of the block."""
+    if len(ends) == 0 or ends[-1] != len(block) - 1:
+        ends = np.append(ends, len(block))
     starts = np.concatenate(([0], ends[:-1] + 1))
     offsets = np.empty(2 * len(ends) + 1, np.int64)  # line i is element 2i, its line break element 2i+1
     offsets[0] = 0
     offsets[1::2] = ends
-    offsets[2::2] = np.minimum(ends + 1, len(data))
+    offsets[2::2] = np.minimum(ends + 1, len(block))
     pieces = pa.LargeStringArray.from_buffers(2 * len(ends), pa.py_buffer(offsets), pa.py_buffer(block))
-    keep = np.flatnonzero(ends > starts) * 2
-    return pieces.take(pa.array(keep, pa.int64()))
+    return pieces.take(pa.array(np.flatnonzero(ends > starts) * 2, pa.int64()))
 
 
-def _longest(block: bytes) -> int:
+def _breaks(block: bytes) -> np.ndarray:
     data = np.frombuffer(block, np.uint8)
-    breaks = np.flatnonzero((data == 10) | (data == 13))
-    if len(breaks) == 0:
-        return len(data)
-    gaps = np.diff(breaks) - 1
-    return int(max(breaks[0], len(data) - 1 - breaks[-1], gaps.max() if len(gaps) else 0))
+    return np.flatnonzero((data == 10) | (data == 13))
 
 
 def line_batches(chunks: Iterator[bytes], where: str) -> Iterator[pa.Array]:
@@ -188,20 +182,22 @@ def line_batches(chunks: Iterator[bytes], where: str) -> Iterator[pa.Array]:
     carry = b""
     for chunk in chunks:
         block = carry + chunk if carry else chunk
-        last = max(block.rfind(b"\n"), block.rfind(b"\r"))
-        if last < 0:
+        ends = _breaks(block)
+        if len(ends) == 0:
             if len(block) > cap:
                 raise _too_long(where)
             carry = block
             continue
+        last = int(ends[-1])
         complete, carry = block[:last + 1], block[last + 1:]
-        if len(carry) > cap or _longest(complete) > cap:
+        longest = max(int(ends[0]), int((np.diff(ends) - 1).max()) if len(ends) > 1 else 0, len(carry))
+        if longest > cap:
             raise _too_long(where)
-        yield _lines_of(complete)
+        yield _lines_of(complete, ends)
     if carry:
         if len(carry) > cap:
             raise _too_long(where)
-        yield _lines_of(carry)
+        yield _lines_of(carry, _breaks(carry))
 
 
 def _utf8_size(text: str) -> int:

@@ -235,6 +235,45 @@ def test_decompressed_input_is_capped_while_streaming(tmp_path, backend, monkeyp
     assert "PRIVBAYES_MAX_EXPANSION" in message and seconds < 1 and peak < 200
 
 
+def _compressed(path: Path, data: bytes) -> Path:
+    kind = path.suffix
+    if kind == ".zip":
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("t.csv", data)
+    elif kind == ".zst":
+        with pa.output_stream(str(path), compression="zstd") as out:
+            out.write(data)
+    else:
+        path.write_bytes({".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress}[kind](data))
+    return path
+
+
+@pytest.mark.parametrize("backend", ENGINES)
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz", ".zip", ".zst"])
+def test_every_compression_streams_and_a_damaged_file_is_one_line(tmp_path, suffix, backend):
+    data = b"a,b\n" + b"x,0\ny,1\n" * 5000
+    path = _compressed(tmp_path / f"t.csv{suffix}", data)
+    assert counting.open(path, REFUSE, backend=backend).n == 10000
+    cut = tmp_path / f"cut.csv{suffix}"
+    cut.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
+    with pytest.raises(InputError) as error:
+        counting.open(cut, REFUSE, backend=backend)
+    assert str(error.value).startswith(f"{cut}: not a valid") and "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("backend", ENGINES)
+def test_a_dat_line_with_the_wrong_number_of_fields_is_one_malformed_row(tmp_path, backend):
+    """The authors' whitespace-separated .dat files: pandas reported "Expected 2 fields in line 3,
+    saw 3" (a line number) for the whole file."""
+    path = write(tmp_path / "t.dat", "x 0\n y   1 \n x 0 9\n\t\nz\n")
+    assert outcome(path, CATEGORY, backend) == outcome(path, CATEGORY, "numpy")
+    assert counting.open(path, CATEGORY, backend=backend).counts([0, 1]).tolist() == [
+        [1, 0, 0], [0, 1, 0], [0, 0, 0], [0, 0, 2]]
+    with pytest.raises(InvalidValuesError) as error:
+        counting.open(path, REFUSE, backend=backend)
+    assert error.value.rows == (3, 4)
+
+
 @pytest.mark.parametrize("backend", ENGINES)
 def test_text_that_is_not_utf8_is_a_one_line_error(tmp_path, backend):
     """DuckDB (and Spark) gave a UnicodeDecodeError traceback; numpy named a byte position."""

@@ -269,13 +269,15 @@ def _read_parquet(path: Path, schema: Schema | None) -> pd.DataFrame:
 def is_text(kind: Any) -> bool:
     import pyarrow as pa
 
-    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind)
+    view = getattr(pa.types, "is_string_view", lambda _: False)  # pyarrow ≥ 16
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or view(kind)
 
 
 def is_binary(kind: Any) -> bool:
     import pyarrow as pa
 
-    return pa.types.is_binary(kind) or pa.types.is_large_binary(kind) or pa.types.is_binary_view(kind)
+    view = getattr(pa.types, "is_binary_view", lambda _: False)  # pyarrow ≥ 16
+    return pa.types.is_binary(kind) or pa.types.is_large_binary(kind) or view(kind)
 
 
 def readable_type(kind: Any) -> bool:

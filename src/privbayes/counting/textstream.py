@@ -78,25 +78,14 @@ def _open_binary(path: Path) -> IO[bytes]:
         except (RuntimeError, NotImplementedError, zipfile.BadZipFile, ValueError):  # encrypted, unknown method
             archive.close()
             raise InputError(f"{path}: the .zip member cannot be read (encrypted or an unsupported method)") from None
-    if kind == ".zst":
-        try:
-            import zstandard
-        except ImportError:
-            raise InputError(f"{path}: reading .zst needs the zstandard package (pip install zstandard)") from None
-        return zstandard.ZstdDecompressor().stream_reader(open(path, "rb"), closefd=True)
+    if kind == ".zst":  # Arrow's own zstd codec, streaming
+        return pa.input_stream(str(path), compression="zstd")
     return open(path, "rb")
 
 
 def _decompression_errors() -> tuple[type[BaseException], ...]:
-    errors: tuple[type[BaseException], ...] = (OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile,
-                                               RuntimeError, NotImplementedError)
-    try:
-        import zstandard
-
-        errors += (zstandard.ZstdError,)
-    except ImportError:
-        pass
-    return errors
+    return (OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile, RuntimeError, NotImplementedError,
+            pa.ArrowException)
 
 
 def raw_chunks(path: Path, where: str) -> Iterator[bytes]:

@@ -364,6 +364,7 @@ def test_spark_reads_malformed_rows_and_hostile_files_like_numpy(tmp_path, spark
         for schema in (CATEGORY, REFUSE):
             path = tmp_path / name
             assert outcome(path, schema, spark) == outcome(path, schema, "numpy"), name
+    configure(max_expansion=10**9)  # the line cap alone, as above
     _line_bomb(tmp_path / "t.csv.bz2", 48)
     seconds, peak, message = _refused_quickly(lambda: counting.open(tmp_path / "t.csv.bz2", REFUSE, backend=spark))
     assert "PRIVBAYES_MAX_LINE_KB" in message and seconds < 1

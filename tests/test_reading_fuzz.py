@@ -235,6 +235,51 @@ def test_every_splitting_path_reads_the_grammar(lines, width, multiline):
         assert [column[i].as_py() for column in got] == expected, line
 
 
+def _cut(data: bytes, sizes: list[int]) -> list[bytes]:
+    """``data`` in chunks of the given sizes (then the rest): boundaries anywhere, inside a UTF-8
+    character or between CR and LF."""
+    chunks, at = [], 0
+    for size in sizes:
+        chunks.append(data[at:at + size])
+        at += size
+    return [c for c in chunks + [data[at:]] if c]
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(pieces=st.lists(st.text(alphabet='ab"é,\r\n', max_size=8), max_size=20), sizes=st.lists(st.integers(1, 7)))
+def test_lines_and_records_do_not_depend_on_where_chunks_end(pieces, sizes):
+    """The streaming reader's lines (and ``quoted_newlines`` records) are those of the whole text,
+    wherever the decompressed chunks happen to end."""
+    import re
+
+    from privbayes.counting.textstream import line_batches, record_batches
+
+    text = "\n".join(pieces)
+    data = text.encode("utf-8")
+    lines = [x for batch in line_batches(iter(_cut(data, sizes)), "t") for x in batch.to_pylist()]
+    assert lines == [x for x in re.split("[\r\n]", text) if x]
+
+    def records(chunks: list[bytes]) -> list | str:
+        try:
+            return [x for batch in record_batches(iter(chunks), "t") for x in batch.to_pylist()]
+        except InputError as exc:
+            return str(exc)
+
+    whole = records([data])
+    assert records(_cut(data, sizes)) == whole
+    if not isinstance(whole, str):  # records end at a \n after an even number of quotes
+        expected, pending = [], []
+        for piece in text.split("\n"):
+            pending.append(piece)
+            if "\n".join(pending).count('"') % 2 == 0:
+                record = "\n".join(pending)
+                pending = []
+                record = record[:-1] if record.endswith("\r") else record
+                if record:
+                    expected.append(record)
+        assert not pending and whole == expected
+
+
 def test_a_line_longer_than_the_csv_readers_field_limit_is_read_by_the_grammar():
     import csv
 

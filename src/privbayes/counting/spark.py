@@ -38,8 +38,8 @@ from privbayes.counting.duckdb import (
     parquet_schema,
     unique_prefix,
 )
-from privbayes.counting.paths import LiteralPath
 from privbayes.counting.labels import InvalidValuesError
+from privbayes.counting.paths import LiteralPath
 from privbayes.errors import InputError
 from privbayes.schema import Schema
 

@@ -134,11 +134,19 @@ def test_a_frame_read_from_a_file_keeps_its_malformed_rows_when_shuffled(tmp_pat
 
 
 def test_the_opt_in_is_named_in_the_privacy_report(tmp_path):
+    from privbayes.model_file import load_model, save_model
+    from privbayes.undirected import PrivateMRF
+
     path = write(tmp_path / "t.csv", "a,b\n" + "x,0\ny,1\n" * 20)
-    model = PrivBayes(1.0, random_state=0).fit(path, Schema(REFUSE.attributes, quoted_newlines=True)).model_
+    opted = Schema(REFUSE.attributes, quoted_newlines=True)
+    model = PrivBayes(1.0, random_state=0).fit(path, opted).model_
     assert any("quoted_newlines" in c for c in model.privacy_report()["caveats"])
+    save_model(model, tmp_path / "m.json")
+    assert any("quoted_newlines" in c for c in load_model(tmp_path / "m.json").privacy_report()["caveats"])
     assert not any("quoted_newlines" in c for c in PrivBayes(1.0, random_state=0).fit(path, REFUSE).model_
                    .privacy_report()["caveats"])
+    mrf = PrivateMRF([("a", "b")], 1.0, method="naive", random_state=0).fit(path, opted)
+    assert any("quoted_newlines" in c for c in mrf.released_.privacy_report()["caveats"])
 
 
 # --- messages -----------------------------------------------------------------------------------------

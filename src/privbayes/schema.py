@@ -438,6 +438,11 @@ class Attribute:
             raise InputError(f"{source}: attribute {raw['name']!r}: {exc}") from None
 
 
+QUOTED_NEWLINES_CAVEAT = ("the schema lets quoted CSV fields span lines ('quoted_newlines: true'): reading is not "
+                          "row-local, so one malformed row can change how the rows after it are read, which the "
+                          "sensitivity does not bound")
+"""The privacy report's caveat for a schema with ``quoted_newlines``."""
+
 SCHEMA_DEFAULT_KEYS = ("missing", "invalid", "missing_token")
 """Keys a schema may set once for all its attributes (an attribute's own value wins)."""
 

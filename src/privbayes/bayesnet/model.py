@@ -22,7 +22,7 @@ from privbayes.encoding import Encoding
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.neighbours import neighbours
 from privbayes.privacy.plan import BudgetPlan
-from privbayes.schema import Schema
+from privbayes.schema import QUOTED_NEWLINES_CAVEAT, Schema
 from privbayes.validation import check_count, check_seed
 
 
@@ -94,9 +94,7 @@ class BayesNetModel:
             caveats.append("the schema is an unreviewed draft read from the data ('inferred: true'): its domain "
                            "(categories, bounds, special values) is not covered by epsilon")
         if self.schema.quoted_newlines:
-            caveats.append("the schema lets quoted CSV fields span lines ('quoted_newlines: true'): reading is not "
-                           "row-local, so one malformed row can change how the rows after it are read, which the "
-                           "sensitivity does not bound")
+            caveats.append(QUOTED_NEWLINES_CAVEAT)
         return PrivacyReport({
             "mechanism": self.mechanism,
             "differentially_private": self.differentially_private,

@@ -18,7 +18,7 @@ import pandas as pd
 
 from privbayes.errors import InputError
 from privbayes.privacy.accountant import LedgerEntry
-from privbayes.schema import Schema
+from privbayes.schema import QUOTED_NEWLINES_CAVEAT, Schema
 from privbayes.undirected.cliques import ALGORITHMS
 from privbayes.undirected.measurements import RELATIONS
 from privbayes.undirected.model import LogLinearModel
@@ -93,6 +93,8 @@ class ReleasedMRF:
         if self.seeded:
             caveats.append("the DP noise was seeded (reproducible run): do not publish seeded releases")
         caveats.append("the cliques and the schema are public inputs chosen by the user, not covered by epsilon")
+        if self.schema.quoted_newlines:
+            caveats.append(QUOTED_NEWLINES_CAVEAT)
         return {
             "mechanism": MECHANISM,
             "differentially_private": True,

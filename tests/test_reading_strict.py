@@ -223,24 +223,27 @@ def test_a_first_line_that_never_ends_is_refused_at_the_line_cap(tmp_path, suffi
 
 @pytest.mark.parametrize("backend", ENGINES)
 def test_decompressed_input_is_capped_while_streaming(tmp_path, backend, monkeypatch):
-    """An 81 KB .gz of 2·10⁷ short rows had no cap.  The decompressed size is capped as it streams
-    (PRIVBAYES_MAX_INPUT_MB), and so is the expansion ratio (an .xz of short rows, 6500 : 1:
-    refused after one 8 MB chunk, never decompressed whole)."""
+    """An 81 KB .gz of 2·10⁷ short rows had no cap.  Now the expansion ratio is capped as the bytes
+    stream (500 : 1 by default; this file is ≈ 1000 : 1, gzip's ceiling): refused after 4-8 MB,
+    never decompressed whole; so is a 6500 : 1 .xz.  The decompressed size has its own cap
+    (PRIVBAYES_MAX_INPUT_MB), read from the environment like the other limits."""
     rows = tmp_path / "rows.csv.gz"
-    rows.write_bytes(gzip.compress(b"a,b\n" + b"x,0\n" * 5_000_000, 9))  # 20 MB of text, 20 KB on disk
-    monkeypatch.setenv("PRIVBAYES_MAX_INPUT_MB", "4")
+    rows.write_bytes(gzip.compress(b"a,b\n" + b"x,0\n" * 20_000_000, 9))  # 80 MB of text in 78 KB
+    assert rows.stat().st_size < 81 * 1024
+    bomb = tmp_path / "bomb.csv.xz"
+    bomb.write_bytes(lzma.compress(b"a,b\n" + b"x,0\n" * 2**22, preset=1))  # 16 MB of rows in 2.6 KB
+    for path in (rows, bomb):
+        seconds, peak, message = _refused_quickly(lambda: counting.open(path, REFUSE, backend=backend))
+        assert "PRIVBAYES_MAX_EXPANSION" in message and seconds < 1 and peak < 200
     import privbayes.limits as limits_module
 
+    monkeypatch.setenv("PRIVBAYES_MAX_INPUT_MB", "4")
+    monkeypatch.setenv("PRIVBAYES_MAX_EXPANSION", "100000")
     monkeypatch.setattr(limits_module, "_current", None)  # read the environment again
-    assert limits().max_input_bytes == 4 * 2**20
+    assert limits().max_input_bytes == 4 * 2**20 and limits().max_expansion == 100000
     seconds, peak, message = _refused_quickly(lambda: counting.open(rows, REFUSE, backend=backend))
     assert "PRIVBAYES_MAX_INPUT_MB" in message and seconds < 1 and peak < 200
     monkeypatch.setattr(limits_module, "_current", None)
-    monkeypatch.delenv("PRIVBAYES_MAX_INPUT_MB")
-    bomb = tmp_path / "bomb.csv.xz"
-    bomb.write_bytes(lzma.compress(b"a,b\n" + b"x,0\n" * 2**22, preset=1))  # 16 MB of rows in 2.6 KB
-    seconds, peak, message = _refused_quickly(lambda: counting.open(bomb, REFUSE, backend=backend))
-    assert "PRIVBAYES_MAX_EXPANSION" in message and seconds < 1 and peak < 200
 
 
 def _compressed(path: Path, data: bytes) -> Path:

@@ -30,12 +30,13 @@ from __future__ import annotations
 import bz2
 import codecs
 import gzip
+import io
 import lzma
 import os
 import zipfile
 import zlib
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO, Any, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -55,18 +56,49 @@ def compression(path: Path) -> str | None:
     return suffix if suffix in COMPRESSIONS else None
 
 
-def _open_binary(path: Path) -> IO[bytes]:
-    """The file's decompressed bytes as a binary stream, by its suffix."""
+class _Counted(io.RawIOBase):
+    """A binary file that counts the bytes read from it (the compressed bytes a decompressor has
+    consumed so far)."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        super().__init__()
+        self.raw, self.count = raw, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return self.raw.seekable()
+
+    def readinto(self, buffer: Any) -> int:
+        n = self.raw.readinto(buffer)
+        self.count += n or 0
+        return n
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self.raw.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self.raw.tell()
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
+
+
+def _open_binary(path: Path, counted: _Counted) -> IO[bytes]:
+    """The decompressed bytes of the file behind ``counted``, as a binary stream, by the suffix of
+    ``path``."""
     kind = compression(path)
     if kind == ".gz":
-        return gzip.open(path, "rb")
+        return gzip.GzipFile(fileobj=counted, mode="rb")
     if kind == ".bz2":
-        return bz2.open(path, "rb")
+        return bz2.BZ2File(counted, "rb")
     if kind == ".xz":
-        return lzma.open(path, "rb")
+        return lzma.LZMAFile(counted, "rb")
     if kind == ".zip":
         try:
-            archive = zipfile.ZipFile(path)
+            archive = zipfile.ZipFile(counted)
         except (zipfile.BadZipFile, OSError, ValueError):
             raise InputError(f"{path}: not a valid .zip file") from None
         names = [n for n in archive.namelist() if not n.endswith("/")]
@@ -79,8 +111,8 @@ def _open_binary(path: Path) -> IO[bytes]:
             archive.close()
             raise InputError(f"{path}: the .zip member cannot be read (encrypted or an unsupported method)") from None
     if kind == ".zst":  # Arrow's own zstd codec, streaming
-        return pa.input_stream(str(path), compression="zstd")
-    return open(path, "rb")
+        return pa.CompressedInputStream(pa.PythonFile(counted, mode="r"), "zstd")
+    return counted
 
 
 def _decompression_errors() -> tuple[type[BaseException], ...]:
@@ -89,13 +121,14 @@ def _decompression_errors() -> tuple[type[BaseException], ...]:
 
 
 def raw_chunks(path: Path, where: str) -> Iterator[bytes]:
-    """The decompressed bytes of ``path`` in chunks, under the input and expansion caps."""
+    """The decompressed bytes of ``path`` in chunks, under the input cap and (compressed files) the
+    expansion cap, which compares the bytes out with the compressed bytes read so far, so that a
+    bomb is refused after :data:`~privbayes.limits.EXPANSION_GRACE` bytes whatever its size."""
     caps = limits()
     kind = compression(path)
-    stored = max(os.path.getsize(path), 1)
     total = 0
     errors = _decompression_errors()
-    with _open_binary(path) as stream:
+    with _Counted(open(path, "rb")) as counted, _open_binary(path, counted) as stream:
         while True:
             try:
                 chunk = stream.read(CHUNK)
@@ -108,7 +141,7 @@ def raw_chunks(path: Path, where: str) -> Iterator[bytes]:
             if total > caps.max_input_bytes:
                 raise InputError(f"{where}: more than {caps.max_input_bytes / 2**20:.0f} MB of text, the limit "
                                  "(PRIVBAYES_MAX_INPUT_MB)")
-            if kind is not None and total > EXPANSION_GRACE and total > caps.max_expansion * stored:
+            if kind is not None and total > EXPANSION_GRACE and total > caps.max_expansion * max(counted.count, 1):
                 raise InputError(f"{where}: decompresses to more than {caps.max_expansion} times its size, the "
                                  "limit (PRIVBAYES_MAX_EXPANSION); a compression bomb?")
             yield chunk

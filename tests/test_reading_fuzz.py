@@ -274,7 +274,7 @@ def test_lines_and_records_do_not_depend_on_where_chunks_end(pieces, sizes):
             if "\n".join(pending).count('"') % 2 == 0:
                 record = "\n".join(pending)
                 pending = []
-                record = record[:-1] if record.endswith("\r") else record
+                record = record.removesuffix("\r")
                 if record:
                     expected.append(record)
         assert not pending and whole == expected

@@ -43,6 +43,7 @@ from privbayes.counting.paths import LiteralPath
 from privbayes.errors import InputError
 from privbayes.schema import Schema
 
+
 class SparkTable(EngineTable):
     """Rows coded and counted by Spark; the coded rows stay cached in the cluster."""
 

@@ -249,7 +249,7 @@ def record_batches(chunks: Iterator[bytes], where: str) -> Iterator[pa.Array]:
             if len(pending) == 1 or not odd:  # opened here, or still open
                 return
             piece, pending, size = "\n".join(pending), [], 0
-        record = piece[:-1] if piece.endswith("\r") else piece
+        record = piece.removesuffix("\r")
         if _utf8_size(record) > cap:
             raise _too_long(where)
         if record:

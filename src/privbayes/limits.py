@@ -7,13 +7,20 @@ machine with room to spare; each can be raised through an environment variable
 (``PRIVBAYES_MAX_BINS``, ``PRIVBAYES_MAX_CATEGORIES``, ``PRIVBAYES_MAX_TAXONOMY_DEPTH``,
 ``PRIVBAYES_MAX_TABLE_CELLS``, ``PRIVBAYES_MAX_FILE_MB``, ``PRIVBAYES_MAX_FIT_GB``,
 ``PRIVBAYES_MAX_CANDIDATE_SETS``, ``PRIVBAYES_MAX_ATTRIBUTES``, ``PRIVBAYES_MAX_DOMAIN_CODES``,
-``PRIVBAYES_MAX_DOCUMENT_NODES``, ``PRIVBAYES_MAX_DOCUMENT_DEPTH``) or :func:`configure`.
+``PRIVBAYES_MAX_DOCUMENT_NODES``, ``PRIVBAYES_MAX_DOCUMENT_DEPTH``, ``PRIVBAYES_MAX_LINE_KB``,
+``PRIVBAYES_MAX_INPUT_MB``, ``PRIVBAYES_MAX_EXPANSION``) or :func:`configure`.
 
 Per-attribute caps alone are not enough: 300 attributes of 2^16 bins each fit in a 25 KB
 model file and build 2.7 GB of generalisation levels.  So the attributes of one schema are
 capped in number and in their total size (:func:`check_domain_total`), and every YAML/JSON
 document read from a user is capped in nodes and nesting depth
 (:mod:`privbayes.documents`) before anything walks it.
+
+The line, input and expansion caps bound the reading of a text table (CSV, ``.dat``; compressed
+or not), checked while it streams: a hostile file is refused after at most that many bytes, never
+decompressed whole first.  They are the operator's resource limits, not part of the privacy
+guarantee: a refusal says only that the input exceeds them, so set them far above the expected
+size (docs/decisions.md, "Strict reading").
 """
 
 from __future__ import annotations
@@ -55,13 +62,29 @@ class Limits:
     """Values (scalars, lists, mappings) of one schema, prior, views or model document."""
     max_document_depth: int = 64
     """Nesting depth of one such document (a schema at the taxonomy-depth cap nests 37 deep in a model file)."""
+    max_line_bytes: int = 2**20
+    """Bytes of one line of a text table (the header or a data row; with ``quoted_newlines``, one
+    record): a longer line refuses the file as soon as the reader has seen that many bytes of it."""
+    max_input_bytes: int = 2**36
+    """Decompressed bytes of one text table (64 GiB)."""
+    max_expansion: int = 500
+    """Decompressed bytes per compressed byte read so far, of a compressed text table, checked once
+    more than :data:`EXPANSION_GRACE` bytes are out.  Real tables compress far less (gzip: Adult 9 : 1, ACS
+    16 : 1, NLTCS 63 : 1); gzip's ceiling is ≈ 1032 : 1, which only near-constant text approaches
+    (an 80 KB .gz of 2·10⁷ rows)."""
 
 
 _ENV = {"max_bins": "PRIVBAYES_MAX_BINS", "max_categories": "PRIVBAYES_MAX_CATEGORIES",
         "max_taxonomy_depth": "PRIVBAYES_MAX_TAXONOMY_DEPTH", "max_table_cells": "PRIVBAYES_MAX_TABLE_CELLS",
         "max_candidate_sets": "PRIVBAYES_MAX_CANDIDATE_SETS", "max_attributes": "PRIVBAYES_MAX_ATTRIBUTES",
         "max_domain_codes": "PRIVBAYES_MAX_DOMAIN_CODES", "max_document_nodes": "PRIVBAYES_MAX_DOCUMENT_NODES",
-        "max_document_depth": "PRIVBAYES_MAX_DOCUMENT_DEPTH"}
+        "max_document_depth": "PRIVBAYES_MAX_DOCUMENT_DEPTH", "max_expansion": "PRIVBAYES_MAX_EXPANSION"}
+
+_SCALED = {"max_file_bytes": ("PRIVBAYES_MAX_FILE_MB", 2**20), "max_fit_bytes": ("PRIVBAYES_MAX_FIT_GB", 2**30),
+           "max_line_bytes": ("PRIVBAYES_MAX_LINE_KB", 2**10), "max_input_bytes": ("PRIVBAYES_MAX_INPUT_MB", 2**20)}
+EXPANSION_GRACE = 4 * 2**20
+"""Decompressed bytes always allowed before :attr:`Limits.max_expansion` applies (small files
+of a repetitive table may compress very well)."""
 
 
 def _from_environment() -> Limits:
@@ -69,10 +92,9 @@ def _from_environment() -> Limits:
     for field, variable in _ENV.items():
         if variable in os.environ:
             values[field] = _positive(os.environ[variable], variable)
-    if "PRIVBAYES_MAX_FILE_MB" in os.environ:
-        values["max_file_bytes"] = _positive(os.environ["PRIVBAYES_MAX_FILE_MB"], "PRIVBAYES_MAX_FILE_MB") * 2**20
-    if "PRIVBAYES_MAX_FIT_GB" in os.environ:
-        values["max_fit_bytes"] = _positive(os.environ["PRIVBAYES_MAX_FIT_GB"], "PRIVBAYES_MAX_FIT_GB") * 2**30
+    for field, (variable, unit) in _SCALED.items():
+        if variable in os.environ:
+            values[field] = _positive(os.environ[variable], variable) * unit
     return Limits(**values)
 
 

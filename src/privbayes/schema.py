@@ -469,6 +469,11 @@ def declared_codes(raw: Any) -> int:
     return codes
 
 
+QUOTED_NEWLINES_CAVEAT = ("the schema lets quoted CSV fields span lines ('quoted_newlines: true'): reading is not "
+                          "row-local, so one malformed row can change how the rows after it are read, which the "
+                          "sensitivity does not bound")
+"""The privacy report's caveat for a schema with ``quoted_newlines``."""
+
 SCHEMA_DEFAULT_KEYS = ("missing", "invalid", "missing_token")
 """Keys a schema may set once for all its attributes (an attribute's own value wins)."""
 
@@ -480,12 +485,15 @@ class Schema:
     ``dropped`` names columns of the data that are deliberately left out (an identifier, free
     text); ``inferred`` marks a draft read from the data (``schema infer``) that nobody has
     reviewed yet: while it stays, fitting says so and the privacy report says the domain was
-    taken from the data, which ε does not cover.
+    taken from the data, which ε does not cover.  ``quoted_newlines`` lets a quoted CSV field
+    span lines; it gives up row-local reading (one stray quote changes how the following lines
+    are read), so it is off by default and named in the privacy report's caveats.
     """
 
     attributes: tuple[Attribute, ...]
     dropped: tuple[str, ...] = ()
     inferred: bool = False
+    quoted_newlines: bool = False
 
     def __post_init__(self) -> None:
         names = [a.name for a in self.attributes]
@@ -501,6 +509,8 @@ class Schema:
             raise InputError(f"schema: column {both[0]!r} is both an attribute and in drop")
         if not isinstance(self.inferred, bool):
             raise InputError(f"schema: inferred must be true or false, got {self.inferred!r}")
+        if not isinstance(self.quoted_newlines, bool):
+            raise InputError(f"schema: quoted_newlines must be true or false, got {self.quoted_newlines!r}")
 
     @property
     def names(self) -> list[str]:
@@ -523,13 +533,15 @@ class Schema:
         out["attributes"] = [a.to_dict() for a in self.attributes]
         if self.dropped:
             out["drop"] = list(self.dropped)
+        if self.quoted_newlines:
+            out["quoted_newlines"] = True
         return out
 
     @classmethod
     def from_dict(cls, raw: Any, source: str = "schema") -> "Schema":
         if not isinstance(raw, dict) or not isinstance(raw.get("attributes"), list):
             raise InputError(f"{source}: expected a mapping with a list 'attributes'")
-        unknown = set(raw) - {"version", "attributes", "drop", "inferred", *SCHEMA_DEFAULT_KEYS}
+        unknown = set(raw) - {"version", "attributes", "drop", "inferred", "quoted_newlines", *SCHEMA_DEFAULT_KEYS}
         if unknown:
             raise InputError(f"{source}: unknown top-level keys {sorted(unknown)}")
         defaults = {key: raw[key] for key in SCHEMA_DEFAULT_KEYS if key in raw}
@@ -543,7 +555,8 @@ class Schema:
         dropped = raw.get("drop") or []
         if not isinstance(dropped, list) or len(dropped) > limits().max_categories:
             raise InputError(f"{source}: drop must be a list of column names")
-        return cls(tuple(attributes), tuple(str(c) for c in dropped), raw.get("inferred", False))
+        return cls(tuple(attributes), tuple(str(c) for c in dropped), raw.get("inferred", False),
+                   raw.get("quoted_newlines", False))
 
     def decode(self, codes: np.ndarray, rng: np.random.Generator, bin_labels: bool = False) -> pd.DataFrame:
         """Values of leaf codes (n × d): categories, or numbers drawn inside their bins."""

@@ -102,7 +102,7 @@ class BayesNetModel:
 
     def privacy_report(self) -> PrivacyReport:
         """What was spent, on what, under which neighbouring relation, and what is not covered."""
-        domain_source, caveats = domain_caveats(self.domain_source, self.schema.inferred, list(self.caveats))
+        domain_source, caveats = domain_caveats(self.domain_source, self.schema, list(self.caveats))
         relation = neighbours(self.parameters.get("neighbours"))
         return PrivacyReport({
             "method": self.method,

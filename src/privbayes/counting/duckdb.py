@@ -29,6 +29,7 @@ import numpy as np
 
 from privbayes.counting.base import EncodedView, PrivateTable, Request, check_request
 from privbayes.counting.labels import InvalidValuesError, label_column
+from privbayes.counting.paths import LiteralPath
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
 from privbayes.limits import check_cells
@@ -192,35 +193,9 @@ def spread(encoding: Encoding, key: tuple[int, ...], index: np.ndarray, count: n
 def check_columns(columns: list[str], schema: Schema, where: str) -> None:
     """The column checks of :func:`privbayes.counting.reading.raw_columns` (duplicates, absent
     columns, a note on columns left out), run on the names alone."""
-    import pandas as pd
+    from privbayes.counting.reading import check_names
 
-    from privbayes.counting.reading import raw_columns
-
-    dummy = pd.DataFrame([[""] * len(columns)], columns=columns)
-    dummy.attrs["left_out"] = [c for c in columns if c not in schema.names]
-    raw_columns(dummy, schema, where)
-
-
-def csv_header(path: str, schema: Schema) -> tuple[str, list[str]]:
-    """The separator and column names of a CSV file, by the rules of
-    :mod:`privbayes.counting.reading` (the header line alone decides the separator;
-    names are stripped; a repeated name is refused)."""
-    import csv
-    from pathlib import Path
-
-    from privbayes.counting.reading import detect_separator, header_line
-
-    header = header_line(Path(path), "utf-8")
-    if not header.strip():
-        raise InputError(f"{path}: the file is empty")
-    sep = detect_separator(header)
-    columns = [c.strip() for c in next(csv.reader([header], delimiter=sep))]
-    if len(set(columns)) != len(columns):
-        raise InputError(f"{path}: column {next(c for c in columns if columns.count(c) > 1)!r} appears more than once")
-    if len(columns) == 1 and len(schema) > 1 and columns[0] not in schema.names:
-        raise InputError(f"{path}: the header has one column, none of the schema's; is the separator right? "
-                         "(give --sep)")
-    return sep, columns
+    check_names(list(columns), [c for c in columns if c not in schema.names], schema, where)
 
 
 def distinct_values(column: Any) -> tuple[np.ndarray, bool]:
@@ -229,6 +204,8 @@ def distinct_values(column: Any) -> tuple[np.ndarray, bool]:
     other types become text)."""
     import pyarrow as pa
 
+    from privbayes.counting.reading import is_binary, is_text
+
     has_null = column.null_count > 0
     column = column.drop_null()
     kind = column.type
@@ -236,25 +213,30 @@ def distinct_values(column: Any) -> tuple[np.ndarray, bool]:
         column, kind = column.cast(kind.value_type), kind.value_type
     if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
         values = np.array(column.to_pylist(), dtype=object) if has_null else column.to_numpy()
-    elif pa.types.is_string(kind) or pa.types.is_large_string(kind):
+    elif is_text(kind) or is_binary(kind):  # binary: bytes, read as UTF-8 by labelling
         values = np.array(column.to_pylist(), dtype=object)
     else:
         values = np.array(column.cast(pa.string()).to_pylist(), dtype=object)
     return values, has_null
 
 
-def label_distinct(schema: Schema, attribute: int, column: Any, where: str) -> tuple[Any, np.ndarray]:
+def label_distinct(schema: Schema, attribute: int, column: Any, where: str, *,
+                   null_is_malformed: bool = False) -> tuple[Any, np.ndarray]:
     """Leaf codes of an engine column's distinct values, via :func:`label_column`.
 
-    Returns the distinct values (nulls last, as one null) and their codes.  When the schema
-    refuses the column, raises :class:`_Refused` with the offending values, so that the
-    caller re-raises the same error with row numbers from the engine."""
+    Returns the distinct values (nulls last, as one null) and their codes.  A null is a missing
+    value, or a malformed row of a text table (``null_is_malformed``: every field of a
+    well-formed row is text).  When the schema refuses the column, raises :class:`_Refused` with
+    the offending values, so that the caller re-raises the same error with row numbers from the
+    engine."""
     import pyarrow as pa
+
+    from privbayes.counting.reading import MALFORMED
 
     attr = schema.attributes[attribute]
     values, has_null = distinct_values(column)
     positions = np.arange(len(values) + has_null, dtype=np.int64)
-    positions[len(values):] = -1
+    positions[len(values):] = MALFORMED if null_is_malformed else -1
     keys = pa.concat_arrays([column.drop_null().combine_chunks()] + ([pa.nulls(1, column.type)] if has_null else []))
     name = f"{where}: column {attr.name!r}"
     try:
@@ -264,19 +246,21 @@ def label_distinct(schema: Schema, attribute: int, column: Any, where: str) -> t
     bad = []
     for i, position in enumerate(positions):  # error path only: which values fail the same way
         try:
-            label_column(attr, np.array([0 if position >= 0 else -1]), values[i:i + 1], name)
+            label_column(attr, np.array([position if position < 0 else 0]), values[i:i + 1], name)
         except InvalidValuesError as each:
             if str(each) == message:
                 bad.append(i)
-    raise _Refused(message, keys.take(pa.array(bad, pa.int64())))
+    bad = pa.array(bad, pa.int64())
+    raise _Refused(message, keys.take(bad), bad)
 
 
 class _Refused(Exception):
-    """A column the schema refuses, and its offending distinct values (for row numbers)."""
+    """A column the schema refuses, and its offending distinct values and their positions among
+    the column's distinct values (for row numbers)."""
 
-    def __init__(self, message: str, values: Any) -> None:
+    def __init__(self, message: str, values: Any, indices: Any) -> None:
         super().__init__(message)
-        self.values = values
+        self.values, self.indices = values, indices
 
 
 def code_type(size: int) -> Any:
@@ -320,37 +304,48 @@ def unique_prefix() -> str:
     return f"privbayes_{uuid.uuid4().hex[:16]}"
 
 
-def duckdb_from_file(path: str, suffix: str, schema: Schema, connection: Any = None, *,
+def duckdb_from_file(path: Any, suffix: str, schema: Schema, connection: Any = None, *,
                      allow_empty: bool = False) -> DuckDBTable:
-    """A :class:`DuckDBTable` over a CSV (maybe .gz/.zst) or Parquet file, read in place."""
+    """A :class:`DuckDBTable` over a table file: a text table (CSV, ``.dat``; any compression; a
+    :class:`~privbayes.counting.reading.TableFile`'s separator and encoding) streams through the
+    strict reader into an engine table, batch by batch as it is read (out of core), each text
+    stored as the number of its first appearance (:class:`_TextIds`); Parquet is read in place
+    through a pattern-free link (:mod:`privbayes.counting.paths`)."""
     import duckdb
     import pyarrow as pa
 
     con, prefix = _connect(connection)
-    where = path
+    where = str(path)
+    text = suffix in (".csv", ".dat")
+    link = None
     try:
-        if suffix == ".csv":
-            sep, columns = csv_header(path, schema)
-            names = "[" + ", ".join(_literal(c) for c in columns) + "]"
-            scan = (f"read_csv({_literal(path)}, header=true, names={names}, all_varchar=true, delim={_literal(sep)}, "
-                    "quote='\"', escape='\"', encoding='utf-8')")
+        if text:
+            texts = _stream_text(con, f"{prefix}_src", path, schema)
         else:
-            scan = f"read_parquet({_literal(path)})"
+            link = LiteralPath(path)
+            scan = f"read_parquet({_literal(link.path)})"
+            parquet_schema(link.path, schema, where)
             columns = [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall()]
-        check_columns(columns, schema, where)
-        wrap = "COALESCE({0}, '')" if suffix == ".csv" else "{0}"  # an empty CSV field is the empty text
-        select = ", ".join(f"{wrap.format(_ident(a.name))} AS {_ident(a.name)}" for a in schema.attributes)
-        con.execute(f"CREATE TEMP VIEW {prefix}_src AS SELECT {select} FROM {scan}")
+            check_columns(columns, schema, where)
+            select = ", ".join(_ident(a.name) for a in schema.attributes)
+            con.execute(f"CREATE TEMP VIEW {prefix}_src AS SELECT {select} FROM {scan}")
         n = con.execute(f"SELECT COUNT(*) FROM {prefix}_src").fetchall()[0][0]
         if n == 0 and not allow_empty:
             raise InputError(f"{where}: the data has no rows")
         maps = []
         for j, attr in enumerate(schema.attributes):
-            column = con.sql(f"SELECT DISTINCT {_ident(attr.name)} AS v FROM {prefix}_src").to_arrow_table().column(0)
+            if text:  # the distinct texts, in the order of their ids; a null last for malformed rows
+                column, ids = texts[attr.name].distinct()
+            else:
+                column = con.sql(f"SELECT DISTINCT {_ident(attr.name)} AS v FROM {prefix}_src").to_arrow_table().column(0)
             try:
-                keys, codes = label_distinct(schema, j, column, where)
+                keys, codes = label_distinct(schema, j, column, where, null_is_malformed=text)
             except _Refused as refused:
-                raise InvalidValuesError(str(refused), _rows_of(con, f"{prefix}_src", attr.name, refused.values)) from None
+                values = ids.take(refused.indices) if text else refused.values
+                rows = _rows_of(con, f"{prefix}_src", attr.name, values, "_r" if text else None)
+                raise InvalidValuesError(str(refused), rows) from None
+            if text:
+                keys = ids
             maps.append(f"{prefix}_m{j}")
             con.register(maps[-1], pa.table({"v": keys, "code": pa.array(codes, code_type(attr.size))}))
         joins = " ".join(f"LEFT JOIN {m} ON s.{_ident(a.name)} IS NOT DISTINCT FROM {m}.v"
@@ -360,20 +355,117 @@ def duckdb_from_file(path: str, suffix: str, schema: Schema, connection: Any = N
                     f"FROM {prefix}_src AS s {joins} GROUP BY ALL")
         for m in maps:
             con.unregister(m)
-        con.execute(f"DROP VIEW {prefix}_src")
     except duckdb.Error as exc:  # engine messages may quote a line of the file: name the kind only
         raise InputError(f"{where}: cannot read the table (DuckDB {type(exc).__name__})") from None
+    finally:
+        _drop(con, f"{prefix}_src", "TABLE" if text else "VIEW")
+        if link is not None:
+            link.close()
     return DuckDBTable(con, f"{prefix}_rows", schema, int(n)).localise()
 
 
-def _rows_of(con: Any, view: str, name: str, values: Any) -> tuple[int, ...]:
-    """1-based data row numbers (scan order) of up to five rows holding one of ``values``."""
+class _TextIds:
+    """One text column's distinct values, numbered in the order they first appear.
+
+    The engine stores each row's number (4 bytes) instead of its text: the distinct texts are
+    known in Python as they stream by, and labelling needs nothing else (5·10⁶ Adult rows load in a
+    fraction of the time of the texts)."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+        self.malformed = False
+
+    def ids(self, column: Any) -> Any:
+        """The numbers of a batch's texts (int32; null in a malformed row)."""
+        import pyarrow as pa
+
+        encoded = column.dictionary_encode()
+        index = self.index
+        numbers = np.fromiter((index.setdefault(v, len(index)) for v in encoded.dictionary.to_pylist()), np.int32,
+                              len(encoded.dictionary))
+        local = encoded.indices
+        if local.null_count == 0:
+            return pa.array(numbers[local.to_numpy()], pa.int32())
+        self.malformed = True
+        numbers = np.append(numbers, np.int32(0))  # a place for the nulls to point at (masked) when all are null
+        return pa.array(numbers[local.fill_null(0).to_numpy()], pa.int32(),
+                        mask=local.is_null().to_numpy(zero_copy_only=False))
+
+    def distinct(self) -> tuple[Any, Any]:
+        """The distinct texts (a null last when a row was malformed) and their numbers."""
+        import pyarrow as pa
+
+        values = pa.array(list(self.index), pa.large_string())
+        numbers = pa.array(np.arange(len(values), dtype=np.int32), pa.int32())
+        if self.malformed:
+            values = pa.concat_arrays([values, pa.nulls(1, pa.large_string())])
+            numbers = pa.concat_arrays([numbers, pa.nulls(1, pa.int32())])
+        return pa.chunked_array([values]), numbers
+
+
+def _stream_text(con: Any, name: str, path: Any, schema: Schema) -> dict[str, _TextIds]:
+    """Create table ``name`` (each schema column as the number of its text, null in a malformed
+    row, and the row number ``_r``) from a CSV or ``.dat`` file read by the strict reader, batch by
+    batch; returns each column's numbering."""
+    import pyarrow as pa
+
+    from privbayes.counting.reading import TableFile, open_text
+
+    sep, encoding = (path.sep, path.encoding) if isinstance(path, TableFile) else (None, "utf-8")
+    table = open_text(path, schema, sep, encoding)
+    check_columns(table.columns, schema, table.where)
+    names = [table.columns[i] for i in table.wanted]
+    texts = {c: _TextIds() for c in names}
+    con.execute(f"CREATE TEMP TABLE {name} ({', '.join(_ident(c) + ' INTEGER' for c in names)}, _r BIGINT)")
+    first = 0
+    for columns in table.batches():
+        rows = len(columns[0])
+        batch = pa.table([texts[c].ids(column) for c, column in zip(names, columns)]
+                         + [pa.array(np.arange(first + 1, first + rows + 1), pa.int64())],
+                         names=[f"f{i}" for i in range(len(columns))] + ["_r"])
+        con.register(f"{name}_batch", batch)
+        try:
+            con.execute(f"INSERT INTO {name} SELECT * FROM {name}_batch")
+        finally:
+            con.unregister(f"{name}_batch")
+        first += rows
+    return texts
+
+
+def parquet_schema(path: str, schema: Schema, where: str) -> Any:
+    """The Arrow schema of a Parquet file, after refusing column types no attribute reads."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from privbayes.counting.reading import check_parquet_types
+
+    try:
+        arrow_schema = pq.read_schema(path)
+    except (pa.ArrowException, OSError):
+        raise InputError(f"{where}: not a readable Parquet file") from None
+    check_parquet_types(arrow_schema, schema.names, where)
+    return arrow_schema
+
+
+def _drop(con: Any, name: str, kind: str) -> None:
+    import duckdb
+
+    try:
+        con.execute(f"DROP {kind} IF EXISTS {name}")
+    except duckdb.Error:  # pragma: no cover - the connection is unusable anyway
+        pass
+
+
+def _rows_of(con: Any, view: str, name: str, values: Any, order: str | None = None) -> tuple[int, ...]:
+    """1-based data row numbers (file order: the column ``order``, else scan order) of up to five
+    rows holding one of ``values``."""
     import pyarrow as pa
 
     bad = f"{view}_bad"
     con.register(bad, pa.table({"v": values}))
+    number = order if order is not None else "ROW_NUMBER() OVER ()"
     try:
-        found = con.execute(f"SELECT r FROM (SELECT ROW_NUMBER() OVER () AS r, {_ident(name)} AS v FROM {view}) AS t "
+        found = con.execute(f"SELECT r FROM (SELECT {number} AS r, {_ident(name)} AS v FROM {view}) AS t "
                             f"WHERE EXISTS (SELECT 1 FROM {bad} WHERE {bad}.v IS NOT DISTINCT FROM t.v) "
                             "ORDER BY r LIMIT 5").fetchall()
     finally:

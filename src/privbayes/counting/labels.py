@@ -23,6 +23,9 @@ reveal anything about a row beyond its own validity.  The rules (docs/decisions.
   or the attribute's ``missing_token``.  No other word (``NA``, ``null``, ``None``…) is
   missing: it is an ordinary value, and may be a category.  An empty field is a
   category if ``""`` is declared as one.
+* **Malformed rows** of a text table (:mod:`privbayes.counting.dialect`: an open quote, more or
+  fewer fields than the header…) make every column of the row invalid.
+* **Binary values** (Parquet binary columns) are UTF-8 text; bytes that are not are invalid.
 * **Invalid** values follow the attribute's ``invalid`` policy: ``refuse`` (stop with
   an :class:`InvalidValuesError` naming the column and the kind of problem — never
   the value, never a count), ``clip`` (numbers outside the bounds go to the nearest
@@ -44,10 +47,32 @@ from privbayes.schema import Attribute, date_ordinal
 
 NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 _NUMBER = re.compile(NUMBER)
-_MISSING, _INVALID, _OUTSIDE, _AMBIGUOUS = -1, -2, -3, -4
+_MISSING, _INVALID, _OUTSIDE, _AMBIGUOUS, _MALFORMED = -1, -2, -3, -4, -5
 _SHOWN_ROWS = 5
+MALFORMED_ROW = ("a row is malformed (a quote left open or a line break in a quoted field, text after a closing "
+                 "quote, a quote inside an unquoted field, or more or fewer fields than the header)")
 _NOT_A_VALUE = {"numeric": "a value is not a number (the schema says numeric)",
                 "date": "a value is not an ISO date YYYY-MM-DD (the schema says date)"}
+
+
+class _MalformedRow:
+    """The value of every cell of a malformed row in a frame read from a text table
+    (:data:`MALFORMED_CELL`): labelled as malformed, never equal to any value, ``""`` as text (so
+    that code outside labelling, such as the schema draft, sees an empty field)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<malformed row>"
+
+    def __str__(self) -> str:
+        return ""
+
+    def __reduce__(self) -> str:
+        return "MALFORMED_CELL"
+
+
+MALFORMED_CELL = _MalformedRow()
 
 
 class InvalidValuesError(InputError):
@@ -103,6 +128,13 @@ def _label_distinct(attr: Attribute, distinct: np.ndarray) -> np.ndarray:
 def _label_one(attr: Attribute, value: Any, token: str | None, cats: _Categories | None) -> int:
     if value is None or value is pd.NA or value is pd.NaT:
         return _MISSING
+    if value is MALFORMED_CELL:
+        return _MALFORMED
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        try:
+            value = bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            return _INVALID
     if attr.kind == "date":
         return _label_date(attr, value, token)
     if isinstance(value, (bool, np.bool_)):
@@ -170,7 +202,7 @@ def _label_numeric_texts(attr: Attribute, distinct: np.ndarray) -> np.ndarray:
 def label_column(attr: Attribute, positions: np.ndarray, distinct: np.ndarray, where: str,
                  clipped: np.ndarray | None = None) -> np.ndarray:
     """Leaf codes of one column given as ``distinct`` values and each row's position in them
-    (−1 for a null).  Refuses, clips or recodes per the attribute's policies."""
+    (−1 for a null, −2 for a malformed row).  Refuses, clips or recodes per the attribute's policies."""
     typed = np.asarray(distinct)
     distinct = np.array(list(pd.DatetimeIndex(typed)), dtype=object) if typed.dtype.kind == "M" else typed.astype(object)
     if attr.kind == "numeric" and typed.dtype.kind in "biuf":
@@ -179,7 +211,7 @@ def label_column(attr: Attribute, positions: np.ndarray, distinct: np.ndarray, w
         labels = _label_numeric_texts(attr, distinct)
     else:
         labels = _label_distinct(attr, distinct)
-    labels = np.append(labels, _MISSING)  # position −1 (a null) reads the last entry
+    labels = np.append(labels, [_MALFORMED, _MISSING])  # position −1 (a null) reads the last entry, −2 the one before
     codes = labels[positions]
     _apply_policies(attr, codes, positions, distinct, where)
     return codes
@@ -197,6 +229,7 @@ def _apply_policies(attr: Attribute, codes: np.ndarray, positions: np.ndarray, d
         codes[outside] = np.where(values <= attr.lower, 0, attr.bins - 1)
         outside[:] = False
     problems = [
+        (codes == _MALFORMED, MALFORMED_ROW),
         (codes == _AMBIGUOUS, "a value matches more than one category (they are equal as numbers)"),
         (codes == _INVALID, _NOT_A_VALUE.get(attr.kind, f"a value is not one of the schema's {attr.base_size} "
                                                                  "categories")),
@@ -211,6 +244,8 @@ def _apply_policies(attr: Attribute, codes: np.ndarray, positions: np.ndarray, d
                 codes[mask] = attr.base_size
                 continue
             hint = " (invalid: clip maps only numbers outside the bounds)" if attr.invalid == "clip" else ""
+            if problem == MALFORMED_ROW:
+                hint += " ('invalid: category' sends such rows to the missing category)"
             raise InvalidValuesError(f"{where}: {problem}; the schema's invalid policy is '{attr.invalid}'{hint}"
                                      " (--show-invalid lists row numbers locally)", _rows(mask))
     missing = codes == _MISSING

@@ -7,6 +7,13 @@ besides the empty field and the schema's ``missing_token``.  Each column comes b
 as its distinct values and every row's position among them, so that labelling
 (:mod:`privbayes.counting.labels`) looks at each distinct value once and on its own.
 
+CSV and ``.dat`` text is read by one strict, row-local dialect
+(:mod:`privbayes.counting.dialect`) from a bounded stream of lines
+(:mod:`privbayes.counting.textstream`): a row is one line, a malformed row (an open quote,
+more or fewer fields than the header…) is marked and sent to each attribute's ``invalid``
+policy, and no row can change how another is read.  The same reader feeds the numpy and DuckDB
+back-ends; Spark runs the same field splitting in its workers.
+
 A CSV's separator is ``sep`` when given, else the most frequent of ``, ; TAB |`` in the
 header line (never the data rows, which are private; ``,`` when none occurs); its text
 encoding is ``encoding`` (UTF-8 by default).  :class:`TableFile` carries these options
@@ -17,28 +24,28 @@ declares nor lists under ``drop`` are left out and named once in a
 
 from __future__ import annotations
 
-import bz2
 import codecs
-import csv
-import gzip
-import io
-import lzma
 import os
 import warnings
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 import pandas as pd
 
+from privbayes.counting.dialect import Dialect
+from privbayes.counting.labels import MALFORMED_CELL
+from privbayes.counting.textstream import COMPRESSIONS, TextLines
 from privbayes.errors import ColumnsLeftOut, InputError
 from privbayes.schema import Schema
 
 TABLE_SUFFIXES = (".csv", ".parquet", ".pq", ".dat")
-COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zip", ".zst")
+COMPRESSION_SUFFIXES = COMPRESSIONS
 """Compressed CSV and .dat files are read directly (``data.csv.gz``)."""
+MALFORMED = -2
+"""Position of a malformed row among a column's distinct values (−1 is a null), as the engine
+back-ends pass it to :func:`~privbayes.counting.labels.label_column`."""
 
 
 SEPARATORS = (",", ";", "\t", "|")
@@ -70,35 +77,10 @@ class TableFile(os.PathLike):
         return self.path
 
 
-def _open_text(path: Path, encoding: str) -> io.TextIOBase:
-    """The file as text, decompressed by its suffix."""
-    suffix = path.suffix.lower()
-    if suffix == ".gz":
-        return gzip.open(path, "rt", encoding=encoding, newline="")
-    if suffix == ".bz2":
-        return bz2.open(path, "rt", encoding=encoding, newline="")
-    if suffix == ".xz":
-        return lzma.open(path, "rt", encoding=encoding, newline="")
-    if suffix == ".zip":
-        archive = zipfile.ZipFile(path)
-        names = [n for n in archive.namelist() if not n.endswith("/")]
-        if len(names) != 1:
-            raise InputError(f"{path}: a .zip table must hold exactly one file")
-        return io.TextIOWrapper(archive.open(names[0]), encoding=encoding, newline="")
-    if suffix == ".zst":
-        try:
-            import zstandard
-        except ImportError:
-            raise InputError(f"{path}: reading .zst needs the zstandard package (pip install zstandard)") from None
-        return io.TextIOWrapper(zstandard.ZstdDecompressor().stream_reader(open(path, "rb")), encoding=encoding,
-                                newline="")
-    return open(path, encoding=encoding, newline="")
-
-
 def header_line(path: Path, encoding: str) -> str:
-    """The first line of a text table (decompressed), the only line separator detection looks at."""
-    with _open_text(path, encoding) as handle:
-        return handle.readline().lstrip("\ufeff").rstrip("\r\n")
+    """The header of a text table (its first non-empty line, decompressed), read no further than
+    the line cap: the only line separator detection looks at."""
+    return TextLines(path, encoding).header
 
 
 def detect_separator(header: str) -> str:
@@ -118,7 +100,9 @@ def detect_separator(header: str) -> str:
 
 @dataclass(frozen=True)
 class RawColumn:
-    """One column: ``distinct[positions[r]]`` is row r's value; position −1 is a null."""
+    """One column: ``distinct[positions[r]]`` is row r's value; position −1 is a null.  (The engine
+    back-ends mark a malformed row by position :data:`MALFORMED`; frames by the value
+    :data:`~privbayes.counting.labels.MALFORMED_CELL`.)"""
 
     positions: np.ndarray
     distinct: np.ndarray
@@ -139,47 +123,68 @@ def read_frame(path: str | os.PathLike, schema: Schema | None, sep: str | None =
     """A table file as a DataFrame of raw values: text for CSV/.dat, each value's own type for Parquet.
 
     With a schema, only the columns it declares are read (the others are left out: see
-    :func:`raw_columns`).  ``sep``/``encoding`` default to a :class:`TableFile`'s own."""
+    :func:`raw_columns`).  ``sep``/``encoding`` default to a :class:`TableFile`'s own.  Every cell
+    of a malformed row of a text table holds :data:`~privbayes.counting.labels.MALFORMED_CELL`
+    (such columns are of dtype object; the others are text)."""
     if isinstance(path, TableFile):
         sep = path.sep if sep is None else sep
         encoding = path.encoding if encoding is None else encoding
     encoding = encoding or "utf-8"
     path = Path(path)
-    suffix = _suffix(path)
-    if not path.is_file():
-        raise InputError(f"{path}: no such file")
+    suffix = table_path(path)
     if suffix == ".dat" and schema is None:
         raise InputError(f"{path}: a .dat file has no header; give its schema (for example the authors' .domain file)")
-    try:
-        if suffix == ".csv":
-            frame = _read_csv(path, schema, sep, encoding)
-        elif suffix == ".dat":
-            frame = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, keep_default_na=False, na_filter=False,
-                                encoding=encoding)
-            if frame.shape[1] != len(schema):
-                raise InputError(f"{path}: {frame.shape[1]} columns but the schema has {len(schema)} attributes")
-            frame.columns = schema.names
-        else:
-            frame = _read_parquet(path, schema)
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not valid {encoding} text (byte {exc.start}); give the file's encoding "
-                         "(--encoding, e.g. latin-1)") from None
-    except pd.errors.EmptyDataError:
-        raise InputError(f"{path}: the file is empty") from None
-    except (pd.errors.ParserError, ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
-        if isinstance(exc, InputError):
-            raise
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"{path}: cannot read the table ({first})") from None
-    return frame
+    if suffix in (".csv", ".dat"):
+        return _read_text(path, schema, sep, encoding)
+    return _read_parquet(path, schema)
 
 
-def _read_csv(path: Path, schema: Schema | None, sep: str | None, encoding: str) -> pd.DataFrame:
-    header = header_line(path, encoding)
-    if not header.strip():
-        raise InputError(f"{path}: the file is empty")
-    sep = sep or detect_separator(header)
-    columns = [c.strip() for c in next(csv.reader([header], delimiter=sep))]
+def table_path(path: Path) -> str:
+    """The table format of an existing file (``.csv``, ``.dat`` or ``.parquet``/``.pq``); refuses
+    unknown suffixes, folders and missing files."""
+    suffix = _suffix(path)
+    if path.is_dir():
+        raise InputError(f"{path}: a folder, not a table file")
+    if not path.is_file():
+        raise InputError(f"{path}: no such file")
+    return suffix
+
+
+@dataclass
+class TextTable:
+    """An open text table: its lines, dialect, column names and the positions of the columns read."""
+
+    lines: TextLines
+    dialect: Dialect
+    columns: list[str]
+    wanted: list[int]
+    where: str
+
+    def batches(self) -> Iterator[list[Any]]:
+        """The wanted columns of every row, batch by batch (pyarrow large_string arrays; null in
+        every column of a malformed row)."""
+        for lines in self.lines:
+            rows = self.dialect.rows(lines)
+            if len(rows):
+                yield self.dialect.fields(rows, len(self.columns), self.wanted)
+
+
+def open_text(path: str | os.PathLike, schema: Schema | None, sep: str | None = None, encoding: str = "utf-8") -> TextTable:
+    """A CSV or ``.dat`` file opened for streaming: its header read (CSV), the separator detected,
+    the columns checked; the data rows are read by :meth:`TextTable.batches`."""
+    path = Path(path)
+    where = str(path)
+    suffix = table_path(path)
+    multiline = bool(schema is not None and schema.quoted_newlines)
+    if suffix == ".dat":
+        if schema is None:
+            raise InputError(f"{path}: a .dat file has no header; give its schema (for example the authors' .domain "
+                             "file)")
+        lines = TextLines(path, encoding, header=False)
+        return TextTable(lines, Dialect(None), list(schema.names), list(range(len(schema))), where)
+    lines = TextLines(path, encoding, quoted_newlines=multiline)
+    dialect = Dialect(sep or detect_separator(lines.header), multiline)
+    columns = dialect.header(lines.header, where)
     seen: set[str] = set()
     for column in columns:
         if column in seen:
@@ -188,13 +193,30 @@ def _read_csv(path: Path, schema: Schema | None, sep: str | None, encoding: str)
     if schema is not None and len(columns) == 1 and len(schema) > 1 and columns[0] not in schema.names:
         raise InputError(f"{path}: the header has one column, none of the schema's; is the separator right? "
                          "(give --sep)")
-    wanted = None if schema is None else [i for i, c in enumerate(columns) if c in schema.names]
-    frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, na_filter=False, encoding=encoding,
-                        usecols=wanted, engine="c")
-    frame.columns = [columns[i] for i in (wanted if wanted is not None else range(len(columns)))]
+    wanted = list(range(len(columns))) if schema is None else [i for i, c in enumerate(columns) if c in schema.names]
+    return TextTable(lines, dialect, columns, wanted, where)
+
+
+def _read_text(path: Path, schema: Schema | None, sep: str | None, encoding: str) -> pd.DataFrame:
+    import pyarrow as pa
+
+    table = open_text(path, schema, sep, encoding)
+    chunks: list[list[Any]] = [[] for _ in table.wanted]
+    for columns in table.batches():
+        for chunk, column in zip(chunks, columns):
+            chunk.append(column)
+    names = [table.columns[i] for i in table.wanted]
+    columns = {}
+    for name, chunk in zip(names, chunks):
+        array = pa.chunked_array(chunk, pa.large_string())
+        column = array.to_pandas()
+        if array.null_count:  # malformed rows (a field of a well-formed row is never null)
+            column = column.astype(object)
+            column[array.is_null().to_numpy(zero_copy_only=False)] = MALFORMED_CELL
+        columns[name] = column
+    frame = pd.DataFrame(columns, columns=names)
     if schema is not None:
-        left_out = [c for c in columns if c not in schema.names]
-        frame.attrs["left_out"] = left_out
+        frame.attrs["left_out"] = [c for c in table.columns if c not in schema.names]
     return frame
 
 
@@ -208,14 +230,22 @@ def _read_parquet(path: Path, schema: Schema | None) -> pd.DataFrame:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    names = pq.read_schema(path).names
+    try:
+        arrow_schema = pq.read_schema(path)
+    except (pa.ArrowException, OSError):
+        raise InputError(f"{path}: not a readable Parquet file") from None
+    names = arrow_schema.names
     duplicated = next((c for c in names if names.count(c) > 1), None)
     if duplicated is not None:
         raise InputError(f"{path}: column {duplicated!r} appears more than once")
     wanted = names if schema is None else [c for c in names if c in schema.names]
+    check_parquet_types(arrow_schema, wanted, str(path))
     columns: dict[str, Any] = {}
     for name in wanted:
-        column = pq.read_table(path, columns=[name]).column(0)
+        try:
+            column = pq.read_table(path, columns=[name]).column(0)
+        except (pa.ArrowException, OSError):
+            raise InputError(f"{path}: column {name!r} cannot be read (a damaged Parquet file?)") from None
         kind = column.type
         if pa.types.is_dictionary(kind):
             column, kind = column.cast(kind.value_type), kind.value_type
@@ -225,15 +255,70 @@ def _read_parquet(path: Path, schema: Schema | None) -> pd.DataFrame:
         elif pa.types.is_floating(kind) or pa.types.is_boolean(kind):  # NaN is no category: value by value
             columns[name] = np.array(column.to_pylist(), dtype=object)
         else:
-            if not (pa.types.is_integer(kind) or pa.types.is_string(kind) or pa.types.is_large_string(kind)):
-                column = column.cast(pa.string())
+            if not (pa.types.is_integer(kind) or is_text(kind) or is_binary(kind)):
+                column = column.cast(pa.string())  # dates, times stamps, decimals: their ISO / decimal text
             encoded = column.combine_chunks().dictionary_encode()  # nulls stay null: code −1 below
-            values = pd.Index(encoded.dictionary.to_pylist(), dtype=object)
+            values = pd.Index(encoded.dictionary.to_pylist(), dtype=object)  # binary: bytes, decoded by labelling
             columns[name] = pd.Categorical.from_codes(encoded.indices.fill_null(-1).to_numpy(), categories=values)
     frame = pd.DataFrame(columns)
     if schema is not None:
         frame.attrs["left_out"] = [c for c in names if c not in schema.names]
     return frame
+
+
+def is_text(kind: Any) -> bool:
+    import pyarrow as pa
+
+    view = getattr(pa.types, "is_string_view", lambda _: False)  # pyarrow ≥ 16
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or view(kind)
+
+
+def is_binary(kind: Any) -> bool:
+    import pyarrow as pa
+
+    view = getattr(pa.types, "is_binary_view", lambda _: False)  # pyarrow ≥ 16
+    return pa.types.is_binary(kind) or pa.types.is_large_binary(kind) or view(kind)
+
+
+def readable_type(kind: Any) -> bool:
+    """Can an attribute read values of this Arrow type?  Numbers, booleans, text, binary (read as
+    UTF-8 text, value by value), dates, time stamps and decimals; not nested types (list, struct,
+    map, union), times of day, durations, intervals or fixed-size binary."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return (pa.types.is_null(kind) or pa.types.is_boolean(kind) or pa.types.is_integer(kind)
+            or pa.types.is_floating(kind) or pa.types.is_decimal(kind) or is_text(kind) or is_binary(kind)
+            or pa.types.is_date(kind) or pa.types.is_timestamp(kind))
+
+
+def check_parquet_types(arrow_schema: Any, names: list[str], where: str) -> None:
+    """Refuse, in one line, a column read by the schema whose Parquet type no attribute reads
+    (the type is part of the file's public layout, not of its values)."""
+    for field in arrow_schema:
+        if field.name in names and not readable_type(field.type):
+            raise InputError(f"{where}: column {field.name!r} has the Parquet type {field.type}, which no attribute "
+                             "reads (numbers, booleans, text, dates, time stamps or decimals)")
+
+
+def check_names(columns: list[str], left_out: list[str], schema: Schema, source: str) -> None:
+    """The column checks of :func:`raw_columns` on the names alone: no repeated name, every schema
+    column present, and one note naming the columns ``left_out`` that ``drop`` does not list."""
+    seen: set[str] = set()
+    for column in columns:
+        if column in seen:
+            raise InputError(f"{source}: column {column!r} appears more than once")
+        seen.add(column)
+    absent = [n for n in schema.names if n not in seen]
+    if absent:
+        raise InputError(f"{source}: column {absent[0]!r} of the schema is missing from the data")
+    declared = set(schema.names) | set(schema.dropped)
+    extra = [c for c in left_out if c not in declared]
+    if extra:
+        names = ", ".join(repr(c) for c in extra[:10]) + (", …" if len(extra) > 10 else "")
+        warnings.warn(f"{source}: left out {len(extra)} column(s) not in the schema: {names} "
+                      "(list them under 'drop:' to silence this note)", ColumnsLeftOut, stacklevel=3)
 
 
 def raw_columns(frame: pd.DataFrame, schema: Schema, source: str, *, allow_empty: bool = False) -> dict[str, RawColumn]:
@@ -242,17 +327,7 @@ def raw_columns(frame: pd.DataFrame, schema: Schema, source: str, *, allow_empty
     Columns the schema does not declare are left out; those it does not list under ``drop``
     either are named once in a :class:`ColumnsLeftOut` warning."""
     columns = [str(c) for c in frame.columns]
-    if len(set(columns)) != len(columns):
-        dup = next(c for c in columns if columns.count(c) > 1)
-        raise InputError(f"{source}: column {dup!r} appears more than once")
-    absent = [n for n in schema.names if n not in columns]
-    if absent:
-        raise InputError(f"{source}: column {absent[0]!r} of the schema is missing from the data")
-    extra = [c for c in frame.attrs.get("left_out", columns) if c not in schema.names and c not in schema.dropped]
-    if extra:
-        names = ", ".join(repr(c) for c in extra[:10]) + (", …" if len(extra) > 10 else "")
-        warnings.warn(f"{source}: left out {len(extra)} column(s) not in the schema: {names} "
-                      "(list them under 'drop:' to silence this note)", ColumnsLeftOut, stacklevel=2)
+    check_names(columns, frame.attrs.get("left_out", columns), schema, source)
     if len(frame) == 0 and not allow_empty:
         raise InputError(f"{source}: the data has no rows")
     frame = frame.set_axis(columns, axis=1)

@@ -6,9 +6,12 @@ every value labelled on its own (:mod:`privbayes.counting.labels`), and handed b
 as a :class:`PrivateTable` whose only outputs are the row count and exact counts.
 
 Back-ends: ``numpy`` (in memory), ``duckdb`` (embedded, out of core) and ``spark``
-(a cluster).  The engines read CSV (``.csv``, and compressed forms they decompress
-themselves) and Parquet in place; DataFrames, ``.dat`` files and other compressions
-are labelled in memory and only counted in the engine.  ``auto`` takes DuckDB for a
+(a cluster).  Text tables (CSV, ``.dat``) are read by one strict, row-local dialect
+(:mod:`privbayes.counting.dialect`): numpy and DuckDB share the streaming reader (DuckDB
+stores the rows as they stream, out of core), Spark reads the lines itself and splits them
+with the same code in its workers (``.csv``, ``.csv.gz``, ``.csv.bz2`` in UTF-8, without
+``quoted_newlines``; other text tables are labelled in memory and only counted in Spark).
+Parquet files are read in place by the engines.  DataFrames are labelled in memory.  ``auto`` takes DuckDB for a
 file larger than :data:`AUTO_MEMORY_SHARE` of the machine's memory.  ``backend`` may
 also be an open DuckDB connection or an existing ``SparkSession``.
 """
@@ -25,7 +28,7 @@ import pandas as pd
 from privbayes.counting.base import PrivateTable
 from privbayes.counting.labels import label_column
 from privbayes.counting.memory import InMemoryTable
-from privbayes.counting.reading import TableFile, _suffix, raw_columns, read_frame
+from privbayes.counting.reading import TableFile, raw_columns, read_frame, table_path
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
 from privbayes.schema import Schema
@@ -35,8 +38,8 @@ BACKENDS = ("numpy", "duckdb", "spark", "auto")
 AUTO_MEMORY_SHARE = 1 / 16
 """``auto`` counts in DuckDB files larger than this share of physical memory (in memory,
 pandas holds a text table at several times its file size)."""
-_IN_PLACE = {"duckdb": (".csv", ".csv.gz", ".csv.zst", ".parquet", ".pq"),
-             "spark": (".csv", ".csv.gz", ".csv.bz2", ".parquet", ".pq")}
+_SPARK_TEXT = (".csv", ".csv.gz", ".csv.bz2")
+"""Text tables Spark reads itself (Hadoop decompresses these); others are labelled in memory."""
 
 
 def source_name(source: Source) -> str:
@@ -76,15 +79,17 @@ def open(source: Source, schema: Any, backend: Any = "numpy", *,  # noqa: A001 -
     if name == "numpy":
         return InMemoryTable(leaf_codes(source, schema, allow_empty=allow_empty), Encoding.build(schema, "hierarchical"),
                              allow_empty=allow_empty)
-    path = _in_place(source, name)
+    path = _in_place(source, name, schema)
     if name == "duckdb":
         from privbayes.counting.duckdb import duckdb_from_codes, duckdb_from_file
 
-        return (duckdb_from_file(path, _suffix(Path(path)), schema, engine, allow_empty=allow_empty) if path is not None
+        return (duckdb_from_file(source, table_path(Path(path)), schema, engine, allow_empty=allow_empty)
+                if path is not None
                 else duckdb_from_codes(leaf_codes(source, schema, allow_empty=allow_empty), schema, engine))
     from privbayes.counting.spark import spark_from_codes, spark_from_file
 
-    return (spark_from_file(path, _suffix(Path(path)), schema, engine, allow_empty=allow_empty) if path is not None
+    return (spark_from_file(source, table_path(Path(path)), schema, engine, allow_empty=allow_empty)
+            if path is not None
             else spark_from_codes(leaf_codes(source, schema, allow_empty=allow_empty), schema, engine))
 
 
@@ -120,14 +125,17 @@ def _large(source: Source) -> bool:
     return os.path.getsize(source) > AUTO_MEMORY_SHARE * memory
 
 
-def _in_place(source: Source, engine: str) -> str | None:
-    """The path of a file ``engine`` reads in place, else None (labelled in memory instead)."""
+def _in_place(source: Source, engine: str, schema: Schema) -> str | None:
+    """The path of a file ``engine`` reads itself (DuckDB: every table file; Spark: Parquet, and
+    UTF-8 CSV it can decompress and split by lines), else None (labelled in memory instead)."""
     if isinstance(source, pd.DataFrame):
         return None
-    if isinstance(source, TableFile) and (source.sep is not None or source.encoding != "utf-8"):
-        return None  # the engines read UTF-8 and find the separator as the reader does; others in memory
     path = os.fspath(source)
-    _suffix(Path(path))  # the reader's own check and message for unknown formats
-    if not os.path.isfile(path):
-        raise InputError(f"{path}: no such file")
-    return path if path.lower().endswith(_IN_PLACE[engine]) else None
+    suffix = table_path(Path(path))  # the reader's own checks and messages (format, folder, missing file)
+    if engine == "duckdb" or suffix in (".parquet", ".pq"):
+        return path
+    if isinstance(source, TableFile) and source.encoding != "utf-8":
+        return None  # Spark reads UTF-8 only
+    if schema.quoted_newlines:
+        return None  # records spanning lines: not splittable by lines, read in memory
+    return path if path.lower().endswith(_SPARK_TEXT) else None

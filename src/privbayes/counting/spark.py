@@ -1,8 +1,12 @@
 """Counting back-end on Apache Spark (a cluster; ``local[*]`` on one machine).
 
-The recipe of :mod:`privbayes.counting.duckdb` in Spark SQL: Spark reads CSV as text
-only (no schema inference; an empty field is the empty text) or Parquet in its own
-types; each column's distinct values are labelled in Python by
+The recipe of :mod:`privbayes.counting.duckdb` in Spark SQL: Spark reads a CSV file's lines
+(its text source: no CSV parser, no schema inference) and its Python workers split them by the
+strict dialect's own code (:mod:`privbayes.counting.dialect`, shipped with the task), after the
+driver has streamed the file once through the same bounded reader (caps, UTF-8, line length,
+header); Parquet is read in its own types.  Both get a pattern-free link to the file
+(:mod:`privbayes.counting.paths`), never the user's path.  Each column's distinct values are
+labelled in Python by
 :func:`privbayes.counting.labels.label_column`; the value → code maps travel with the task to
 the Python workers, where Arrow looks every value up (``mapInArrow``); the coded rows are cached
 as distinct rows with multiplicities; counts are ``GROUPING SETS`` queries over packed leaf keys,
@@ -10,8 +14,10 @@ spread over the full domain in numpy.
 
 Needs Java 17+ and ``pip install 'privbayes[spark]'``.  Pass an existing
 ``SparkSession`` as ``backend`` to count on a cluster; otherwise a ``local[*]`` session
-is started (or the active one reused).  CSV is read with ``multiLine`` (quoted line
-breaks, as pandas reads them), which a cluster cannot split: prefer Parquet for big data.
+is started (or the active one reused).  The file must be readable by the driver (the
+preflight) and by the workers at the same path.  Text tables Spark does not split itself
+(other compressions or encodings, ``.dat``, a schema with ``quoted_newlines``) are read
+and labelled in memory and only counted in Spark.
 """
 
 from __future__ import annotations
@@ -28,16 +34,14 @@ from privbayes.counting.duckdb import (
     _Refused,
     check_columns,
     code_type,
-    csv_header,
     label_distinct,
+    parquet_schema,
     unique_prefix,
 )
 from privbayes.counting.labels import InvalidValuesError
+from privbayes.counting.paths import LiteralPath
 from privbayes.errors import InputError
 from privbayes.schema import Schema
-
-_CSV = {"quote": '"', "escape": '"', "inferSchema": "false", "multiLine": "true",
-        "encoding": "UTF-8", "mode": "FAILFAST"}
 
 
 class SparkTable(EngineTable):
@@ -75,43 +79,110 @@ def _errors() -> tuple[type, ...]:
     return (PySparkException, Py4JJavaError)
 
 
-def spark_from_file(path: str, suffix: str, schema: Schema, session: Any = None, *,
+def spark_from_file(path: Any, suffix: str, schema: Schema, session: Any = None, *,
                     allow_empty: bool = False) -> SparkTable:
-    """A :class:`SparkTable` over a CSV (maybe .gz/.bz2) or Parquet file, read in place."""
+    """A :class:`SparkTable` over a UTF-8 CSV (maybe .gz/.bz2) or a Parquet file, read in place."""
+    import weakref
+
     import pyarrow as pa
 
+    from privbayes.counting.reading import TableFile, open_text
+
+    where = str(path)
+    text = suffix == ".csv"
+    if text:  # the driver streams the file once through the shared reader before Spark starts
+        table = open_text(path, schema, path.sep if isinstance(path, TableFile) else None, "utf-8")
+        check_columns(table.columns, schema, where)
+        table.lines.drain()
+    else:
+        parquet_schema(path, schema, where)
     spark = local_session(session)
     prefix = unique_prefix()
+    link = LiteralPath(path)  # lives as long as the table: Spark may read the file again
     try:
-        if suffix == ".csv":
-            sep, columns = csv_header(path, schema)
-            frame = spark.read.options(header="true", sep=sep, **_CSV).csv(path).toDF(*columns)
+        if text:
+            frame = _text_rows(spark, link.path, table)
         else:
-            frame = spark.read.parquet(path)
-            columns = list(frame.columns)
-        check_columns(columns, schema, path)
-        wrap = "COALESCE({0}, '')" if suffix == ".csv" else "{0}"  # an empty CSV field is the empty text
-        frame = frame.selectExpr(*[f"{wrap.format(_ident(a.name))} AS {_ident(a.name)}" for a in schema.attributes])
+            frame = spark.read.parquet(link.path)
+            check_columns(list(frame.columns), schema, where)
+            frame = frame.selectExpr(*[_ident(a.name) for a in schema.attributes])
         frame.createOrReplaceTempView(f"{prefix}_src")
         distinct = _distinct_columns(spark, f"{prefix}_src", schema)
         n = distinct.column("n")[0].as_py()
         if n == 0 and not allow_empty:
-            raise InputError(f"{path}: the data has no rows")
+            raise InputError(f"{where}: the data has no rows")
         maps = []
         for j, attr in enumerate(schema.attributes):
             column = _column(distinct, j)
             try:
-                keys, codes = label_distinct(schema, j, column, path)
+                keys, codes = label_distinct(schema, j, column, where, null_is_malformed=text)
             except _Refused as refused:
-                raise InvalidValuesError(str(refused), _rows_of(spark, f"{prefix}_src", attr.name, refused.values)) from None
+                rows = _rows_of(spark, f"{prefix}_src", attr.name, refused.values, "_i" if text else None)
+                raise InvalidValuesError(str(refused), rows) from None
             maps.append((keys, pa.array(codes, code_type(attr.size))))
-        rows = _coded(frame, maps, schema).cache()
+        rows = _coded(frame.selectExpr(*[_ident(a.name) for a in schema.attributes]), maps, schema).cache()
         rows.count()
         rows.createOrReplaceTempView(f"{prefix}_rows")
         spark.catalog.dropTempView(f"{prefix}_src")
     except _errors() as exc:  # engine messages may quote a line of the file: name the kind only
-        raise InputError(f"{path}: cannot read the table (Spark {type(exc).__name__})") from None
-    return SparkTable(spark, rows, f"{prefix}_rows", schema, int(n)).localise()
+        link.close()
+        raise InputError(f"{where}: cannot read the table (Spark {type(exc).__name__})") from None
+    except BaseException:
+        link.close()
+        raise
+    table = SparkTable(spark, rows, f"{prefix}_rows", schema, int(n))
+    weakref.finalize(table, link.close)
+    return table.localise()
+
+
+def _text_rows(spark: Any, link: str, table: Any) -> Any:
+    """The schema's columns of a CSV file's rows (null in every column of a malformed row) and each
+    row's position ``_i`` (file order), split by the strict dialect in the Python workers.
+
+    The driver has streamed the file through the shared reader (``table``: every cap, UTF-8, the
+    header); Spark's text source then cuts the same lines (at ``\\n``, ``\\r`` and ``\\r\\n``); the workers
+    skip empty lines and split the rest.  The header is the first non-empty line, i.e. the row with
+    ``_i`` = 0 (the first split of a file is the first partition), which a look at the first
+    partition checks."""
+    from pyspark.sql.types import BooleanType, StringType, StructField, StructType
+
+    from privbayes.counting import dialect as dialect_module
+
+    names = [table.columns[i] for i in table.wanted]
+    fields = [f"f{k}" for k in range(len(names))]
+    out = StructType([StructField(f, StringType(), True) for f in fields] + [StructField("_h", BooleanType(), False)])
+    dialect, width, wanted, header = table.dialect, len(table.columns), table.wanted, table.lines.header
+
+    def split(batches: Any) -> Any:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        for batch in batches:
+            lines = batch.column(0).cast(pa.large_string())
+            lines = lines.filter(pc.not_equal(lines, ""))
+            columns = dialect.fields(lines, width, wanted)
+            first = pc.or_(pc.equal(lines, header), pc.equal(lines, "\ufeff" + header))
+            yield pa.RecordBatch.from_arrays([c.cast(pa.string()) for c in columns] + [first], names=fields + ["_h"])
+
+    _ship_by_value(dialect_module)
+    with warnings.catch_warnings():  # PySpark checks the pandas version even for Arrow-only functions
+        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
+        rows = spark.read.text(link).mapInArrow(split, out)
+    rows = rows.selectExpr(*[f"{f} AS {_ident(c)}" for f, c in zip(fields, names)], "_h",
+                           "monotonically_increasing_id() AS _i")
+    first = rows.select("_i", "_h").limit(1).collect()  # reads the first partition only
+    if not first or first[0]["_i"] != 0 or not first[0]["_h"]:
+        raise InputError(f"{table.where}: Spark did not read the header line first; read this file with "
+                         "--backend duckdb, or convert it to Parquet")
+    return rows.where("_i <> 0").drop("_h")
+
+
+def _ship_by_value(module: Any) -> None:
+    """Pickle ``module``'s code with the task, so that workers need no privbayes installed."""
+    from pyspark import cloudpickle
+
+    if module.__name__ not in cloudpickle.list_registry_pickle_by_value():
+        cloudpickle.register_pickle_by_value(module)
 
 
 def _coded(frame: Any, maps: list[tuple[Any, Any]], schema: Schema) -> Any:
@@ -163,12 +234,14 @@ def _column(distinct: Any, j: int) -> Any:
     return pa.chunked_array(chunks, values.type)
 
 
-def _rows_of(spark: Any, view: str, name: str, values: Any) -> tuple[int, ...]:
-    """1-based data row numbers (file order) of up to five rows holding one of ``values``."""
+def _rows_of(spark: Any, view: str, name: str, values: Any, order: str | None = None) -> tuple[int, ...]:
+    """1-based data row numbers (file order: by the column ``order``, else by scan order) of up to
+    five rows holding one of ``values``."""
     import pyarrow as pa
 
+    key = order or "monotonically_increasing_id()"
     spark.createDataFrame(pa.table({"v": values})).createOrReplaceTempView(f"{view}_bad")
-    found = spark.sql(f"SELECT r FROM (SELECT ROW_NUMBER() OVER (ORDER BY monotonically_increasing_id()) AS r, "
+    found = spark.sql(f"SELECT r FROM (SELECT ROW_NUMBER() OVER (ORDER BY {key}) AS r, "
                       f"{_ident(name)} AS v FROM {view}) AS t LEFT SEMI JOIN {view}_bad AS b ON t.v <=> b.v "
                       "ORDER BY r LIMIT 5").collect()
     spark.catalog.dropTempView(f"{view}_bad")

@@ -12,6 +12,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any, Iterator, Mapping
 
+from privbayes.schema import QUOTED_NEWLINES_CAVEAT, Schema
+
 CORE = ("method", "mechanism", "guarantee", "differentially_private", "epsilon", "epsilon_spent", "delta_spent",
         "neighbouring_relation", "n", "n_public", "domain_source", "seeded", "algorithm", "caveats", "plan", "ledger",
         "library_version")
@@ -91,9 +93,14 @@ class PrivacyReport(Mapping[str, Any]):
                 + f"<table><tr><th>step</th><th>mechanism</th><th>ε</th></tr>{ledger}</table></div>")
 
 
-def domain_caveats(domain_source: str, inferred_schema: bool, caveats: list[str]) -> tuple[str, list[str]]:
-    """The report's domain line and caveats, with the draft's warning when the schema still says
-    'inferred: true' (an unreviewed ``schema infer`` draft, not covered by ε)."""
-    if inferred_schema and "NOT covered" not in domain_source:
-        return DRAFT_DOMAIN, caveats + [DRAFT_CAVEAT]
+def domain_caveats(domain_source: str, schema: Schema, caveats: list[str]) -> tuple[str, list[str]]:
+    """The report's domain line and caveats, as the schema makes them: the draft's warning when it
+    still says 'inferred: true' (an unreviewed ``schema infer`` draft, not covered by ε), and the
+    loss of row-locality when it lets quoted fields span lines."""
+    caveats = list(caveats)
+    if schema.inferred and "NOT covered" not in domain_source:
+        domain_source = DRAFT_DOMAIN
+        caveats.append(DRAFT_CAVEAT)
+    if schema.quoted_newlines:
+        caveats.append(QUOTED_NEWLINES_CAVEAT)
     return domain_source, caveats

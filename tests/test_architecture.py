@@ -73,11 +73,27 @@ def test_only_the_counting_layer_reads_private_data():
     assert offenders == {}
 
 
+def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
+    """The nodes of ``tree`` outside ``if TYPE_CHECKING:`` blocks (imports for type checkers only
+    are not dependencies at run time)."""
+    out, stack = [], [tree]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and getattr(child.test, "id", getattr(child.test, "attr", "")) == "TYPE_CHECKING":
+                stack.extend(child.orelse)
+                continue
+            stack.append(child)
+    return out
+
+
 def _imports(name: str, path: Path, known: set[str]) -> set[str]:
-    """privbayes modules that ``name`` imports anywhere in its file (module level or inside functions)."""
+    """privbayes modules that ``name`` imports anywhere in its file (module level or inside functions;
+    not in ``if TYPE_CHECKING:`` blocks)."""
     out = set()
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             out |= {a.name for a in node.names if a.name in known}
         elif isinstance(node, ast.ImportFrom):
@@ -109,6 +125,14 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
         if node not in state and (found := visit(node)):
             return found
     return None
+
+
+def test_type_checking_imports_are_not_dependencies(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import privbayes.schema\n"
+                      "else:\n    import privbayes.limits\ndef f():\n    import privbayes.errors\n")
+    known = {"privbayes.schema", "privbayes.limits", "privbayes.errors"}
+    assert _imports("privbayes.m", source, known) == {"privbayes.limits", "privbayes.errors"}
 
 
 def test_the_cycle_finder_finds_a_cycle():

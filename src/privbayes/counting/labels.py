@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from privbayes.errors import InputError
-from privbayes.schema import Attribute, date_ordinal
+from privbayes.schema import Attribute, date_ordinal, date_text
 
 NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 _NUMBER = re.compile(NUMBER)
@@ -236,8 +236,8 @@ def _apply_policies(attr: Attribute, codes: np.ndarray, positions: np.ndarray, d
     ]
     if attr.numeric:
         problems.append((outside, "a value is outside the schema's bounds "
-                                  f"[{attr.to_dict()['lower'] if attr.kind == 'date' else format(attr.lower, 'g')}, "
-                                  f"{attr.to_dict()['upper'] if attr.kind == 'date' else format(attr.upper, 'g')}]"))
+                                  f"[{date_text(attr.lower, attr.granularity) if attr.kind == 'date' else format(attr.lower, 'g')}, "
+                                  f"{date_text(attr.upper, attr.granularity) if attr.kind == 'date' else format(attr.upper, 'g')}]"))
     for mask, problem in problems:
         if mask.any():
             if attr.invalid == "category":

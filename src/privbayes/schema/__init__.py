@@ -1,0 +1,136 @@
+"""The public domain of a table: attributes, their kinds, bins, taxonomy levels and policies.
+
+The schema is *public input*: categories, bounds and taxonomies come from the
+data steward, not from the private data (TODS 2017 assumes a known domain).
+Drafting one from data is the counting layer's job (``privbayes.counting.draft``)
+and is flagged as not covered by ε.  Reading rows into leaf codes is the counting
+layer's job too (``privbayes.counting.labels``); this module only describes the
+code space: leaf codes 0..size-1 per attribute (the missing code last), their
+generalisation levels (:mod:`privbayes.taxonomy`), bins, and the decoding of codes
+into values, which is post-processing of released codes.
+
+Numeric attributes (issue 16) have equal-width bins over [lower, upper] (``scale:
+linear``), bins equal-width in log(1 + x − lower) (``scale: log``), or explicit public
+``edges``; ``special_values`` are numbers with a leaf code of their own beside the
+bins (sentinels such as 999, point masses such as 0), matched before the bins and
+decoded exactly.  Leaf codes: bins 0..b−1, then the special values in declared
+order, then the missing code.  ``kind: date`` is a numeric attribute over whole days,
+months or years (``granularity``) with ISO bounds, written back as ISO text.
+
+Every declared size is checked against :mod:`privbayes.limits` before an array is built: each
+attribute's bins and categories, and (:func:`declared_codes`) the number of attributes and their
+total size, so that many attributes each just under its own cap cannot add up to gigabytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from privbayes.errors import InputError
+from privbayes.limits import check_domain_total, limits
+from privbayes.schema.attribute import (DEFAULT_BINS, MAX_DECIMALS, MISSING_LABEL, NUMERIC_KINDS, Attribute,
+                                        Granularity, InvalidPolicy, Kind, MissingPolicy, Scale)
+from privbayes.schema.dates import date_ordinal, date_text
+from privbayes.schema.serialisation import attribute_from_dict, attribute_to_dict, declared_codes
+
+QUOTED_NEWLINES_CAVEAT = ("the schema lets quoted CSV fields span lines ('quoted_newlines: true'): reading is not "
+                          "row-local, so one malformed row can change how the rows after it are read, which the "
+                          "sensitivity does not bound")
+"""The privacy report's caveat for a schema with ``quoted_newlines``."""
+
+SCHEMA_DEFAULT_KEYS = ("missing", "invalid", "missing_token")
+"""Keys a schema may set once for all its attributes (an attribute's own value wins)."""
+
+
+@dataclass(frozen=True)
+class Schema:
+    """The ordered attributes of a table; names are unique.
+
+    ``dropped`` names columns of the data that are deliberately left out (an identifier, free
+    text); ``inferred`` marks a draft read from the data (``schema infer``) that nobody has
+    reviewed yet: while it stays, fitting says so and the privacy report says the domain was
+    taken from the data, which ε does not cover.  ``quoted_newlines`` lets a quoted CSV field
+    span lines; it gives up row-local reading (one stray quote changes how the following lines
+    are read), so it is off by default and named in the privacy report's caveats.
+    """
+
+    attributes: tuple[Attribute, ...]
+    dropped: tuple[str, ...] = ()
+    inferred: bool = False
+    quoted_newlines: bool = False
+
+    def __post_init__(self) -> None:
+        names = [a.name for a in self.attributes]
+        if len(set(names)) != len(names):
+            dup = next(n for n in names if names.count(n) > 1)
+            raise InputError(f"schema: attribute name {dup!r} appears more than once")
+        if len(names) < 2:
+            raise InputError(f"schema: PrivBayes needs at least 2 attributes, got {len(names)}")
+        if not isinstance(self.dropped, tuple) or not all(isinstance(c, str) for c in self.dropped):
+            raise InputError("schema: drop must be a list of column names")
+        both = [c for c in self.dropped if c in names]
+        if both:
+            raise InputError(f"schema: column {both[0]!r} is both an attribute and in drop")
+        if not isinstance(self.inferred, bool):
+            raise InputError(f"schema: inferred must be true or false, got {self.inferred!r}")
+        if not isinstance(self.quoted_newlines, bool):
+            raise InputError(f"schema: quoted_newlines must be true or false, got {self.quoted_newlines!r}")
+
+    @property
+    def names(self) -> list[str]:
+        return [a.name for a in self.attributes]
+
+    def index(self, name: str) -> int:
+        """Position of the attribute called ``name``."""
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise InputError(f"schema: no attribute named {name!r}") from None
+
+    def __len__(self) -> int:
+        return len(self.attributes)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"version": 1}
+        if self.inferred:
+            out["inferred"] = True
+        out["attributes"] = [attribute_to_dict(a) for a in self.attributes]
+        if self.dropped:
+            out["drop"] = list(self.dropped)
+        if self.quoted_newlines:
+            out["quoted_newlines"] = True
+        return out
+
+    @classmethod
+    def from_dict(cls, raw: Any, source: str = "schema") -> "Schema":
+        if not isinstance(raw, dict) or not isinstance(raw.get("attributes"), list):
+            raise InputError(f"{source}: expected a mapping with a list 'attributes'")
+        unknown = set(raw) - {"version", "attributes", "drop", "inferred", "quoted_newlines", *SCHEMA_DEFAULT_KEYS}
+        if unknown:
+            raise InputError(f"{source}: unknown top-level keys {sorted(unknown)}")
+        defaults = {key: raw[key] for key in SCHEMA_DEFAULT_KEYS if key in raw}
+        check_domain_total(len(raw["attributes"]), sum(declared_codes(a) for a in raw["attributes"]), source)
+        attributes = []
+        for a in raw["attributes"]:
+            own = dict(defaults)
+            if own.get("invalid") == "clip" and isinstance(a, dict) and a.get("kind") not in NUMERIC_KINDS:
+                del own["invalid"]  # a schema-wide 'clip' concerns numeric attributes only
+            attributes.append(attribute_from_dict(a, source, own))
+        dropped = raw.get("drop") or []
+        if not isinstance(dropped, list) or len(dropped) > limits().max_categories:
+            raise InputError(f"{source}: drop must be a list of column names")
+        return cls(tuple(attributes), tuple(str(c) for c in dropped), raw.get("inferred", False),
+                   raw.get("quoted_newlines", False))
+
+    def decode(self, codes: np.ndarray, rng: np.random.Generator, bin_labels: bool = False) -> pd.DataFrame:
+        """Values of leaf codes (n × d): categories, or numbers drawn inside their bins."""
+        return pd.DataFrame({a.name: a.decode(codes[:, j], rng, bin_labels) for j, a in enumerate(self.attributes)})
+
+
+__all__ = ["DEFAULT_BINS", "MAX_DECIMALS", "MISSING_LABEL", "NUMERIC_KINDS", "QUOTED_NEWLINES_CAVEAT",
+           "SCHEMA_DEFAULT_KEYS", "Attribute", "Granularity", "InvalidPolicy", "Kind", "MissingPolicy", "Scale", "Schema",
+           "date_ordinal", "date_text", "declared_codes"]

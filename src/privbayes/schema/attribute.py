@@ -1,0 +1,262 @@
+"""One attribute of the public domain: its kind, policies and bounds, validated on construction
+(sizes capped first), and its leaf codes and generalisation levels.
+
+Leaf codes: categories in order, or bins 0..b−1 then the special values in declared order; the
+missing code last.  Bins (:mod:`binning`) and decoding (:mod:`decoding`) are their own modules;
+the methods below hand on to them.  Schema files are :mod:`serialisation`'s.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from privbayes.errors import InputError
+from privbayes.limits import limits
+from privbayes.schema.dates import date_ordinal
+from privbayes.taxonomy import Taxonomy, binary_tree_levels, depth, leaves, taxonomy_levels
+
+Kind = Literal["categorical", "numeric", "binary", "date"]
+NUMERIC_KINDS = ("numeric", "date")
+Scale = Literal["linear", "log"]
+Granularity = Literal["day", "month", "year"]
+MissingPolicy = Literal["refuse", "category"]
+InvalidPolicy = Literal["refuse", "clip", "category"]
+
+MISSING_LABEL = "<missing>"
+DEFAULT_BINS = 16
+MAX_DECIMALS = 12
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """One column of the public domain, validated on construction (sizes capped first)."""
+
+    name: str
+    kind: Kind
+    categories: tuple = ()
+    lower: float | None = None
+    upper: float | None = None
+    bins: int = DEFAULT_BINS
+    integer: bool = False
+    taxonomy: Taxonomy | None = None
+    missing: MissingPolicy = "refuse"
+    invalid: InvalidPolicy = "refuse"
+    missing_token: str | None = None
+    special_values: tuple = ()
+    edges: tuple | None = None
+    scale: Scale = "linear"
+    decimals: int | None = None
+    granularity: Granularity | None = None
+    levels: tuple[np.ndarray, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        where = f"attribute {self.name!r}"
+        if not isinstance(self.name, str) or not self.name:
+            raise InputError("schema: attribute names must be non-empty strings")
+        if self.missing not in ("refuse", "category"):
+            raise InputError(f"schema: {where}: missing must be 'refuse' or 'category', got {self.missing!r}")
+        if self.invalid not in ("refuse", "clip", "category"):
+            raise InputError(f"schema: {where}: invalid must be 'refuse', 'clip' or 'category', got {self.invalid!r}")
+        if self.invalid == "category" and self.missing != "category":
+            raise InputError(f"schema: {where}: 'invalid: category' maps invalid values to the missing category, "
+                             "so it needs 'missing: category'")
+        if self.missing_token is not None and not isinstance(self.missing_token, str):
+            raise InputError(f"schema: {where}: missing_token must be a string, got {self.missing_token!r}")
+        if self.kind == "date":
+            self._check_date(where)
+        if self.kind in NUMERIC_KINDS:
+            self._check_numeric(where)
+        elif self.kind in ("categorical", "binary"):
+            self._check_categorical(where)
+        else:
+            raise InputError(f"schema: {where}: kind must be categorical, numeric, binary or date, got {self.kind!r}")
+        object.__setattr__(self, "levels", self._build_levels())
+
+    @property
+    def numeric(self) -> bool:
+        """Numeric or date: bins (and special values) rather than categories."""
+        return self.kind in NUMERIC_KINDS
+
+    def _check_date(self, where: str) -> None:
+        if self.granularity is None:
+            object.__setattr__(self, "granularity", "day")
+        if self.granularity not in ("day", "month", "year"):
+            raise InputError(f"schema: {where}: granularity must be day, month or year, got {self.granularity!r}")
+        for bound in ("lower", "upper"):
+            value = getattr(self, bound)
+            ordinal = date_ordinal(value, self.granularity) if isinstance(value, (str, datetime.date)) else None
+            if ordinal is None:
+                raise InputError(f"schema: {where}: date attributes need an ISO date as {bound} bound "
+                                 f"(YYYY-MM-DD), got {value!r}")
+            object.__setattr__(self, bound, ordinal)
+        if self.special_values or self.edges is not None or self.scale != "linear" or self.decimals is not None:
+            raise InputError(f"schema: {where}: date attributes take lower, upper, bins and granularity only")
+        object.__setattr__(self, "integer", True)
+
+    def _check_numeric(self, where: str) -> None:
+        if self.kind == "numeric" and self.granularity is not None:
+            raise InputError(f"schema: {where}: granularity is for date attributes")
+        if self.edges is not None:
+            self._check_edges(where)
+        for bound in ("lower", "upper"):
+            value = getattr(self, bound)
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+                raise InputError(f"schema: {where}: numeric attributes need a finite {bound} bound, got {value!r}")
+        if not self.lower < self.upper:
+            raise InputError(f"schema: {where}: lower ({self.lower}) must be below upper ({self.upper})")
+        if not isinstance(self.bins, int) or isinstance(self.bins, bool) or self.bins < 1:
+            raise InputError(f"schema: {where}: bins must be a positive integer, got {self.bins!r}")
+        if self.bins > limits().max_bins:
+            raise InputError(f"schema: {where}: bins ({self.bins}) is above the limit of {limits().max_bins} "
+                             "(PRIVBAYES_MAX_BINS)")
+        if not isinstance(self.integer, bool):
+            raise InputError(f"schema: {where}: integer must be true or false, got {self.integer!r}")
+        if self.taxonomy is not None:
+            raise InputError(f"schema: {where}: numeric attributes get their taxonomy from their bins; remove 'taxonomy'")
+        if self.scale not in ("linear", "log"):
+            raise InputError(f"schema: {where}: scale must be linear or log, got {self.scale!r}")
+        if self.scale == "log" and self.edges is not None:
+            raise InputError(f"schema: {where}: give either edges or scale: log, not both")
+        if self.decimals is not None and (not isinstance(self.decimals, int) or isinstance(self.decimals, bool)
+                                          or not 0 <= self.decimals <= MAX_DECIMALS):
+            raise InputError(f"schema: {where}: decimals must be an integer in [0, {MAX_DECIMALS}], got {self.decimals!r}")
+        self._check_special_values(where)
+        if self.kind == "date" and self.bins > self.upper - self.lower + 1:  # at most one bin per day/month/year
+            object.__setattr__(self, "bins", int(self.upper - self.lower + 1))
+
+    def _check_edges(self, where: str) -> None:
+        edges = self.edges
+        if not isinstance(edges, tuple) or len(edges) > limits().max_bins + 1:
+            raise InputError(f"schema: {where}: edges must be a list of at most {limits().max_bins + 1} numbers "
+                             "(PRIVBAYES_MAX_BINS)")
+        if len(edges) < 2 or not all(isinstance(e, (int, float)) and not isinstance(e, bool) and math.isfinite(e)
+                                     for e in edges):
+            raise InputError(f"schema: {where}: edges must be at least 2 finite numbers")
+        if any(b <= a for a, b in zip(edges, edges[1:])):
+            raise InputError(f"schema: {where}: edges must be strictly increasing")
+        for bound, edge in (("lower", edges[0]), ("upper", edges[-1])):
+            if getattr(self, bound) is not None and getattr(self, bound) != edge:
+                raise InputError(f"schema: {where}: {bound} ({getattr(self, bound)}) differs from the edges; "
+                                 "leave it out (the edges give it)")
+        if self.bins not in (DEFAULT_BINS, len(edges) - 1):
+            raise InputError(f"schema: {where}: bins ({self.bins}) differs from the {len(edges) - 1} bins the edges "
+                             "give; leave it out")
+        object.__setattr__(self, "lower", edges[0])
+        object.__setattr__(self, "upper", edges[-1])
+        object.__setattr__(self, "bins", len(edges) - 1)
+
+    def _check_special_values(self, where: str) -> None:
+        values = self.special_values
+        if not isinstance(values, tuple) or len(values) > limits().max_bins:
+            raise InputError(f"schema: {where}: special_values must be a list of at most {limits().max_bins} numbers "
+                             "(PRIVBAYES_MAX_BINS)")
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values):
+            raise InputError(f"schema: {where}: special_values must be finite numbers")
+        if len(set(values)) != len(values):
+            raise InputError(f"schema: {where}: special_values must be unique")
+
+    def _check_categorical(self, where: str) -> None:
+        if self.special_values or self.edges is not None or self.scale != "linear" or self.decimals is not None \
+                or self.granularity is not None:
+            raise InputError(f"schema: {where}: special_values, edges, scale, decimals and granularity are for "
+                             "numeric attributes")
+        cats = self.categories
+        if self.kind == "binary" and not cats:
+            object.__setattr__(self, "categories", (0, 1))
+            cats = self.categories
+        if not isinstance(cats, tuple):
+            raise InputError(f"schema: {where}: categories must be a list")
+        if len(cats) > limits().max_categories:
+            raise InputError(f"schema: {where}: {len(cats)} categories is above the limit of "
+                             f"{limits().max_categories} (PRIVBAYES_MAX_CATEGORIES)")
+        if len(cats) == 0:
+            raise InputError(f"schema: {where}: categorical attributes need a non-empty list of categories")
+        if any(isinstance(c, (list, dict, tuple)) or c is None for c in cats):
+            raise InputError(f"schema: {where}: categories must be strings or numbers")
+        if self.kind == "binary" and len(cats) != 2:
+            raise InputError(f"schema: {where}: binary attributes have exactly 2 categories, got {len(cats)}")
+        if self.invalid == "clip":
+            raise InputError(f"schema: {where}: 'invalid: clip' is for numeric attributes; use 'refuse' or 'category'")
+        labels = [str(c) for c in cats]
+        if len(set(labels)) != len(labels):
+            raise InputError(f"schema: {where}: categories must be unique")
+        if self.missing == "category" and MISSING_LABEL in labels:
+            raise InputError(f"schema: {where}: category {MISSING_LABEL!r} is reserved for missing values")
+        if self.missing_token is not None and self.missing_token.strip() in [label.strip() for label in labels]:
+            raise InputError(f"schema: {where}: missing_token {self.missing_token!r} is also a category")
+        if self.taxonomy is not None:
+            if depth(self.taxonomy) > limits().max_taxonomy_depth:
+                raise InputError(f"schema: {where}: the taxonomy nests more than {limits().max_taxonomy_depth} levels")
+            tree_leaves = [str(leaf) for leaf in leaves(self.taxonomy)]
+            if sorted(tree_leaves) != sorted(labels):
+                raise InputError(f"schema: {where}: the taxonomy's leaves must be exactly the categories, each once")
+
+    @property
+    def size(self) -> int:
+        """Number of leaf codes, the missing-value code included."""
+        return self.base_size + (self.missing == "category")
+
+    @property
+    def base_size(self) -> int:
+        """Leaf codes of values: bins and special values, or categories."""
+        return self.bins + len(self.special_values) if self.numeric else len(self.categories)
+
+    @property
+    def height(self) -> int:
+        """Number of generalisation levels, leaves included (root omitted)."""
+        return len(self.levels)
+
+    def level_size(self, level: int) -> int:
+        return int(self.levels[level].max()) + 1
+
+    def _build_levels(self) -> tuple[np.ndarray, ...]:
+        if self.numeric:
+            groups = binary_tree_levels(self.bins)
+            for _ in self.special_values:  # each special value is its own node at every level
+                groups = [np.append(g, g.max() + 1) for g in groups]
+        elif self.taxonomy is not None:
+            index = {str(c): i for i, c in enumerate(self.categories)}
+            groups = taxonomy_levels(self.taxonomy, index, self.base_size)
+        else:
+            groups = [np.arange(self.base_size)]
+        if self.missing == "category":  # the missing value is its own node at every level
+            groups = [np.append(g, g.max() + 1) for g in groups]
+        return tuple(g.astype(np.int64) for g in groups)
+
+    # --- bins and decoding (their own modules) ----------------------------------------------------
+
+    def bin_edges(self) -> np.ndarray:
+        """The b + 1 public bin edges (equal-width, log-spaced, or declared)."""
+        from privbayes.schema.binning import bin_edges
+
+        return bin_edges(self)
+
+    def bin_codes(self, x: np.ndarray) -> np.ndarray:
+        """Bin of each number in [lower, upper] (bins are [e_i, e_i+1); ``upper`` is in the last bin)."""
+        from privbayes.schema.binning import bin_codes
+
+        return bin_codes(self, x)
+
+    def number_codes(self, x: np.ndarray) -> np.ndarray:
+        """Leaf code of each number: its special value's code, else its bin; −1 outside the bounds."""
+        from privbayes.schema.binning import number_codes
+
+        return number_codes(self, x)
+
+    def bin_labels(self, digits: int = 4) -> list[str]:
+        """Display labels of the leaf codes of values: ``[lo, hi)`` per bin, then the special values."""
+        from privbayes.schema.binning import bin_labels
+
+        return bin_labels(self, digits)
+
+    def decode(self, codes: np.ndarray, rng: np.random.Generator, bin_labels: bool = False) -> pd.Series:
+        """Values for leaf codes (:func:`privbayes.schema.decoding.decode`)."""
+        from privbayes.schema.decoding import decode
+
+        return decode(self, codes, rng, bin_labels)

@@ -1,0 +1,103 @@
+"""Schema files: attributes to and from their mappings, and the size a mapping declares (read
+before anything is built, so that a hostile file is refused before it allocates)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from privbayes.errors import InputError
+from privbayes.limits import limits
+from privbayes.schema.attribute import DEFAULT_BINS, NUMERIC_KINDS, Attribute
+from privbayes.schema.dates import date_text
+from privbayes.taxonomy import taxonomy_from_lists, taxonomy_to_lists
+
+
+def attribute_to_dict(attr: Attribute) -> dict[str, Any]:
+    """The attribute as a schema file writes it."""
+    out: dict[str, Any] = {"name": attr.name, "kind": attr.kind}
+    if attr.kind == "date":
+        out.update(lower=date_text(attr.lower, attr.granularity), upper=date_text(attr.upper, attr.granularity),
+                   bins=attr.bins, granularity=attr.granularity)
+    elif attr.kind == "numeric":
+        if attr.edges is not None:
+            out["edges"] = list(attr.edges)
+        else:
+            out.update(lower=attr.lower, upper=attr.upper, bins=attr.bins)
+        out["integer"] = attr.integer
+        if attr.scale != "linear":
+            out["scale"] = attr.scale
+        if attr.decimals is not None:
+            out["decimals"] = attr.decimals
+        if attr.special_values:
+            out["special_values"] = list(attr.special_values)
+    else:
+        out["categories"] = list(attr.categories)
+        if attr.taxonomy is not None:
+            out["taxonomy"] = taxonomy_to_lists(attr.taxonomy)
+    out["missing"] = attr.missing
+    if attr.invalid != "refuse":
+        out["invalid"] = attr.invalid
+    if attr.missing_token is not None:
+        out["missing_token"] = attr.missing_token
+    return out
+
+def attribute_from_dict(raw: Any, source: str, defaults: dict[str, Any] | None = None) -> Attribute:
+    """An attribute from a schema file's mapping (``defaults``: the schema-wide policies), sizes capped first."""
+    if not isinstance(raw, dict):
+        raise InputError(f"{source}: each attribute must be a mapping, got {type(raw).__name__}")
+    allowed = {"name", "kind", "categories", "lower", "upper", "bins", "integer", "taxonomy", "missing", "invalid",
+               "missing_token", "special_values", "edges", "scale", "decimals", "granularity"}
+    unknown = set(raw) - allowed
+    if unknown:
+        raise InputError(f"{source}: attribute {raw.get('name')!r} has unknown keys {sorted(unknown)}")
+    if "name" not in raw or "kind" not in raw:
+        raise InputError(f"{source}: every attribute needs 'name' and 'kind'")
+    if not isinstance(raw["name"], str) or not isinstance(raw["kind"], str):  # never echo a whole list back
+        raise InputError(f"{source}: an attribute's name and kind must be text, got "
+                         f"{type(raw['name']).__name__} and {type(raw['kind']).__name__}")
+    kwargs = {**(defaults or {}), **raw}
+    for key in ("categories", "special_values", "edges"):
+        if key in kwargs:
+            if not isinstance(kwargs[key], list):
+                raise InputError(f"{source}: attribute {raw['name']!r}: {key} must be a list")
+            cap = limits().max_categories if key == "categories" else limits().max_bins + 1
+            if len(kwargs[key]) > cap:
+                raise InputError(f"{source}: attribute {raw['name']!r}: {len(kwargs[key])} {key} is above the "
+                                 f"limit of {cap} (PRIVBAYES_MAX_{'CATEGORIES' if key == 'categories' else 'BINS'})")
+            kwargs[key] = tuple(kwargs[key])
+    if "edges" in raw and "bins" in raw and isinstance(kwargs.get("edges"), tuple) \
+            and raw["bins"] != len(kwargs["edges"]) - 1:
+        raise InputError(f"{source}: attribute {raw['name']!r}: bins ({raw['bins']}) differs from the "
+                         f"{len(kwargs['edges']) - 1} bins the edges give; leave it out")
+    if kwargs.get("taxonomy") is not None:
+        kwargs["taxonomy"] = taxonomy_from_lists(kwargs["taxonomy"], source)
+    try:
+        return Attribute(**kwargs)
+    except TypeError as exc:
+        raise InputError(f"{source}: attribute {raw['name']!r}: {exc}") from None
+
+
+def declared_codes(raw: Any) -> int:
+    """The size one raw attribute mapping declares, read before it is built: its bins and special
+    values (numeric, date), or its categories and taxonomy groups (categorical, binary), plus one
+    (its missing code).  Malformed entries count what they declare; their own checks refuse them."""
+    if not isinstance(raw, dict):
+        return 1
+    codes = 1
+    for key in ("categories", "special_values"):
+        if isinstance(raw.get(key), list):
+            codes += len(raw[key])
+    if raw.get("kind") == "binary" and not raw.get("categories"):
+        codes += 2
+    edges, bins = raw.get("edges"), raw.get("bins", DEFAULT_BINS)
+    if isinstance(edges, list):
+        codes += max(len(edges) - 1, 0)
+    elif raw.get("kind") in NUMERIC_KINDS and isinstance(bins, int) and not isinstance(bins, bool) and bins > 0:
+        codes += bins
+    stack = [raw.get("taxonomy")]
+    while stack:  # taxonomy groups, without recursion (the document's depth is capped, but stay iterative)
+        node = stack.pop()
+        if isinstance(node, list):
+            codes += 1
+            stack.extend(child for child in node if isinstance(child, list))
+    return codes

@@ -20,7 +20,7 @@ from privbayes.bayesnet.registry import get_score
 from privbayes.bayesnet.scores import CountIndependenceDistance
 from privbayes.bayesnet.usefulness import binary_usefulness, domain_bound
 from privbayes.errors import InputError
-from privbayes.model_file import load_model
+from privbayes.bayesnet.model_file import load_model
 from privbayes.privacy.neighbours import ADD_REMOVE, REPLACE_ONE, neighbours
 from privbayes.privacy.samplers import discrete_laplace, random_source
 from privbayes.schema import Attribute, Schema

@@ -14,7 +14,7 @@ import privbayes
 from privbayes import PrivBayes, counting
 from privbayes.counting import PrivateTable
 from privbayes.encoding import Encoding
-from privbayes.model_file import save_model
+from privbayes.bayesnet.model_file import save_model
 from privbayes.schema import Attribute, Schema
 from tests.helpers import correlated_frame
 
@@ -160,7 +160,7 @@ LAYERS = (
     ("counting", ("privbayes.counting",)),
     ("inference", ("privbayes.inference",)),
     ("algorithms", ("privbayes.bayesnet", "privbayes.undirected", "privbayes.nbc", "privbayes.baselines",
-                    "privbayes.model_file")),
+                    "privbayes.bayesnet.model_file")),
     ("estimators", ("privbayes.synthesizers",)),
     ("around", ("privbayes.evaluation", "privbayes.audit", "privbayes.demo", "privbayes.cli",
                 # the paper's SVM comparison (NoPrivacy, Majority, PrivateERM) trains on the real rows' codes

@@ -18,7 +18,7 @@ from privbayes.cli import main
 from privbayes.evaluation import average_marginal_tvd, marginal
 from privbayes.evaluation.report import evaluate_codes, parse_alphas, parse_target
 from privbayes.io import load_schema
-from privbayes.model_file import load_model
+from privbayes.bayesnet.model_file import load_model
 
 SCHEMA = """attributes:
   - {name: a, kind: categorical, categories: [red, green, blue]}

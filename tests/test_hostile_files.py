@@ -203,7 +203,7 @@ def _peak_mb(action) -> tuple[str, float, float]:
 def test_many_attributes_at_the_bins_cap_are_refused_before_allocation(ws, tmp_path):
     """40 attributes of 2^16 bins (a 4 KB model schema) built 360 MB of levels on main before any
     refusal (300 of them: 2.7 GB from 25 KB); now the total is checked first."""
-    from privbayes.model_file import load_model
+    from privbayes.bayesnet.model_file import load_model
 
     doc = json.loads((ws / "model.json").read_text())
     doc["schema"] = {"version": 1, "attributes": [{"name": f"n{i}", "kind": "numeric", "lower": 0, "upper": 1,

@@ -109,7 +109,7 @@ def test_raw_value_checks_show_a_lost_point_mass():
 
 def test_a_model_with_special_values_edges_and_dates_round_trips_and_samples_them(tmp_path):
     from privbayes import PrivBayes
-    from privbayes.model_file import load_model
+    from privbayes.bayesnet.model_file import load_model
 
     rng = np.random.default_rng(5)
     n = 3000

@@ -134,7 +134,7 @@ def test_a_frame_read_from_a_file_keeps_its_malformed_rows_when_shuffled(tmp_pat
 
 
 def test_the_opt_in_is_named_in_the_privacy_report(tmp_path):
-    from privbayes.model_file import load_model, save_model
+    from privbayes.bayesnet.model_file import load_model, save_model
     from privbayes import PrivateMRF
 
     path = write(tmp_path / "t.csv", "a,b\n" + "x,0\ny,1\n" * 20)

@@ -60,7 +60,7 @@ def test_an_inferred_schema_is_reported_as_taken_from_the_data(tmp_path, capsys)
     assert main(["fit", str(tmp_path / "bank.csv"), "--schema", str(tmp_path / "draft.yaml"), "--epsilon", "1",
                  "--seed", "1", "-o", str(tmp_path / "m.json")]) == 0
     assert "inferred" in capsys.readouterr().err
-    from privbayes.model_file import load_model
+    from privbayes.bayesnet.model_file import load_model
 
     report = load_model(tmp_path / "m.json").privacy_report()
     assert "NOT covered" in report["domain_source"] and "inferred" in report["domain_source"]

@@ -311,7 +311,7 @@ def test_a_schema_file_declaring_ten_million_categories_is_refused_by_size(tmp_p
 def test_a_model_file_declaring_a_2_to_40_cell_table_is_refused(tmp_path):
     import json
 
-    from privbayes.model_file import load_model
+    from privbayes.bayesnet.model_file import load_model
 
     schema = {"attributes": [{"name": f"n{i}", "kind": "numeric", "lower": 0, "upper": 1, "bins": b}
                              for i, b in enumerate([2**16, 2**16, 2**8])]}

@@ -48,8 +48,9 @@ def _refuse_constant(name: str) -> float:
     raise _NonFinite(name)
 
 
-def read_document(path: str | os.PathLike, what: str) -> Any:
-    """The YAML or JSON document in ``path`` (JSON when the name ends in ``.json``), bounded.
+def read_document(path: str | os.PathLike, what: str, *, json_only: bool = False) -> Any:
+    """The YAML or JSON document in ``path`` (JSON when the name ends in ``.json``, or always with
+    ``json_only``: model files), bounded.
 
     ``what`` names the kind of file in messages ("schema", "prior", "model", "views")."""
     path = Path(path)
@@ -60,9 +61,14 @@ def read_document(path: str | os.PathLike, what: str) -> Any:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise InputError(f"{path}: the {what} file is not valid UTF-8 text") from None
-    if path.suffix.lower() == ".json":
+    if json_only or path.suffix.lower() == ".json":
         return parse_json(text, str(path), what)
     return parse_yaml(text, str(path), what)
+
+
+def read_model_document(path: str | os.PathLike) -> Any:
+    """The parsed JSON of a model file of any method, bounded (its format's loader validates it)."""
+    return read_document(path, "model", json_only=True)
 
 
 def parse_json(text: str, source: str, what: str) -> Any:

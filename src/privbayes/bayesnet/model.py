@@ -4,7 +4,7 @@ Everything in it is public: the schema (the public domain), the encoding, the
 network, the noisy conditionals, the budget plan and the ledger that paid for them,
 the parameters and the facts of the run (n, seeded, where the domain came from).
 Sampling and inspection take this value and nothing else — they never see the data
-— and :mod:`privbayes.model_file` round-trips it.
+— and :mod:`privbayes.bayesnet.model_file` round-trips it.
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ class BayesNetModel:
         return f"{len(self.network.pairs)} attributes, degree {self.degree}"
 
     def to_document(self) -> dict[str, Any]:
-        """The model file's JSON document (:mod:`privbayes.model_file` reads and verifies it)."""
+        """The model file's JSON document (:mod:`privbayes.bayesnet.model_file` reads and verifies it)."""
         return {
             "format": FORMAT,
             "version": VERSION,

@@ -39,10 +39,10 @@ class Method:
 
 METHODS: dict[str, Method] = {m.name: m for m in (
     Method("privbayes", "privbayes.synthesizers.privbayes:PrivBayes", "privbayes-model",
-           "privbayes.model_file:model_from_document",
+           "privbayes.bayesnet.model_file:model_from_document",
            "PrivBayes (Zhang et al., ACM TODS 2017): a private Bayesian network and synthetic data"),
     Method("sa-privbayes", "privbayes.synthesizers.sa_privbayes:SAPrivBayes", "privbayes-model",
-           "privbayes.model_file:model_from_document",
+           "privbayes.bayesnet.model_file:model_from_document",
            "SA-PrivBayes (Yuan et al., Future Internet 2026): AMI order, screening, score-driven budgets"),
     Method("mrf", "privbayes.synthesizers.mrf:PrivateMRF", "privbayes-mrf",
            "privbayes.undirected.model_file:from_document",
@@ -71,10 +71,10 @@ def formats() -> dict[str, Method]:
 def load(path: str | os.PathLike[str]) -> Any:
     """The released value in a model file of any registered format, verified (sizes capped before
     allocation, plan recomputed from the parameters, ledger checked against it)."""
-    from privbayes.model_file import read_document
+    from privbayes.documents import read_model_document
 
     path = Path(path)
-    document = read_document(path)
+    document = read_model_document(path)
     declared = document.get("format") if isinstance(document, dict) else None
     known = formats()
     if declared not in known:

@@ -14,12 +14,12 @@ import math
 import os
 from dataclasses import replace
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from privbayes.documents import ledger_problem
+from privbayes.documents import read_model_document
 from privbayes.errors import InputError
 from privbayes.inference import Domain
 from privbayes.privacy.accountant import LedgerEntry
@@ -48,9 +48,7 @@ def _number(value: Any) -> bool:
 
 def load(path: str | os.PathLike[str]) -> ReleasedMRF:
     """A released MRF from a model file, verified (any method's file: :func:`privbayes.load`)."""
-    from privbayes.model_file import read_document
-
-    return from_document(read_document(Path(path)), str(path))
+    return from_document(read_model_document(path), str(path))
 
 
 def from_document(document: Any, source: str) -> ReleasedMRF:

@@ -22,10 +22,10 @@ from privbayes.bayesnet.model import FORMAT, VERSION, BayesNetModel
 from privbayes.bayesnet.network import Network
 from privbayes.bayesnet.sa.settings import FAITHFUL_CAVEATS, SASettings
 from privbayes.bayesnet.sa.settings import METHOD as SA_METHOD
-from privbayes.documents import ledger_problem, parse_json
+from privbayes.documents import ledger_problem, read_model_document
 from privbayes.encoding import ENCODINGS, Encoding
 from privbayes.errors import InputError
-from privbayes.limits import check_cells, check_file_size
+from privbayes.limits import check_cells
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.plan import PlanMismatchError
 from privbayes.schema import Schema
@@ -46,28 +46,16 @@ def _require(condition: bool, path: str | Path, message: str) -> None:
         raise InputError(f"{path}: invalid model file: {message}")
 
 
-def read_document(path: Path) -> Any:
-    """The parsed JSON of a model file of any method (size-checked first), or a one-line error."""
-    if not path.is_file():
-        raise InputError(f"{path}: no such model file")
-    check_file_size(path, "model")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not a JSON model file (not valid UTF-8 text)") from None
-    return parse_json(text, str(path), "model")  # values, depth and finiteness bounded (privbayes.documents)
-
-
 def model_format(path: str | os.PathLike) -> str | None:
     """The ``format`` a model file declares (``privbayes-model``, ``privbayes-mrf``, …), None if none."""
-    doc = read_document(Path(path))
+    doc = read_model_document(path)
     return doc.get("format") if isinstance(doc, dict) and isinstance(doc.get("format"), str) else None
 
 
 def load_model(path: str | os.PathLike) -> BayesNetModel:
     """A released PrivBayes or SA-PrivBayes model from a model file, validated (any method's file:
     :func:`privbayes.load`)."""
-    return model_from_document(read_document(Path(path)), str(path))
+    return model_from_document(read_model_document(path), str(path))
 
 
 def model_from_document(doc: Any, source: str) -> BayesNetModel:

@@ -137,23 +137,26 @@ class FixedLogs:
     """ln of positive integers in fixed point: ``L(v)`` = ⌊ln(v)·10^digits⌋, within 1 of ln(v)·10^digits.
 
     ``decimal``'s ln is correctly rounded (Python docs: "correctly rounded using the
-    ROUND_HALF_EVEN rounding mode"); at ``digits + 12`` significant digits its error on
-    |ln v| < 10^5 (v < 10^43000) is below 10^(−digits−6), so the floor is off by < 1 + 10^(−6).
-    Callers use 2 units per logarithm as the error bound.
+    ROUND_HALF_EVEN rounding mode").  We ask for ``digits`` + 12 + w significant digits, where
+    w ≥ the number of digits of ln(v)'s integer part (ln v < 0.7·bit_length), so the error is
+    below 10^(−digits−10) before the (exact) scaling and the floor: L(v) is off by < 1 + 10^(−10).
+    Callers use :data:`ERROR` = 2 units per logarithm.
     """
 
     ERROR = 2
 
     def __init__(self, digits: int) -> None:
         self.digits = digits
-        self._context = decimal.Context(prec=digits + 12, rounding=decimal.ROUND_HALF_EVEN,
-                                        Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
         self._cache: dict[int, int] = {}
 
     def __call__(self, value: int) -> int:
         out = self._cache.get(value)
         if out is None:
-            ctx = self._context
+            if value < 1:
+                raise ValueError("FixedLogs needs positive integers")
+            width = len(str(value.bit_length())) + 1
+            ctx = decimal.Context(prec=self.digits + 12 + width, rounding=decimal.ROUND_HALF_EVEN,
+                                  Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
             scaled = ctx.scaleb(ctx.ln(decimal.Decimal(value)), self.digits)
             out = int(scaled.to_integral_value(rounding=decimal.ROUND_FLOOR))
             self._cache[value] = out

@@ -5,7 +5,7 @@ NBC-enabling views (:mod:`.views`), SafetyTransform (:mod:`.safety`), EST for a 
 (:mod:`.est`), breach parameters (:mod:`.breach`), the exhaustive equivalence check
 (:mod:`.equivalence`), Bob's possible-worlds attack (:mod:`.attack`), synthetic tables
 (:mod:`.synthesis`), the ``views.json`` format (:mod:`.viewsfile`) and the one-call entry point
-(:mod:`.publish`: :class:`NBCSettings` in, :class:`NBCRelease` with its privacy report out).
+(:mod:`.release`: :class:`NBCSettings` in, :class:`NBCRelease` with its privacy report out).
 
 The guarantee is the paper's privacy-breach / r-closeness bound against a possible-worlds
 attacker. It is deterministic, adds no noise and is NOT differential privacy.
@@ -17,8 +17,8 @@ from privbayes._lazy import lazy_exports
 
 _EXPORTS = {"amplification": "breach", "gamma_from_breach": "breach", "k_sind": "breach",
             "satisfies_corollary4": "breach", "check_equivalence": "equivalence",
-            "exhaustive_equivalence": "equivalence", "est": "est", "NBCRelease": "publish", "NBCSettings": "publish",
-            "publish": "publish",
+            "exhaustive_equivalence": "equivalence", "est": "est", "NBCRelease": "release", "NBCSettings": "release",
+            "publish": "release",
             "SafeViews": "safety", "normalised": "safety", "safety_transform": "safety",
             "AttributeCounts": "views", "NBCViews": "views", "views_from_table": "views"}
 """Public names and their submodules, imported on first use (PEP 562): the CLI registers the

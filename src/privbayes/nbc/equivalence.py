@@ -45,7 +45,7 @@ from privbayes.nbc.views import NBCViews
 DEFAULT_LIMIT = 1 << 22
 """Largest number of (tuple, class) cells the exhaustive check enumerates."""
 
-DEFAULT_MAX_NODES = 200_000
+DEFAULT_MAX_NODES = 20_000
 """Largest number of boxes :func:`check_equivalence` examines (over all class pairs) before it refuses."""
 
 LEAF_TUPLES = 64

@@ -88,12 +88,9 @@ class PairScores:
 
     def _earlier(self, box: Box) -> tuple[int, ...] | None:
         allowed = [tuple(t for t in values if self.nc[i][t] > 0) for i, values in enumerate(box)]
-        if not all(allowed):
+        if not all(allowed):  # every tuple has a zero N_c, so A = 0 ≤ B
             return None
-        for i, values in enumerate(allowed):  # a zero N_d (with every N_c > 0) gives B = 0 < A
-            zero = next((t for t in values if self.nd[i][t] == 0), None)
-            if zero is not None:
-                return tuple(zero if j == i else v[0] for j, v in enumerate(allowed))
+        # the smallest ratio N_d/N_c per attribute (a zero N_d is the smallest: then B = 0 < A)
         worst = tuple(self._extreme(i, values, largest=False) for i, values in enumerate(allowed))
         return None if self.later_first(worst) else worst
 

@@ -17,12 +17,14 @@ says so first.
 from __future__ import annotations
 
 import math
+import numbers
 import os
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping
 
 from privbayes._version import __version__
+from privbayes.counting import PrivateTable
 from privbayes.errors import InputError
 from privbayes.nbc.breach import CONDITIONS, gamma_from_breach
 from privbayes.nbc.est import check_prior, est
@@ -42,24 +44,25 @@ NOT_DP = ("NOT differential privacy: the transformation is deterministic, adds n
 
 
 def exact(value: Any, name: str) -> Fraction:
-    """A finite positive number as an exact rational of what was written: int, Fraction,
+    """A finite positive number as an exact rational of what was written: an integer, a Fraction,
     decimal text ("1.1", "11/10") or a float read as its shortest decimal (1.1 → 11/10)."""
+    given = value
     if isinstance(value, bool):
         raise InputError(f"{name} ({value!r}) must be a number")
     if isinstance(value, float):
         if not math.isfinite(value):
             raise InputError(f"{name} ({value!r}) must be a finite number")
-        value = repr(value) if "e" not in repr(value) else Fraction(value)
-    if isinstance(value, str):
+        value = Fraction(repr(float(value)))
+    elif isinstance(value, str):
         try:
             return parse_fraction(value.strip(), name)
         except InputError:
             raise InputError(f"{name} ({value!r}) must be a positive number such as 1.1 or 11/10") from None
-    if not isinstance(value, (int, Fraction)):
+    if not isinstance(value, numbers.Rational):
         raise InputError(f"{name} ({value!r}) must be a number")
     if value <= 0:
-        raise InputError(f"{name} ({value!r}) must be > 0")
-    return Fraction(value)
+        raise InputError(f"{name} ({given!r}) must be > 0")
+    return Fraction(int(value.numerator), int(value.denominator))
 
 
 @dataclass(frozen=True)
@@ -214,7 +217,7 @@ SMALL_COUNTS = ("neither condition is a proof for small counts: the exact possib
                 "large-count limit (docs/nbc.md, claim 3)")
 
 
-def publish(table: Any, class_name: str, settings: NBCSettings) -> NBCRelease:
+def publish(table: PrivateTable, class_name: str, settings: NBCSettings) -> NBCRelease:
     """SafetyTransform or EST on the NBC views of ``table`` (a :class:`~privbayes.counting.PrivateTable`)
     with ``class_name`` as the class: NBC-equivalent views (Def. 2) within the settings' bound."""
     if not isinstance(settings, NBCSettings):

@@ -15,6 +15,7 @@ import pandas as pd
 
 from privbayes.errors import InputError
 from privbayes.nbc.views import NBCViews
+from privbayes.schema import Attribute
 
 MAX_ROWS = 10_000_000
 """Largest synthetic table written (Σ_c P_c rows)."""
@@ -55,7 +56,7 @@ def synthetic_table(views: NBCViews, schema, rng: np.random.Generator, max_rows:
     return frame
 
 
-def _inside_bins(attr, values: pd.Series, codes: np.ndarray) -> pd.Series:
+def _inside_bins(attr: Attribute, values: pd.Series, codes: np.ndarray) -> pd.Series:
     """Values that bin back to ``codes``: a value drawn in a bin and rounded to the schema's
     ``decimals`` can land on the bin's upper edge (the next bin); such a value is replaced by the
     bin's lower edge rounded up to the declared precision, so the views stay exactly the published ones."""

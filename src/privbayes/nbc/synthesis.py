@@ -15,6 +15,7 @@ import pandas as pd
 
 from privbayes.errors import InputError
 from privbayes.nbc.views import NBCViews
+from privbayes.schema import Attribute
 
 MAX_ROWS = 10_000_000
 """Largest synthetic table written (Σ_c P_c rows)."""
@@ -47,6 +48,29 @@ def synthetic_table(views: NBCViews, schema, rng: np.random.Generator, max_rows:
     names = [a.name for a in views.attributes] + [views.class_name]
     if sorted(names) != sorted(schema.names):
         raise InputError("the views' attributes and class are not the schema's columns")
-    codes = synthetic_codes(views, rng, max_rows)
-    order = [names.index(name) for name in schema.names]
-    return schema.decode(codes[:, order], rng)
+    codes = synthetic_codes(views, rng, max_rows)[:, [names.index(name) for name in schema.names]]
+    frame = schema.decode(codes, rng)
+    for j, attr in enumerate(schema.attributes):
+        if attr.kind == "numeric":
+            frame[attr.name] = _inside_bins(attr, frame[attr.name], codes[:, j])
+    return frame
+
+
+def _inside_bins(attr: Attribute, values: pd.Series, codes: np.ndarray) -> pd.Series:
+    """Values that bin back to ``codes``: a value drawn in a bin and rounded to the schema's
+    ``decimals`` can land on the bin's upper edge (the next bin); such a value is replaced by the
+    bin's lower edge rounded up to the declared precision, so the views stay exactly the published ones."""
+    drawn = codes < attr.bins
+    numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    wrong = drawn & (attr.number_codes(np.nan_to_num(numbers, nan=-np.inf)) != codes)
+    if not wrong.any():
+        return values
+    low = attr.bin_edges()[codes[wrong]]
+    places = 0 if attr.integer else attr.decimals
+    repaired = np.ceil(low * 10.0**places) / 10.0**places if places is not None else low
+    if np.any(attr.number_codes(repaired) != codes[wrong]):
+        raise InputError(f"attribute {attr.name!r}: a bin is narrower than the schema's precision; no synthetic "
+                         "value inside it can be written")
+    out = values.copy()
+    out[wrong] = repaired
+    return out

@@ -23,8 +23,13 @@ from typing import Sequence
 import numpy as np
 
 from privbayes.errors import InputError
+from privbayes.schema import MISSING_LABEL
 
 Count = int | Fraction
+
+LABEL_DIGITS = 6
+"""Significant digits of the bin labels (as ``Schema.decode(bin_labels=True)``)."""
+MAX_LABEL_DIGITS = 18
 
 
 @dataclass(frozen=True)
@@ -155,12 +160,25 @@ def views_from_table(table, class_attribute: str) -> NBCViews:
 
 
 def attribute_values(attr) -> tuple[str, ...]:
-    """Names of an attribute's leaf codes: categories, or numeric bins as "[lo, hi)"."""
-    if attr.kind == "numeric":
-        step = (attr.upper - attr.lower) / attr.bins
-        names = [f"[{attr.lower + b * step:g}, {attr.lower + (b + 1) * step:g})" for b in range(attr.bins)]
+    """Names of an attribute's leaf codes, one per code in code order (``attr.size`` names).
+
+    The code space is the schema's (:mod:`privbayes.schema`): categories in declared order (a
+    taxonomy does not reorder them); for numeric and date attributes the bins ``"[lo, hi)"``
+    (equal-width, log-spaced or declared ``edges``; dates as ISO text) and then the special
+    values ``"=v"`` in declared order, exactly as ``Schema.decode(..., bin_labels=True)`` names
+    them; last ``"<missing>"`` when the attribute has a missing-value code (``missing:
+    category``, which ``invalid: category`` also uses).  Bin labels get more significant digits
+    only if 6 would make two of them equal.
+    """
+    if attr.numeric:
+        labels = attr.bin_labels(LABEL_DIGITS)
+        digits = LABEL_DIGITS
+        while len(set(labels)) < len(labels) and digits < MAX_LABEL_DIGITS:
+            digits += 3
+            labels = attr.bin_labels(digits)
     else:
-        names = [str(c) for c in attr.categories]
-    if attr.size > len(names):
-        names.append("<missing>")
-    return tuple(names)
+        labels = [str(c) for c in attr.categories]
+    names = tuple(labels) + (MISSING_LABEL,) * (attr.size - attr.base_size)
+    if len(names) != attr.size:  # the schema's code space changed shape: never publish misaligned rows
+        raise InputError(f"schema: attribute {attr.name!r}: {attr.size} leaf codes but {len(names)} value names")
+    return names

@@ -92,7 +92,7 @@ def test_publish_is_safety_transform_on_the_tables_views(tmp_path):
     release.save(tmp_path / "v.json")
     loaded, safety = load_views(tmp_path / "v.json")
     assert loaded == release.views and safety["gamma_exact"] == Fraction(11, 10)
-    assert json.loads((tmp_path / "v.json").read_text())["privacy_report"] == json.loads(json.dumps(report))
+    assert json.loads((tmp_path / "v.json").read_text())["privacy_report"] == json.loads(json.dumps(report.to_dict()))
 
 
 def test_publish_with_a_prior_is_est():

@@ -27,7 +27,7 @@ def test_round_trip(tmp_path, published):
     assert views == published.views
     assert safety["method"] == "safety-transform" and safety["gamma_exact"] == Fraction(11, 10)
     raw = json.loads(path.read_text())
-    assert raw["format"] == "privbayes-nbc-views" and raw["version"] == 1
+    assert raw["format"] == "privbayes-nbc-views" and raw["version"] == 2
     assert raw["privacy_report"]["differentially_private"] is False
     assert "NOT differential privacy" in raw["privacy_report"]["not_differential_privacy"]
 
@@ -50,7 +50,7 @@ def mutate(published, **changes):
 
 @pytest.mark.parametrize("change, message", [
     ({"format": "other"}, "not a views file"),
-    ({"version": 2}, "unsupported views file version 2"),
+    ({"version": 3}, "unsupported views file version 3"),
     ({"class": 3}, "'class' must be a string"),
     ({"labels": []}, "'labels' must have between 1 and"),
     ({"labels": ["a"] * 2000}, "'labels' must have between 1 and 1024"),

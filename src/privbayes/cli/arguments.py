@@ -12,7 +12,6 @@ import argparse
 import inspect
 import math
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any, Callable
 
 from privbayes.errors import InputError
@@ -62,11 +61,15 @@ def number(text: str) -> float:
 
 
 def ratio(text: str) -> str:
-    """A number or a fraction such as 2/3, kept as text: the estimator reads it exactly."""
+    """A number or a fraction such as 2/3, kept as text: the estimator reads it exactly (bounded:
+    :func:`privbayes.validation.exact`)."""
+    from privbayes.validation import exact
+
     try:
-        value = Fraction(text.strip())
-    except (ValueError, ZeroDivisionError):
-        raise argparse.ArgumentTypeError(f"expected a number or a fraction such as 2/3, got {text!r}") from None
+        value = exact(text, "value")
+    except InputError:
+        shown = text if len(text) <= 40 else text[:39] + "…"
+        raise argparse.ArgumentTypeError(f"expected a number or a fraction such as 2/3, got {shown!r}") from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
     return text.strip()
@@ -137,6 +140,16 @@ PARAMETERS: dict[str, Parameter] = {
     "psgd_steps": Parameter("--psgd-steps", {"type": positive_int, "help": "mrf, psgd only: gradient steps (50)"}),
     "psgd_learning_rate": Parameter("--psgd-learning-rate", {"type": number,
                                                              "help": "mrf, psgd only: learning rate (1.0)"}),
+    "class_name": Parameter("--class", {"metavar": "COLUMN", "help": "nbc: the class (sensitive) column"}),
+    "gamma": Parameter("--gamma", {"type": ratio, "help": "nbc: amplification ratio γ > 1 (Corollary 4)"}),
+    "breach": Parameter("--breach", {"type": ratio, "nargs": 2, "metavar": ("L1", "L2"),
+                                     "help": "nbc: block every L1-to-L2 privacy breach (γ from Lemma 2's condition (7))"}),
+    "prior": Parameter("--prior", {"metavar": "FILE", "help": "nbc, EST: the attacker's prior F as a JSON/YAML mapping "
+                                                              "label -> probability (with --r)"}),
+    "r": Parameter("--r", {"type": ratio, "help": "nbc, EST: r-closeness with respect to --prior (r > 1)"}),
+    "condition": Parameter("--condition", {"choices": ("posterior", "corollary4"),
+                                           "help": "nbc: count ratios ρ^(2n-1) ≤ γ (posterior, default: bounds the "
+                                                   "posterior for large counts) or ρ^n ≤ γ (Corollary 4 as printed)"}),
 }
 """Estimator parameter name → its flag.  Parameters not listed (``progress``, ``cgm``) are not flags."""
 
@@ -144,10 +157,11 @@ FIXED = {"progress": True}
 """Parameters the command line sets itself (a progress bar on stderr)."""
 
 
-def add_parameters(parser: argparse.ArgumentParser) -> None:
-    """Every estimator parameter's flag (default None: the estimator's own default)."""
+def add_parameters(parser: argparse.ArgumentParser, names: tuple[str, ...] | None = None) -> None:
+    """The flags of the estimator parameters ``names`` (default: all) (default None: the estimator's own)."""
     for name, parameter in PARAMETERS.items():
-        parser.add_argument(parameter.flag, dest=f"param_{name}", default=None, **parameter.options)
+        if names is None or name in names:
+            parser.add_argument(parameter.flag, dest=f"param_{name}", default=None, **parameter.options)
 
 
 def estimator_arguments(args: argparse.Namespace, estimator: Callable[..., Any], method: str) -> dict[str, Any]:

@@ -82,8 +82,9 @@ def run(args: argparse.Namespace) -> None:
         _interruptible(lambda: estimator.fit(table))
     estimator.save(args.output)
     report = estimator.privacy_report()
-    print(f"wrote {args.output}: {chosen.name}, {estimator.released_.summary()}, ε spent {report['epsilon_spent']:g} "
-          f"of {report['epsilon']:g}")
+    spent = ("" if report["epsilon"] is None
+             else f", ε spent {report['epsilon_spent']:g} of {report['epsilon']:g}")
+    print(f"wrote {args.output}: {chosen.name}, {estimator.released_.summary()}{spent}")
 
 
 def _print_plan(estimator: Any, plan: Any, schema: Any) -> None:

@@ -15,7 +15,7 @@ def add_parser(commands: Any) -> None:
 
 
 STRUCTURE = {"privbayes": "network (child <- parents; @i = generalised to taxonomy level i):",
-             "sa-privbayes": "network (child <- parents):", "mrf": "cliques:"}
+             "sa-privbayes": "network (child <- parents):", "mrf": "cliques:", "nbc": "published views:"}
 
 
 def run(args: argparse.Namespace) -> None:

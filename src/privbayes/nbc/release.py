@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping
 
+import pandas as pd
+
 from privbayes._version import __version__
 from privbayes.counting import PrivateTable
 from privbayes.errors import InputError
@@ -30,8 +32,12 @@ from privbayes.nbc.breach import CONDITIONS, gamma_from_breach
 from privbayes.nbc.est import check_prior, est
 from privbayes.nbc.safety import SafeViews, safety_transform
 from privbayes.nbc.views import NBCViews, views_from_table
-from privbayes.nbc.viewsfile import parse_fraction, privacy_report, to_document
+from privbayes.nbc.viewsfile import from_document, parse_fraction, privacy_report, to_document
+from privbayes.privacy.accountant import LedgerEntry
+from privbayes.privacy.plan import BudgetPlan
+from privbayes.privacy.report import PrivacyReport
 from privbayes.schema import Schema
+from privbayes.validation import check_seed
 
 METHOD = "nbc"
 MECHANISMS = {"safety-transform": "SafetyTransform (Mozafari & Zaniolo, VLDB 2009, §6)",
@@ -140,6 +146,15 @@ class NBCSettings:
             raise InputError("prior must give a probability to every class label of the schema, and only to those")
         return check_prior([given[label] for label in labels], len(labels))
 
+    @classmethod
+    def from_parameters(cls, raw: Mapping[str, Any]) -> "NBCSettings":
+        """Settings from :meth:`to_parameters`'s mapping (a views file's ``parameters``), validated."""
+        known = {"method", "condition", "gamma", "breach", "prior", "r"}
+        if set(raw) - known or raw.get("method") != METHOD:
+            raise InputError(f"NBC parameters must be method {METHOD!r} with {', '.join(sorted(known - {'method'}))}")
+        return cls(gamma=raw.get("gamma"), breach=raw.get("breach"), prior=raw.get("prior"), r=raw.get("r"),
+                   condition=raw.get("condition", "posterior"))
+
     def to_parameters(self) -> dict[str, Any]:
         """The parameters as exact text (for files and reports)."""
         out: dict[str, Any] = {"method": METHOD, "condition": self.condition}
@@ -161,11 +176,12 @@ def _above_one(value: Fraction, name: str, what: str) -> Fraction:
 @dataclass(frozen=True)
 class NBCRelease:
     """What :func:`publish` releases: the safe views, how they were made, the parameters and the
-    public schema.  Everything here is computed from the published counts and public inputs."""
+    public schema (None for a version 1 views file, which did not carry it).  Everything here is
+    computed from the published counts and public inputs."""
 
     safe: SafeViews
     settings: NBCSettings
-    schema: Schema
+    schema: Schema | None
 
     @property
     def views(self) -> NBCViews:
@@ -175,7 +191,50 @@ class NBCRelease:
     def method(self) -> str:
         return METHOD
 
-    def privacy_report(self) -> dict[str, Any]:
+    @property
+    def plan(self) -> BudgetPlan:
+        """Nothing is paid for: the release is deterministic, not differentially private."""
+        return nbc_plan()
+
+    @property
+    def ledger(self) -> tuple[LedgerEntry, ...]:
+        return ()
+
+    @property
+    def n(self) -> int:
+        """The number of rows the published counts describe (the synthetic table's size)."""
+        return int(sum(self.views.prior))
+
+    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False) -> pd.DataFrame:
+        """A table whose NBC views are exactly the published counts (so exactly their ``n`` rows),
+        arranged by ``random_state``."""
+        import numpy as np
+
+        from privbayes.nbc.synthesis import synthetic_table
+
+        if self.schema is None:
+            raise InputError("this views file (version 1) does not carry its schema: it cannot be sampled; "
+                             "publish it again")
+        if n is not None and n != self.n:
+            raise InputError(f"n ({n}) must be the {self.n} rows the published counts describe (or left out)")
+        if bin_labels:
+            raise InputError("bin_labels does not apply to NBC views (values are drawn inside their bins)")
+        return synthetic_table(self.views, self.schema, np.random.default_rng(check_seed(random_state, "random_state")))
+
+    def describe(self) -> list[str]:
+        """The published counts in outline: the class, then each attribute's values."""
+        views = self.views
+        lines = [f"class {views.class_name!r}: labels {', '.join(views.labels)}; prior counts "
+                 f"{', '.join(_short_count(p) for p in views.prior)}"]
+        lines += [f"{a.name}: {len(a.values)} values" for a in views.attributes]
+        return lines
+
+    def summary(self) -> str:
+        bound = "r" if self.safe.r is not None else "γ"
+        return (f"NBC views of {self.views.class_name!r} over {self.views.n} attributes ({self.safe.method}, "
+                f"{bound} achieved {float(self.safe.achieved):.6g}; NOT differential privacy)")
+
+    def privacy_report(self) -> PrivacyReport:
         """The report: the release contract's common fields (no ε, no ledger: nothing is spent,
         nothing is differentially private) and the views file's own fields (the bound, the
         condition, k-SIND, Bob's large-count posterior measured on the published counts)."""
@@ -183,21 +242,24 @@ class NBCRelease:
         caveats = [NOT_DP, CONDITION_CAVEATS[self.safe.condition], SMALL_COUNTS]
         if self.safe.method == "identity":
             caveats.append("the original counts were already within the bound and are published unchanged (§6.3)")
-        domain = GIVEN
-        if self.schema.inferred:
+        domain = GIVEN if self.schema is not None else "not recorded (a version 1 views file)"
+        if self.schema is not None and self.schema.inferred:
             domain = DRAFT
             caveats.append("the schema is an unreviewed draft read from the data ('inferred: true'): its categories, "
                            "bounds and special values are published as value names and are not protected")
         core = {"method": METHOD, "mechanism": MECHANISMS[self.safe.method], "guarantee": own["guarantee"],
                 "differentially_private": False, "epsilon": None, "epsilon_spent": None, "delta_spent": None,
                 "neighbouring_relation": None, "n": None, "n_public": False, "domain_source": domain,
-                "seeded": False, "algorithm": self.safe.method, "caveats": caveats, "plan": [], "ledger": [],
-                "library_version": __version__, "parameters": self.settings.to_parameters()}
-        return {**core, **{key: value for key, value in own.items() if key not in core}}
+                "seeded": False, "algorithm": self.safe.method, "caveats": caveats, "plan": self.plan.to_dict(),
+                "ledger": [], "library_version": __version__, "parameters": self.settings.to_parameters()}
+        return PrivacyReport({**core, **{key: value for key, value in own.items() if key not in core}})
 
-    def document(self) -> dict[str, Any]:
-        """The views file (format ``privbayes-nbc-views``) with this report."""
-        return {**to_document(self.safe), "privacy_report": self.privacy_report()}
+    def to_document(self) -> dict[str, Any]:
+        """The views file (format ``privbayes-nbc-views``, version 2) with the schema, the parameters
+        and this report."""
+        document = {**to_document(self.safe), "privacy_report": self.privacy_report().to_dict(),
+                    "parameters": self.settings.to_parameters()}
+        return document | ({"schema": self.schema.to_dict()} if self.schema is not None else {})
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the views file (atomic); ``privbayes nbc check`` verifies it against the data."""
@@ -205,7 +267,7 @@ class NBCRelease:
 
         from privbayes.io import atomic_write_text
 
-        atomic_write_text(path, json.dumps(self.document(), indent=1) + "\n")
+        atomic_write_text(path, json.dumps(self.to_document(), indent=1) + "\n")
 
 
 CONDITION_CAVEATS = {
@@ -215,6 +277,47 @@ CONDITION_CAVEATS = {
 }
 SMALL_COUNTS = ("neither condition is a proof for small counts: the exact possible-worlds posterior can exceed the "
                 "large-count limit (docs/nbc.md, claim 3)")
+
+
+def _short_count(count: int) -> str:
+    """A count as written, or in scientific notation past 12 digits (transformed counts are huge)."""
+    digits = str(count)
+    return digits if len(digits) <= 12 else f"{digits[0]}.{digits[1:4]}e{len(digits) - 1}"
+
+
+def nbc_plan() -> BudgetPlan:
+    """The (empty) budget plan of NBC publishing: no release is differentially private."""
+    return BudgetPlan(Fraction(0), (), (("guarantee", "privacy breach bound, NOT differential privacy"),))
+
+
+def release_from_document(document: Any, source: str) -> NBCRelease:
+    """The release of a views file, verified: its counts must satisfy the bound it states (exactly,
+    as ``nbc check`` does without the data), and its parameters (version 2) must be that bound."""
+    from privbayes.nbc.breach import amplification
+
+    views, safety = from_document(document, source)
+    prior = safety.get("prior")
+    bound = safety.get("r_exact") if prior is not None else safety.get("gamma_exact")
+    achieved = amplification(views, prior, safety["condition"])
+    if bound is None or achieved is None or achieved > bound:
+        raise InputError(f"{source}: the views do not satisfy the bound the file states")
+    schema, settings = None, None
+    if isinstance(document.get("schema"), dict):
+        schema = Schema.from_dict(document["schema"], source=f"{source}: schema")
+    raw = document.get("parameters")
+    if isinstance(raw, dict):
+        settings = NBCSettings.from_parameters(raw)
+        if settings.condition != safety["condition"] or (settings.r if prior is not None else settings.gamma_for(
+                views.classes)) != bound:
+            raise InputError(f"{source}: the parameters contradict the stated bound")
+    else:
+        settings = NBCSettings(r=safety["r_exact"], prior=tuple(zip(views.labels, prior)),
+                               condition=safety["condition"]) if prior is not None else \
+            NBCSettings(gamma=safety["gamma_exact"], condition=safety["condition"])
+    safe = SafeViews(views, safety["method"], achieved, safety["condition"],
+                     gamma=None if prior is not None else bound, r=bound if prior is not None else None,
+                     prior=tuple(prior) if prior is not None else None)
+    return NBCRelease(safe, settings, schema)
 
 
 def publish(table: PrivateTable, class_name: str, settings: NBCSettings) -> NBCRelease:

@@ -1,11 +1,13 @@
 """``views.json``: the versioned file of published NBC-enabling views.
 
-    {"format": "privbayes-nbc-views", "version": 1,
+    {"format": "privbayes-nbc-views", "version": 2,
      "class": NAME, "labels": [class labels in the schema's order; the last wins ties],
      "prior": [P_c, ...],
      "attributes": [{"name": A, "values": [value names], "counts": [[N_{t,c} per class] per value t]}, ...],
      "safety": {"method": "identity" | "safety-transform" | "est", "gamma": G | "r": R, ...},
-     "privacy_report": {...}}
+     "privacy_report": {...},
+     "schema": {...}, "parameters": {...}}      (version 2: the public schema and the publishing parameters,
+                                                  written by a release; version 1 files load without them)
 
 Counts are JSON integers (arbitrary precision: read them as big integers, not doubles).
 Reading validates sizes before building anything and fails with one line naming the problem.
@@ -29,7 +31,8 @@ from privbayes.nbc.safety import SafeViews
 from privbayes.nbc.views import AttributeCounts, NBCViews
 
 FORMAT = "privbayes-nbc-views"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
 MAX_BYTES = 64 * 2**20
 MAX_CLASSES = 1024
 MAX_ATTRIBUTES = 1024
@@ -90,15 +93,10 @@ def to_document(safe: SafeViews) -> dict[str, Any]:
             "safety": safety, "privacy_report": privacy_report(safe)}
 
 
-def views_text(safe: SafeViews) -> str:
-    """The views file's text."""
-    return json.dumps(to_document(safe), indent=1) + "\n"
-
-
 def save_views(safe: SafeViews, path: str | os.PathLike) -> None:
     from privbayes.io import atomic_write_text
 
-    atomic_write_text(path, views_text(safe))
+    atomic_write_text(path, json.dumps(to_document(safe), indent=1) + "\n")
 
 
 def load_views(path: str | os.PathLike) -> tuple[NBCViews, dict[str, Any]]:
@@ -158,8 +156,9 @@ def from_document(raw: Any, where: str) -> tuple[NBCViews, dict[str, Any]]:
         raise InputError(f"{where}: expected a JSON object")
     if raw.get("format") != FORMAT:
         raise InputError(f"{where}: not a views file (format must be {FORMAT!r})")
-    if raw.get("version") != VERSION:
-        raise InputError(f"{where}: unsupported views file version {raw.get('version')!r} (this reader knows {VERSION})")
+    if raw.get("version") not in READABLE_VERSIONS:
+        raise InputError(f"{where}: unsupported views file version {raw.get('version')!r} (this reader knows "
+                         f"{', '.join(map(str, READABLE_VERSIONS))})")
     if not isinstance(raw.get("class"), str):
         raise InputError(f"{where}: 'class' must be a string")
     labels = _names(_list(raw, "labels", where, MAX_CLASSES), f"{where}: labels")

@@ -119,7 +119,10 @@ class BudgetPlan:
         for (mechanism, epsilon), steps in groups.items():
             span = steps[0] if len(steps) == 1 else f"{steps[0]} … {steps[-1]}"
             lines.append(f"{len(steps)} × {mechanism} at ε = {float(epsilon):.6g} ({span})")
-        lines.append(f"total ε = {float(self.spent):.6g} of {float(self.total):.6g}")
+        if self.releases:
+            lines.append(f"total ε = {float(self.spent):.6g} of {float(self.total):.6g}")
+        else:
+            lines.append("no differentially private release: nothing is paid for")
         return lines
 
     def to_dict(self) -> dict[str, Any]:

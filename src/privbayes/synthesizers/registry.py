@@ -47,6 +47,10 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("mrf", "privbayes.synthesizers.mrf:PrivateMRF", "privbayes-mrf",
            "privbayes.undirected.model_file:from_document",
            "private Markov random field over given cliques (Bernstein et al., ICML 2017): naive MLE, CGM-EM, PSGD"),
+    Method("nbc", "privbayes.synthesizers.nbc:SafeNBC", "privbayes-nbc-views",
+           "privbayes.nbc.release:release_from_document",
+           "naive Bayes classifier views by SafetyTransform/EST (Mozafari & Zaniolo, VLDB 2009): a privacy-breach "
+           "bound, NOT differential privacy", differentially_private=False),
 )}
 """Every method by its registry name."""
 

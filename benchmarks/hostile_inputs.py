@@ -292,7 +292,8 @@ CASES = [
     Case("zip-endless-line", "reading", "a .csv.zip whose first line never ends (1 GB)", _endless("zip")),
     Case("gz-20M-rows", "reading", "~80 KB .csv.gz that expands to 20 M rows", _gz_rows),
     Case("non-utf8-duckdb", "reading", "non-UTF-8 CSV, --backend duckdb", _non_utf8_duckdb),
-    Case("200KB-header-duckdb", "reading", "a 200 KB header line, --backend duckdb", _wide_header),
+    Case("200KB-header-duckdb", "reading", "a 200 KB column name in the header, --backend duckdb (read like any "
+         "other name; the note about it shows 80 characters)", _wide_header, expect="succeed"),
     Case("glob-name-duckdb", "reading", "a file named d*.csv next to dother.csv, --backend duckdb", _glob_name,
          expect="literal-n1"),
     Case("parquet-list", "reading", "Parquet list<string> column", _parquet("list")),
@@ -353,8 +354,8 @@ def run_case(case: Case, folder: Path, timeout: float, kill_mb: float) -> dict:
         [sys.executable, "-c", _WRAPPER, str(report), *cli]
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=folder,
-                               start_new_session=True)
+    out_file, err_file = (open(folder / name, "w+b") for name in ("stdout.txt", "stderr.txt"))  # no pipe to fill
+    process = subprocess.Popen(command, stdout=out_file, stderr=err_file, env=env, cwd=folder, start_new_session=True)
     killed, watched_mb = None, 0.0
     while process.poll() is None:
         watched_mb = max(watched_mb, _tree_rss_mb(process.pid))
@@ -363,8 +364,11 @@ def run_case(case: Case, folder: Path, timeout: float, kill_mb: float) -> dict:
             os.killpg(process.pid, signal.SIGKILL)
             break
         time.sleep(0.02)
-    out, err = process.communicate()
+    process.wait()
     wall = time.perf_counter() - start
+    out, err = (handle.seek(0) or handle.read() for handle in (out_file, err_file))
+    out_file.close()
+    err_file.close()
     stderr = err.decode("utf-8", "replace")
     stdout = out.decode("utf-8", "replace")
     peak_mb, cpu = watched_mb, None
@@ -384,7 +388,7 @@ def run_case(case: Case, folder: Path, timeout: float, kill_mb: float) -> dict:
               "cpu_s": None if cpu is None else round(cpu, 2),
               "peak_rss_mb": round(peak_mb, 1), "outputs_left": left,
               "first_stderr_line": (lines[-1] if lines else "")[:200], "build_s": round(build_s, 1),
-              "n_read": int(m.group(1)) if (m := re.search(r"\(n = (\d+),", stdout)) else None}
+              "n_read": int(m.group(1)) if (m := re.search(r"\bn = (\d+),", stdout)) else None}
     result["pass"] = _passes(case, result, stdout)
     return result
 
@@ -396,7 +400,7 @@ def _passes(case: Case, r: dict, stdout: str) -> bool:
     if case.expect == "refuse":
         return within and refused
     if case.expect == "literal-n1":  # read the one file literally (n = 1), or refuse the name in one line
-        return within and (refused or (r["exit"] == 0 and "(n = 1," in stdout))
+        return within and (refused or (r["exit"] == 0 and re.search(r"\bn = 1,", stdout) is not None))
     return within and r["exit"] == 0 and all(name in r["outputs_left"] for name in case.outputs)
 
 

@@ -302,13 +302,22 @@ def check_parquet_types(arrow_schema: Any, names: list[str], where: str) -> None
                              "reads (numbers, booleans, text, dates, time stamps or decimals)")
 
 
+NAME_SHOWN = 80
+"""Characters of a column name a message shows (a header line may hold names of any length)."""
+
+
+def shown(name: str) -> str:
+    """A column name as messages show it: quoted, cut to :data:`NAME_SHOWN` characters."""
+    return repr(name) if len(name) <= NAME_SHOWN else repr(name[:NAME_SHOWN - 1] + "…") + f" ({len(name)} characters)"
+
+
 def check_names(columns: list[str], left_out: list[str], schema: Schema, source: str) -> None:
     """The column checks of :func:`raw_columns` on the names alone: no repeated name, every schema
     column present, and one note naming the columns ``left_out`` that ``drop`` does not list."""
     seen: set[str] = set()
     for column in columns:
         if column in seen:
-            raise InputError(f"{source}: column {column!r} appears more than once")
+            raise InputError(f"{source}: column {shown(column)} appears more than once")
         seen.add(column)
     absent = [n for n in schema.names if n not in seen]
     if absent:
@@ -316,7 +325,7 @@ def check_names(columns: list[str], left_out: list[str], schema: Schema, source:
     declared = set(schema.names) | set(schema.dropped)
     extra = [c for c in left_out if c not in declared]
     if extra:
-        names = ", ".join(repr(c) for c in extra[:10]) + (", …" if len(extra) > 10 else "")
+        names = ", ".join(shown(c) for c in extra[:10]) + (", …" if len(extra) > 10 else "")
         warnings.warn(f"{source}: left out {len(extra)} column(s) not in the schema: {names} "
                       "(list them under 'drop:' to silence this note)", ColumnsLeftOut, stacklevel=3)
 

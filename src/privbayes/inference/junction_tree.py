@@ -11,6 +11,7 @@ separators, so one tree covers every variable even when the model is disconnecte
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 from typing import Literal, Sequence
 
@@ -20,24 +21,44 @@ Heuristic = Literal["min_fill", "min_weight"]
 
 
 def elimination_order(domain: Domain, scopes: Sequence[Sequence[int]], heuristic: Heuristic = "min_fill") -> list[int]:
-    """A greedy elimination order of all variables of ``domain`` (deterministic ties: lowest index)."""
+    """A greedy elimination order of all variables of ``domain`` (deterministic ties: lowest index).
+
+    Costs sit in a heap and are recomputed only where an elimination can change them (the
+    eliminated variable's neighbours and theirs), so wide sparse models (thousands of variables,
+    a chain or a tree) are ordered in near-linear time rather than quadratic."""
     if heuristic not in ("min_fill", "min_weight"):
         raise ValueError(f"heuristic ({heuristic!r}) must be 'min_fill' or 'min_weight'")
     neighbours = _interaction_graph(len(domain), scopes)
-    order: list[int] = []
     remaining = set(range(len(domain)))
+
+    def cost(v: int) -> tuple[int, int, int]:
+        nb = neighbours[v] & remaining
+        fill = sum(1 for a in nb for b in nb if a < b and b not in neighbours[a])
+        weight = domain.cells(sorted(nb | {v}))
+        return (fill, weight, v) if heuristic == "min_fill" else (weight, fill, v)
+
+    current = {v: cost(v) for v in remaining}
+    heap = list(current.values())
+    heapq.heapify(heap)
+    order: list[int] = []
     while remaining:
-        def cost(v: int) -> tuple[int, int, int]:
-            nb = neighbours[v] & remaining
-            fill = sum(1 for a in nb for b in nb if a < b and b not in neighbours[a])
-            weight = domain.cells(sorted(nb | {v}))
-            return (fill, weight, v) if heuristic == "min_fill" else (weight, fill, v)
-        v = min(remaining, key=cost)
+        key = heapq.heappop(heap)
+        v = key[2]
+        if v not in remaining or current[v] != key:
+            continue  # a stale entry: the variable was eliminated or its cost changed
         nb = neighbours[v] & remaining
         for a in nb:
             neighbours[a] |= nb - {a}
         order.append(v)
         remaining.remove(v)
+        touched = set(nb)
+        for a in nb:
+            touched |= neighbours[a] & remaining
+        for u in touched - {v}:
+            updated = cost(u)
+            if updated != current[u]:
+                current[u] = updated
+                heapq.heappush(heap, updated)
     return order
 
 
@@ -50,18 +71,26 @@ def _interaction_graph(n_variables: int, scopes: Sequence[Sequence[int]]) -> lis
 
 
 def maximal_cliques(domain: Domain, scopes: Sequence[Sequence[int]], order: Sequence[int]) -> list[tuple[int, ...]]:
-    """The maximal cliques of the triangulation that eliminating in ``order`` produces."""
+    """The maximal cliques of the triangulation that eliminating in ``order`` produces (a clique equal
+    to an earlier one is kept once, the earliest)."""
     neighbours = _interaction_graph(len(domain), scopes)
     eliminated: set[int] = set()
     cliques: list[frozenset[int]] = []
+    holding: list[list[int]] = [[] for _ in range(len(domain))]  # variable → the cliques that hold it
     for v in order:
         nb = neighbours[v] - eliminated
         for a in nb:
             neighbours[a] |= nb - {a}
         cliques.append(frozenset(nb | {v}))
+        for a in cliques[-1]:
+            holding[a].append(len(cliques) - 1)
         eliminated.add(v)
-    maximal = [c for i, c in enumerate(cliques)
-               if not any(c < d or (c == d and j < i) for j, d in enumerate(cliques) if j != i)]
+    maximal = []
+    for i, c in enumerate(cliques):
+        # Only cliques sharing a variable can contain c: look among those holding its rarest variable.
+        others = min((holding[a] for a in c), key=len)
+        if not any(c < cliques[j] or (c == cliques[j] and j < i) for j in others if j != i):
+            maximal.append(c)
     return [tuple(sorted(c)) for c in maximal]
 
 
@@ -109,8 +138,16 @@ def build_junction_tree(domain: Domain, scopes: Sequence[Sequence[int]],
     """A junction tree covering every variable of ``domain`` and every scope."""
     scopes = [domain.check_scope(s) for s in scopes]
     cliques = maximal_cliques(domain, scopes, elimination_order(domain, scopes, heuristic))
-    candidates = sorted(((len(set(a) & set(b)), i, j) for i, a in enumerate(cliques)
-                         for j, b in enumerate(cliques) if i < j), key=lambda e: (-e[0], e[1], e[2]))
+    holding: dict[int, list[int]] = {}
+    for i, clique in enumerate(cliques):
+        for v in clique:
+            holding.setdefault(v, []).append(i)
+    overlaps: dict[tuple[int, int], int] = {}
+    for members in holding.values():  # pairs that share a variable (the others have empty separators)
+        for x, i in enumerate(members):
+            for j in members[x + 1:]:
+                overlaps[(i, j)] = overlaps.get((i, j), 0) + 1
+    candidates = sorted(((shared, i, j) for (i, j), shared in overlaps.items()), key=lambda e: (-e[0], e[1], e[2]))
     parent = list(range(len(cliques)))
 
     def root(i: int) -> int:
@@ -120,12 +157,18 @@ def build_junction_tree(domain: Domain, scopes: Sequence[Sequence[int]],
         return i
 
     adjacency: list[list[int]] = [[] for _ in cliques]
-    for _, i, j in candidates:  # Kruskal on separator sizes (maximum weight)
+
+    def join(i: int, j: int) -> None:
         ri, rj = root(i), root(j)
         if ri != rj:
             parent[ri] = rj
             adjacency[i].append(j)
             adjacency[j].append(i)
+
+    for _, i, j in candidates:  # Kruskal on separator sizes (maximum weight)
+        join(i, j)
+    for j in range(1, len(cliques)):  # the empty separators Kruskal would take next: (0, j) in order of j
+        join(0, j)
     edges: list[tuple[int, int]] = []
     seen, frontier = {0}, [0]
     while frontier:  # breadth-first from clique 0

@@ -169,17 +169,29 @@ def test_bad_inputs_are_one_line_errors_and_leave_no_report(work: Path, capsys: 
     assert [p.name for p in w.iterdir() if p.name.startswith(".")] == []
 
 
-def test_report_needs_the_eval_extra(work: Path, capsys: pytest.CaptureFixture[str],
-                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_evaluate_runs_without_the_eval_extra(work: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without scikit-learn and matplotlib: every other metric and the verdict are printed, the report
+    is written without figures, and one line each says what to install (issue 29)."""
     w = work
-    monkeypatch.setitem(sys.modules, "matplotlib", None)
-    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    for module in ("matplotlib", "matplotlib.figure", "sklearn", "sklearn.svm", "sklearn.preprocessing"):
+        monkeypatch.setitem(sys.modules, module, None)
     report = w / "nomatplotlib.html"
     code = main(["evaluate", str(w / "real.csv"), str(w / "synth.csv"), "--schema", str(w / "schema.yaml"),
-                 "--report", str(report)])
-    assert code == 2 and capsys.readouterr().err == (
-        "privbayes: error: --report needs matplotlib: pip install 'privbayes[eval]'\n")
-    assert not report.exists()
+                 "--target", "b=1", "--report", str(report)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    real, synth, sizes = _codes(w)
+    assert re.search(rf"^  Q2\s+{average_marginal_tvd(real, synth, sizes, 2):.4f}", out, re.MULTILINE), out
+    assert re.search(r"^verdict: (GOOD|FAIR|POOR): average 2-way TVD", out, re.MULTILINE)
+    assert re.search(r"^  x: KS \d\.\d{3}", out, re.MULTILINE)
+    assert ("not run: classifier check (SVM task): it needs scikit-learn: pip install 'privbayes[eval]'\n" in out
+            and "not run: figures of the report: they need matplotlib: pip install 'privbayes[eval]'\n" in out)
+    assert "SVM misclassification" not in out and f"wrote {report} (without figures)" in out
+    page = _Page()
+    text = report.read_text(encoding="utf-8")
+    page.feed(text)
+    assert page.images == [] and 'id="verdict"' in text and "pip install &#x27;privbayes[eval]&#x27;" in text
 
 
 def test_target_and_alpha_parsing(work: Path) -> None:

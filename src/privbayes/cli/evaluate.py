@@ -15,12 +15,18 @@ def add_parser(commands: Any) -> None:
     evaluate.add_argument("synth", help="the synthetic table (.csv or .parquet)")
     evaluate.add_argument("--schema", help="public schema (default: the --model's schema)")
     evaluate.add_argument("--model", help="model file of any method: adds its structure and privacy report")
-    evaluate.add_argument("--report", help="write a self-contained HTML report (needs privbayes[eval])")
+    evaluate.add_argument("--report", help="write a self-contained HTML report: verdict and privacy first, "
+                                           "figures with privbayes[eval] (matplotlib)")
     evaluate.add_argument("--alpha", default="2,3", help="α of the α-way marginal sets Qα (default 2,3)")
     evaluate.add_argument("--target", action="append", default=[], metavar="COLUMN=VALUE",
                           help="classifier check target, e.g. income='>50K' or age>=20 (repeatable; default: "
                                "the last categorical column's most frequent value) (the paper's SVM task)")
-    evaluate.add_argument("--no-classifier", action="store_true", help="skip the classifier check")
+    evaluate.add_argument("--no-classifier", action="store_true",
+                          help="skip the classifier check (it needs privbayes[eval]: scikit-learn)")
+    evaluate.add_argument("--clip-synthetic", action="store_true",
+                          help="clip numbers of the synthetic table outside the schema's bounds to the nearest bound "
+                               "(e.g. another tool's output) instead of refusing them; the real table still follows "
+                               "the schema")
     evaluate.add_argument("--seed", type=arguments.seed, default=0,
                           help="seed of the 80/20 split for the SVM task (default 0)")
     arguments.add_show_invalid(evaluate)
@@ -36,4 +42,5 @@ def run(args: argparse.Namespace) -> None:
     # --sep/--file-encoding describe the real table; the synthetic one (written by `sample`) is detected.
     real, synth = arguments.table(args, args.real), TableFile(args.synth)
     run_evaluate(real, synth, schema_path=args.schema, model_path=args.model, report_path=args.report,
-                 alpha=args.alpha, targets=args.target, split_seed=args.seed, classifier=not args.no_classifier)
+                 alpha=args.alpha, targets=args.target, split_seed=args.seed, classifier=not args.no_classifier,
+                 clip_synthetic=args.clip_synthetic)

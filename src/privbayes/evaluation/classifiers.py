@@ -27,6 +27,19 @@ from privbayes.codes import check_codes, check_sizes
 # it moved by at most 2e-4 between 1,000 and 100,000 passes (salary, female).
 _SVM_MAX_ITER = 10_000
 
+CLASSIFIER_NEEDS = "classifier check (SVM task): it needs scikit-learn: pip install 'privbayes[eval]'"
+"""The one line ``evaluate`` prints in place of the classifier check on the base install."""
+
+
+def sklearn_available() -> bool:
+    """Whether scikit-learn (the classifier check's optional dependency) can be imported."""
+    try:
+        from sklearn.preprocessing import OneHotEncoder  # noqa: F401
+        from sklearn.svm import LinearSVC  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
 
 @dataclass(frozen=True)
 class Target:
@@ -130,7 +143,7 @@ def svm_misclassification(
         from sklearn.preprocessing import OneHotEncoder
         from sklearn.svm import LinearSVC
     except ImportError:
-        raise InputError("the SVM task needs scikit-learn: pip install 'privbayes[eval]'") from None
+        raise InputError(f"the {CLASSIFIER_NEEDS}") from None
     encoder = OneHotEncoder(categories=[np.arange(sizes_arr[j]) for j in features])
     x_train = encoder.fit_transform(train[:, features])
     x_test = encoder.transform(test[:, features])

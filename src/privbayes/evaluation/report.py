@@ -16,8 +16,14 @@ The metrics are those of the paper's experiments (§6.1, "Tasks"):
   same 20 %.  The paper fits the synthesizer on the 80 % part only; if SYNTH came
   from a model fitted on all of REAL its score is optimistic.
 
-The HTML report (:mod:`privbayes.evaluation.plots`) adds per-attribute
-distributions, a heatmap of 2-way TVDs, the learned network and the privacy ledger.
+Everything above runs on the base install (numpy, pandas).  The classifier check needs
+scikit-learn and the report's figures matplotlib (the extra ``privbayes[eval]``, ≈ 300 MB
+with scipy); without them the rest is printed, the report is written without figures, and
+one line each says what to install (docs/decisions.md, "evaluate on the base install").
+
+The HTML report (:mod:`privbayes.evaluation.page`) puts the verdict first with the privacy
+caveats beside it (:mod:`privbayes.evaluation.caveats`), then the numbers, the figures
+(:mod:`privbayes.evaluation.plots`), the model's released structure and ledger and a glossary.
 Nothing here is differentially private: the numbers and the report describe the real
 data exactly and are for the data steward, not for publication.
 """
@@ -37,12 +43,15 @@ import numpy as np
 import pandas as pd
 
 from privbayes.errors import InputError
-from privbayes.evaluation.classifiers import Target, svm_misclassification, train_test_split_indices
+from privbayes.evaluation.caveats import privacy_summary, privacy_text
+from privbayes.evaluation.classifiers import (CLASSIFIER_NEEDS, Target, sklearn_available, svm_misclassification,
+                                              train_test_split_indices)
+from privbayes.evaluation.labels import readable_labels
 from privbayes.evaluation.marginals import average_marginal_tvd, marginal
 from privbayes.evaluation.numeric import numeric_check
 from privbayes.evaluation.results import NOT_PRIVATE, AttributeScore, Evaluation, MarginalScore, SvmScore
 from privbayes.evaluation.verdict import references, verdict
-from privbayes.schema import MISSING_LABEL, Attribute, Schema
+from privbayes.schema import Attribute, Schema
 
 
 def target_codes(attr: Attribute, values: Sequence[str], where: str) -> np.ndarray:
@@ -116,12 +125,9 @@ def parse_target(text: str, schema: Schema) -> Target:
 # --- metrics ------------------------------------------------------------------------------------
 
 def value_labels(attr: Attribute) -> tuple[str, ...]:
-    """Display labels of an attribute's leaf codes: categories, or numeric bins ``[lo, hi)``."""
-    if attr.numeric:
-        labels = attr.bin_labels()
-    else:
-        labels = [str(c) for c in attr.categories]
-    return tuple(labels + [MISSING_LABEL] * (attr.size - attr.base_size))
+    """Display labels of an attribute's leaf codes: categories, or readable bins (``17–21``,
+    ``[0.25, 0.5)``: :func:`privbayes.evaluation.labels.readable_labels`)."""
+    return readable_labels(attr)
 
 
 def evaluate_codes(real: np.ndarray, synth: np.ndarray, schema: Schema, alphas: Sequence[int] = DEFAULT_ALPHAS,
@@ -173,8 +179,10 @@ def default_target(schema: Schema, real: np.ndarray) -> Target | None:
 
 # --- text output --------------------------------------------------------------------------------
 
-def format_text(ev: Evaluation, real_name: str = "REAL", synth_name: str = "SYNTH") -> str:
-    """A readable plain-text table of an :class:`Evaluation`."""
+def format_text(ev: Evaluation, real_name: str = "REAL", synth_name: str = "SYNTH",
+                privacy: Sequence[str] = ()) -> str:
+    """A readable plain-text table of an :class:`Evaluation`; the verdict last, with the lines of
+    ``privacy`` (:func:`privbayes.evaluation.caveats.privacy_text`) right under it."""
     lines = [f"{synth_name} (n = {ev.n_synth}) vs {real_name} (n = {ev.n_real}), {len(ev.attributes)} attributes",
              "", "α-way marginals: average total variation distance over Qα (TODS 2017 §6.1)"]
     for score in ev.marginals:
@@ -205,9 +213,11 @@ def format_text(ev: Evaluation, real_name: str = "REAL", synth_name: str = "SYNT
         for s in ev.svm:
             rates = f"{s.positive_real:.3f}/{s.positive_synth:.3f}"
             lines.append(f"  {s.target:<{width}}  {rates:>21}  {s.synthetic:>6.4f}  {s.reference:>6.4f}")
-    lines += [""] + [f"note: {note}" for note in ev.notes] + [f"note: {NOT_PRIVATE}"]
+    lines += [""] + [f"note: {note}" for note in ev.notes] + ([] if privacy else [f"note: {NOT_PRIVATE}"])
+    lines += [f"not run: {line}" for line in ev.skipped]
     if ev.verdict:
         lines += ["", f"verdict: {ev.verdict}"]
+    lines += list(privacy)
     return "\n".join(lines)
 
 
@@ -244,8 +254,10 @@ def _load_inputs(real_path: Any, synth_path: Any, schema_arg: Any, model_path: s
         raise InputError("evaluate needs --schema (the public domain), or --model to use the model's schema")
     notes: list[str] = []
     model = load(model_path) if model_path is not None else None
+    if schema_arg is None and getattr(model, "schema", None) is None:
+        raise InputError(f"{model_path}: this model file does not carry its schema; give --schema")
     schema = as_schema(schema_arg) if schema_arg is not None else model.schema
-    if model is not None:
+    if model is not None and getattr(model, "schema", None) is not None:
         if model.schema.names != schema.names:
             raise InputError(f"{model_path}: the model's attributes {model.schema.names} differ from the "
                              f"schema's {schema.names}")
@@ -256,42 +268,77 @@ def _load_inputs(real_path: Any, synth_path: Any, schema_arg: Any, model_path: s
     return schema, model, frames[0], frames[1], notes
 
 
+def table_codes(frame: pd.DataFrame, schema: Schema, where: str) -> np.ndarray:
+    """The leaf codes of a table read for evaluation, errors naming ``where`` (the file)."""
+    from privbayes.counting.labels import label_column
+    from privbayes.counting.reading import raw_columns
+
+    columns = raw_columns(frame, schema, where)
+    return np.column_stack([label_column(a, columns[a.name].positions, columns[a.name].distinct,
+                                         f"{where}: column {a.name!r}") for a in schema.attributes])
+
+
+def clipping(schema: Schema) -> Schema:
+    """``schema`` with numbers and dates outside the bounds clipped to the nearest bound (for a
+    synthetic table made by another tool: ``--clip-synthetic``)."""
+    return dataclasses.replace(schema, attributes=tuple(
+        dataclasses.replace(a, invalid="clip") if a.numeric and a.invalid == "refuse" else a
+        for a in schema.attributes))
+
+
 def run_evaluate(real_path: Any, synth_path: Any, *, schema_path: Any = None, model_path: str | None = None,
                  report_path: str | None = None, alpha: str = "2,3", targets: Sequence[str] = (),
                  split_seed: int = 0, out: TextIO | None = None, sep: str | None = None,
-                 encoding: str | None = None, classifier: bool = True) -> Evaluation:
+                 encoding: str | None = None, classifier: bool = True, clip_synthetic: bool = False) -> Evaluation:
     """Compute the metrics, references and verdict, print them, and write the HTML report if asked
-    (atomically).  ``schema_path`` may be a path, a dict or a Schema."""
-    from privbayes.counting import leaf_codes
+    (atomically).  ``schema_path`` may be a path, a dict or a Schema.  What needs an optional
+    dependency that is missing (the classifier check: scikit-learn; the figures: matplotlib) is
+    left out with one line saying what to install; everything else is printed."""
+    from privbayes.evaluation.plots import PLOTS_NEED, matplotlib_available
 
     out = sys.stdout if out is None else out
     alphas = parse_alphas(alpha)
     if report_path is not None:
-        from privbayes.evaluation.plots import require_matplotlib
-
-        require_matplotlib()
         folder = os.path.dirname(os.path.abspath(report_path))
         if not os.path.isdir(folder):
             raise InputError(f"{report_path}: the folder {folder!r} does not exist")
     schema, model, real_frame, synth_frame, notes = _load_inputs(real_path, synth_path, schema_path, model_path,
                                                                  sep, encoding)
-    real, synth = leaf_codes(real_frame, schema), leaf_codes(synth_frame, schema)
+    real = table_codes(real_frame, schema, _name(real_path))
+    synth = table_codes(synth_frame, clipping(schema) if clip_synthetic else schema, _name(synth_path))
+    if clip_synthetic:
+        notes.append("numbers of the synthetic table outside the schema's bounds were clipped to the nearest bound "
+                     "(--clip-synthetic)")
     parsed = [parse_target(t, schema) for t in targets]
-    if not parsed and classifier and real.shape[0] >= 5:
+    skipped: list[str] = []
+    if classifier and real.shape[0] >= 5 and not sklearn_available():
+        skipped.append(CLASSIFIER_NEEDS)
+        parsed = []
+    elif not parsed and classifier and real.shape[0] >= 5:
         default = default_target(schema, real)
         if default is not None:
             parsed = [default]
             notes.append(f"SVM target by default: {default.name} (the last categorical column; --target to choose)")
+    figures = report_path is not None and matplotlib_available()
+    if report_path is not None and not figures:
+        skipped.append(PLOTS_NEED)
     ev = evaluate_codes(real, synth, schema, alphas, parsed, split_seed)
     checks = tuple(numeric_check(a, real_frame[a.name], synth_frame[a.name]) for a in schema.attributes if a.numeric)
-    ev = dataclasses.replace(ev, notes=tuple(notes) + ev.notes, numeric=checks,
+    ev = dataclasses.replace(ev, notes=tuple(notes) + ev.notes, numeric=checks, skipped=tuple(skipped),
                              verdict=verdict(ev.references, checks) if ev.references is not None else "")
-    print(format_text(ev, str(real_path), str(synth_path)), file=out)
+    privacy = privacy_summary(model, schema)
+    print(format_text(ev, str(real_path), str(synth_path), privacy_text(privacy)), file=out)
     if report_path is not None:
         from privbayes.evaluation.marginals import marginal_tvd_table
-        from privbayes.evaluation.plots import write_html_report
+        from privbayes.evaluation.page import write_html_report
 
         pairs = marginal_tvd_table(real, synth, [a.size for a in schema.attributes])
-        write_html_report(report_path, ev, pairs, model, real_name=str(real_path), synth_name=str(synth_path))
-        print(f"wrote {report_path}", file=out)
+        write_html_report(report_path, ev, pairs, privacy, model, real_name=str(real_path),
+                          synth_name=str(synth_path), figures=figures, figures_note=f"Not drawn: {PLOTS_NEED}.")
+        print(f"wrote {report_path}" + ("" if figures else " (without figures)"), file=out)
     return ev
+
+
+def _name(source: Any) -> str:
+    """How messages name a table: its path, or "data" for a DataFrame."""
+    return "data" if isinstance(source, pd.DataFrame) else str(source)

@@ -62,3 +62,5 @@ class Evaluation:
     references: References | None = None
     numeric: tuple[NumericCheck, ...] = ()
     verdict: str = ""
+    skipped: tuple[str, ...] = ()
+    """Checks left out for want of an optional dependency, each one line saying what to install."""

@@ -1,0 +1,62 @@
+"""The privacy side of an evaluation, in a few lines that sit beside the verdict (issue 29).
+
+A verdict says how useful the synthetic table is; a data steward must read in the same glance
+what protects it: the model's guarantee and ε, whether the domain was read from the data (an
+unreviewed ``schema infer`` draft, not covered by ε), whether the noise was seeded, every other
+caveat of the model's privacy report, and that the evaluation itself is not private.  The
+text output and the HTML report both print :func:`privacy_summary`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from privbayes.evaluation.results import NOT_PRIVATE
+from privbayes.privacy.report import DRAFT_CAVEAT, SEEDED_CAVEAT
+from privbayes.schema import Schema
+
+DRAFT_LINE = ("the schema is an unreviewed draft read from the private data ('inferred: true'): its categories, "
+              "bounds and special values are NOT covered by ε; review it and delete that line before a release")
+NO_MODEL = "not shown: give the model file (--model) to see the guarantee and its caveats"
+
+
+@dataclass(frozen=True)
+class PrivacySummary:
+    """The guarantee in one line, and the caveats, each with a level (``ok``, ``warn`` or ``bad``)."""
+
+    guarantee: str
+    level: str
+    caveats: tuple[tuple[str, str], ...]
+
+
+def privacy_summary(model: Any, schema: Schema) -> PrivacySummary:
+    """What protects the synthetic table (from ``model``'s privacy report when given) and what does not."""
+    caveats: list[tuple[str, str]] = []
+    inferred = schema.inferred or bool(getattr(getattr(model, "schema", None), "inferred", False))
+    if inferred:
+        caveats.append(("bad", DRAFT_LINE))
+    if model is None:
+        guarantee, level = NO_MODEL, "warn"
+    else:
+        report = model.privacy_report()
+        guarantee = str(report["guarantee"])
+        if report["differentially_private"] and report["epsilon"] is not None:
+            guarantee += f"; ε = {report['epsilon_spent']:g} spent of {report['epsilon']:g}"
+            if report["delta_spent"]:
+                guarantee += f", δ = {report['delta_spent']:.3g}"
+        level = "ok" if report["differentially_private"] else "bad"
+        for caveat in report["caveats"]:
+            if inferred and (caveat == DRAFT_CAVEAT or "inferred: true" in caveat):
+                continue  # said once, above
+            severe = caveat == SEEDED_CAVEAT or "NOT" in caveat
+            caveats.append(("bad" if severe else "warn", caveat))
+        if any(lvl == "bad" for lvl, _ in caveats) and level == "ok":
+            level = "warn"
+    caveats.append(("warn", NOT_PRIVATE))
+    return PrivacySummary(guarantee, level, tuple(caveats))
+
+
+def privacy_text(summary: PrivacySummary) -> list[str]:
+    """The summary as lines of the text output (printed right under the verdict)."""
+    return [f"privacy: {summary.guarantee}"] + [f"  caveat: {text}" for _, text in summary.caveats]

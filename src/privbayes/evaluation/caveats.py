@@ -46,6 +46,8 @@ def privacy_summary(model: Any, schema: Schema) -> PrivacySummary:
             if report["delta_spent"]:
                 guarantee += f", δ = {report['delta_spent']:.3g}"
         level = "ok" if report["differentially_private"] else "bad"
+        if not report["differentially_private"] and "NOT" not in guarantee:
+            guarantee = f"NOT differentially private; {guarantee}"
         for caveat in report["caveats"]:
             if inferred and (caveat == DRAFT_CAVEAT or "inferred: true" in caveat):
                 continue  # said once, above

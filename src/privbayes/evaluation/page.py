@@ -42,7 +42,7 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding
  vertical-align:top}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .note{background:#f3f3f3;padding:.4em .8em;border-left:4px solid #999}
 .grid{display:flex;flex-wrap:wrap;gap:8px}img{max-width:100%}
-nav a{margin-right:1em}dl dt{font-weight:600;margin-top:.5em}dl dd{margin-left:1.5em}
+nav{margin:.9em 0}nav a{margin-right:1em}dl dt{font-weight:600;margin-top:.5em}dl dd{margin-left:1.5em}
 pre{background:#f7f7f7;padding:.6em;overflow-x:auto}
 """.replace("\n", "")
 
@@ -194,7 +194,11 @@ def render_html(ev: Evaluation, pairs: np.ndarray, privacy: PrivacySummary, mode
                                                           f"{a.name}: real and synthetic shares")
                                                     for a in ev.attributes) + "</div>")
     else:
-        parts.append(missing)
+        parts.append(missing + "".join(
+            f"<details><summary>{escape(a.name)} (TVD {a.tvd:.4f})</summary>"
+            + table(["value", "real share", "synthetic share"],
+                    [(label, float(r), float(x)) for label, r, x in zip(a.labels, a.real, a.synth)]) + "</details>"
+            for a in ev.attributes))
     if ev.numeric:
         qs = [f"q{int(q * 100)}" for q, _, _ in ev.numeric[0].quantiles]
         rows = [(c.name, c.ks, "; ".join(f"= {v}: {r:.1%} / {s:.1%}" for v, r, s in c.masses) or "none",

@@ -83,7 +83,7 @@ def distribution_png(name: str, labels: Sequence[str], real: np.ndarray, synth: 
     width = 0.4
     ax.bar(x - width / 2, real, width, label="real", color=REAL_COLOUR)
     ax.bar(x + width / 2, synth, width, label="synthetic", color=SYNTH_COLOUR)
-    ax.set_title(f"{_plain(str(name))}  (1-way TVD {tvd:.4f})", fontsize=10)
+    ax.set_title(f"{_plain(str(name))}  (1-way TVD {tvd:.4f})", fontsize=10, loc="left")
     ax.set_ylabel("frequency", fontsize=9)
     step = max(1, math.ceil(k / 40))
     shown = [_short(str(labels[i]), 24) for i in range(0, k, step)]
@@ -92,7 +92,7 @@ def distribution_png(name: str, labels: Sequence[str], real: np.ndarray, synth: 
                   rotation_mode="anchor", fontsize=8)
     ax.tick_params(axis="y", labelsize=8)
     ax.set_xlim(-0.6, k - 0.4)
-    ax.legend(fontsize=8, frameon=False)
+    ax.legend(fontsize=8, frameon=False, ncols=2, loc="lower right", bbox_to_anchor=(1.0, 1.0), borderaxespad=0.1)
     ax.spines[["top", "right"]].set_visible(False)
     return _png(fig)
 
@@ -162,7 +162,7 @@ def structure_png(structure: Structure) -> str:
     ax.set_ylim(-1.3, 1.3)
     ax.set_aspect("equal")
     ax.axis("off")
-    ax.set_title(_plain(structure.title.lower()), fontsize=10)
+    ax.set_title(_plain(structure.title), fontsize=10)
     return _png(fig)
 
 

@@ -55,7 +55,7 @@ class Browser:
             [binary, *FLAGS, f"--user-data-dir={self._profile}", f"--window-size={width},{height}",
              "--remote-debugging-pipe", "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            close_fds=False, preexec_fn=_pipes_at_3_and_4(to_browser, from_browser))
+            close_fds=False, preexec_fn=_pipes_at_3_and_4(to_browser, from_browser))  # noqa: PLW1509 (no threads)
         for fd in (to_browser, from_browser):
             os.close(fd)
         self._buffer = b""
@@ -170,7 +170,7 @@ class Browser:
                 pass
         shutil.rmtree(self._profile, ignore_errors=True)
 
-    def __enter__(self) -> "Browser":
+    def __enter__(self) -> Browser:
         return self
 
     def __exit__(self, *exc: object) -> None:

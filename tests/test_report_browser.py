@@ -25,7 +25,7 @@ import pytest
 from privbayes import PrivBayes
 from privbayes.cli import main
 from privbayes.evaluation.caveats import DRAFT_LINE
-from privbayes.schema import Schema, Attribute
+from privbayes.schema import Attribute, Schema
 from tests.helpers_browser import Browser, find_chromium
 
 VIEWPORT = (1280, 900)

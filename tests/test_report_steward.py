@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import io
+import itertools
 import json
 import math
 import re
@@ -164,7 +165,7 @@ def test_the_network_drawn_is_the_learned_one_as_listed(released: dict[str, Path
 
     model = privbayes.load(released["folder"] / "privbayes.json")
     order = [pair.child for pair in model.network.pairs][::-1]   # the sampling order reversed: a chain
-    learned = Network((APPair(order[0]),) + tuple(APPair(c, ((p, 0),)) for p, c in zip(order, order[1:])))
+    learned = Network((APPair(order[0]),) + tuple(APPair(c, ((p, 0),)) for p, c in itertools.pairwise(order)))
     assert learned.pairs[0].child != model.network.pairs[0].child
     shown = model_structure(dataclasses.replace(model, learned_network=learned))
     names = [a.name for a in model.encoding.attributes]
@@ -172,7 +173,7 @@ def test_the_network_drawn_is_the_learned_one_as_listed(released: dict[str, Path
     assert [line.split(". ", 1)[1] for line in shown.lines] == \
         dataclasses.replace(model, learned_network=learned).describe()
     assert {(shown.nodes[e.source], shown.nodes[e.target]) for e in shown.edges} == \
-        {(names[p], names[c]) for p, c in zip(order, order[1:])}
+        {(names[p], names[c]) for p, c in itertools.pairwise(order)}
     assert "junction-tree network" in shown.legend
 
 

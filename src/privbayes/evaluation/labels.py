@@ -19,6 +19,7 @@ Display only: codes, files and value names are unchanged.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -64,7 +65,7 @@ def integer_ranges(attr: Attribute) -> list[tuple[int, int]] | None:
     """The first and last integer (date: ordinal) of each bin; None when a bin holds none."""
     edges = attr.bin_edges()
     firsts = [_first_integer(attr, k, edges[k]) for k in range(attr.bins)] + [math.floor(attr.upper) + 1]
-    ranges = [(firsts[k], firsts[k + 1] - 1) for k in range(attr.bins)]
+    ranges = [(first, following - 1) for first, following in itertools.pairwise(firsts)]
     return ranges if all(lo <= hi for lo, hi in ranges) else None
 
 
@@ -86,7 +87,7 @@ def numeric_bin_labels(attr: Attribute) -> list[str]:
     edges = attr.bin_edges()
     decimals = edge_decimals(edges)
     shown = [_trimmed(number_text(float(e), decimals)) for e in edges]
-    return [f"[{a}, {b}{']' if k == attr.bins - 1 else ')'}" for k, (a, b) in enumerate(zip(shown, shown[1:]))]
+    return [f"[{a}, {b}{']' if k == attr.bins - 1 else ')'}" for k, (a, b) in enumerate(itertools.pairwise(shown))]
 
 
 def date_bin_labels(attr: Attribute) -> list[str]:

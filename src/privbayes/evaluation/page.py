@@ -14,8 +14,9 @@ Without matplotlib the figures are left out and the page says in one line what t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

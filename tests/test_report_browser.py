@@ -39,8 +39,8 @@ def browser_required() -> bool:
             or os.environ.get("CI", "").lower() in ("1", "true", "yes"))
 
 
-@pytest.fixture(scope="module")
-def chromium() -> str:
+def locate_chromium() -> str:
+    """The browser; a skip when it is missing outside CI, a failure when it is missing in CI."""
     binary = find_chromium()
     if binary is None:
         if browser_required():
@@ -48,6 +48,24 @@ def chromium() -> str:
                         "found: apt-get install chromium, or set PRIVBAYES_CHROMIUM")
         pytest.skip("Chromium is not installed (apt-get install chromium); CI installs it and runs this test")
     return binary
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    return locate_chromium()
+
+
+def test_a_missing_browser_fails_in_ci_and_is_skipped_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRIVBAYES_CHROMIUM", "/nonexistent/chromium")
+    monkeypatch.delenv("PRIVBAYES_BROWSER_TESTS", raising=False)
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception):
+        locate_chromium()
+    for name, value in (("PRIVBAYES_BROWSER_TESTS", "required"), ("CI", "true")):
+        with monkeypatch.context() as env:
+            env.setenv(name, value)
+            with pytest.raises(pytest.fail.Exception, match="Chromium is required"):
+                locate_chromium()
 
 
 @pytest.fixture(scope="module")

@@ -87,14 +87,24 @@ def parse_alphas(text: str) -> tuple[int, ...]:
     return alphas
 
 
-def parse_target(text: str, schema: Schema) -> Target:
-    """A binary SVM target from ``COLUMN=V1|V2`` (a set of values) or ``COLUMN>=X`` (numeric).
+def parse_target(text: str, schema: Schema, real: np.ndarray | None = None) -> Target:
+    """A binary SVM target from ``COLUMN=V1|V2`` (a set of values) or ``COLUMN>=X`` (numeric), or
+    from a categorical ``COLUMN`` alone: its most frequent value in ``real`` against the rest.
 
     A numeric attribute is known only by its bins, so ``=X`` selects the bin holding X and
     ``>=X``, ``>X``, ``<=X``, ``<X`` select the bins whose midpoint satisfies the comparison
     (the paper's BR2000 "age > 20" is likewise cut at a bin edge).
     """
     match = _TARGET.match(text.strip())
+    if match is None and text.strip() in schema.names and real is not None:
+        j = schema.names.index(text.strip())
+        if schema.attributes[j].numeric:
+            raise InputError(f"--target ({text!r}): a numeric column needs a cut, e.g. {text.strip()}>=NUMBER")
+        target = _most_frequent(schema, real, j)
+        if target is None:
+            raise InputError(f"--target ({text!r}): the most frequent value of {text.strip()!r} is missing; "
+                             f"name a value, e.g. {text.strip()}=VALUE")
+        return target
     if match is None:
         raise InputError(f"--target ({text!r}) must look like COLUMN=VALUE, COLUMN=V1|V2 or COLUMN>=NUMBER")
     column, op, value = match["column"].strip(), match["op"], match["value"].strip()
@@ -169,12 +179,18 @@ def evaluate_codes(real: np.ndarray, synth: np.ndarray, schema: Schema, alphas: 
 def default_target(schema: Schema, real: np.ndarray) -> Target | None:
     """The last categorical (or binary) attribute: its most frequent real value against the rest."""
     for j in range(len(schema) - 1, -1, -1):
-        attr = schema.attributes[j]
-        if not attr.numeric:
-            top = int(np.argmax(np.bincount(real[:, j], minlength=attr.size)))
-            if top < attr.base_size:
-                return Target(f"{attr.name}={value_labels(attr)[top]}", j, frozenset({top}))
+        if not schema.attributes[j].numeric:
+            target = _most_frequent(schema, real, j)
+            if target is not None:
+                return target
     return None
+
+
+def _most_frequent(schema: Schema, real: np.ndarray, j: int) -> Target | None:
+    """Column j's most frequent real value against the rest (None when that is the missing code)."""
+    attr = schema.attributes[j]
+    top = int(np.argmax(np.bincount(real[:, j], minlength=attr.size)))
+    return Target(f"{attr.name}={value_labels(attr)[top]}", j, frozenset({top})) if top < attr.base_size else None
 
 
 # --- text output --------------------------------------------------------------------------------
@@ -309,7 +325,7 @@ def run_evaluate(real_path: Any, synth_path: Any, *, schema_path: Any = None, mo
     if clip_synthetic:
         notes.append("numbers of the synthetic table outside the schema's bounds were clipped to the nearest bound "
                      "(--clip-synthetic)")
-    parsed = [parse_target(t, schema) for t in targets]
+    parsed = [parse_target(t, schema, real) for t in targets]
     skipped: list[str] = []
     if classifier and real.shape[0] >= 5 and not sklearn_available():
         skipped.append(CLASSIFIER_NEEDS)

@@ -78,7 +78,7 @@ def test_evaluate_gives_a_verdict_references_and_raw_value_checks(ws, capsys):
     assert "uniform" in out and "independent" in out and "KS" in out and "=0:" in out
     assert "target by default: b=" in out
     html = (ws / "r.html").read_text()
-    assert "Verdict" in html and "Numeric columns on raw values" in html
+    assert 'id="verdict"' in html and "Numeric columns on their raw values" in html
 
 
 def test_the_verdict_ranks_the_references(ws):

@@ -205,13 +205,16 @@ class NBCRelease:
         """The number of rows the published counts describe (the synthetic table's size)."""
         return int(sum(self.views.prior))
 
-    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False) -> pd.DataFrame:
+    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
+               conditions: Mapping[str, Any] | None = None) -> pd.DataFrame:
         """A table whose NBC views are exactly the published counts (so exactly their ``n`` rows),
         arranged by ``random_state``."""
         import numpy as np
 
         from privbayes.nbc.synthesis import synthetic_table
 
+        if conditions is not None:
+            raise InputError("conditions do not apply to NBC views: the synthetic table has exactly the published counts")
         if self.schema is None:
             raise InputError("this views file (version 1) does not carry its schema: it cannot be sampled; "
                              "publish it again")

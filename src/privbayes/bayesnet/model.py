@@ -74,15 +74,19 @@ class BayesNetModel:
     def epsilon_spent(self) -> float:
         return float(sum(entry.epsilon for entry in self.ledger))
 
-    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False) -> pd.DataFrame:
-        """``n`` synthetic rows (default: as many as the input) in the schema's values."""
+    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
+               keep_ids: bool = False) -> pd.DataFrame:
+        """``n`` synthetic rows (default: as many as the input) in the schema's values (``keep_ids``: the
+        schema's dropped identifiers regenerated in front as keys 1..n, :meth:`Schema.with_ids`)."""
         n = self.n if n is None else check_count(n, "n", minimum=1)
         rng = np.random.default_rng(check_seed(random_state, "random_state"))
         encoded = ancestral_sample(self.network, self.conditionals, self.encoding, n, rng)
-        return self.schema.decode(self.encoding.decode(encoded), rng, bin_labels=bin_labels)
+        frame = self.schema.decode(self.encoding.decode(encoded), rng, bin_labels=bin_labels)
+        return self.schema.with_ids(frame) if keep_ids else frame
 
     def sample_to(self, path: Any, n: int | None = None, chunk_rows: int = 4 * BLOCK_ROWS,
-                  random_state: int | None = None, bin_labels: bool = False, progress: bool = True) -> None:
+                  random_state: int | None = None, bin_labels: bool = False, progress: bool = True, *,
+                  keep_ids: bool = False) -> None:
         """Write ``n`` synthetic rows (default: as many as the input) to a CSV/Parquet file in chunks
         of ``chunk_rows``: bounded memory for any n, a progress bar on stderr, the file written
         atomically.  The rows depend on ``random_state`` and n, not on ``chunk_rows``."""
@@ -93,7 +97,7 @@ class BayesNetModel:
         with Progress("sample", enabled=progress) as bar:
             bar.stage("writing rows", n)
             sample_to(path, self.network, self.conditionals, self.encoding, n, seed, chunk_rows, bin_labels,
-                      bar.update)
+                      bar.update, keep_ids=keep_ids)
 
     @property
     def method(self) -> str:

@@ -48,12 +48,12 @@ the rows written do not depend on ``chunk_rows`` (only on the seed and n)."""
 
 def sample_to(path: str | os.PathLike, network: Network, conditionals: Sequence[np.ndarray], encoding: Encoding,
               n: int, seed: int | None, chunk_rows: int = 4 * BLOCK_ROWS, bin_labels: bool = False,
-              progress: Callable[[int, int], None] | None = None) -> None:
+              progress: Callable[[int, int], None] | None = None, *, keep_ids: bool = False) -> None:
     """Write ``n`` synthetic rows to a CSV or Parquet file, ``chunk_rows`` at a time.
 
     Memory stays bounded by one chunk (codes and decoded values) whatever ``n``; the file
     appears only when complete (written beside it, then renamed).  Post-processing of the
-    released model: no data is read."""
+    released model: no data is read.  ``keep_ids``: the schema's identifiers numbered across chunks."""
     from privbayes.io import OUTPUT_SUFFIXES, atomic_write
 
     target = Path(path)
@@ -64,7 +64,13 @@ def sample_to(path: str | os.PathLike, network: Network, conditionals: Sequence[
         raise InputError(f"chunk_rows ({chunk_rows!r}) must be a positive integer")
     blocks_per_chunk = max(1, -(-int(chunk_rows) // BLOCK_ROWS))
     schema = encoding.schema
+    if keep_ids:
+        schema.with_ids(pd.DataFrame())  # refused now, before any file, if the schema lists no identifier
     seeds = np.random.SeedSequence(seed)
+
+    def decoded(codes: np.ndarray, rng: np.random.Generator, start: int) -> pd.DataFrame:
+        frame = schema.decode(encoding.decode(codes), rng, bin_labels=bin_labels)
+        return schema.with_ids(frame, start) if keep_ids else frame
 
     def chunks() -> Iterator[pd.DataFrame]:
         done = 0
@@ -76,7 +82,7 @@ def sample_to(path: str | os.PathLike, network: Network, conditionals: Sequence[
                     break
                 rng = np.random.default_rng(seeds.spawn(1)[0])
                 codes = ancestral_sample(network, conditionals, encoding, rows, rng)
-                frames.append(schema.decode(encoding.decode(codes), rng, bin_labels=bin_labels))
+                frames.append(decoded(codes, rng, done))
                 done += rows
             yield pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
             if progress is not None:
@@ -93,7 +99,7 @@ def sample_to(path: str | os.PathLike, network: Network, conditionals: Sequence[
 
         probe = np.arange(min(1024, max(a.size for a in encoding.attributes)))[:, None]
         leaves = np.column_stack([probe[:, 0] % a.size for a in schema.attributes])
-        kinds = pa.Schema.from_pandas(schema.decode(leaves, np.random.default_rng(0), bin_labels=bin_labels),
+        kinds = pa.Schema.from_pandas(decoded(leaves, np.random.default_rng(0), 0),
                                       preserve_index=False)  # column types from values of every code, not a chunk
         with pq.ParquetWriter(tmp, kinds) as writer:
             for frame in chunks():

@@ -169,9 +169,13 @@ class PrivateEstimator:
     model_ = property(lambda self: self._released(), doc="The released value (the same as ``released_``).")
     schema_ = property(lambda self: self._released().schema)
 
-    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False) -> pd.DataFrame:
-        """``n`` synthetic rows (default: as many as the released n) — post-processing, never the data."""
-        return self._released().sample(n, random_state, bin_labels)
+    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
+               keep_ids: bool = False) -> pd.DataFrame:
+        """``n`` synthetic rows (default: as many as the released n) — post-processing, never the data
+        (``keep_ids``: the schema's dropped identifiers regenerated in front as keys 1..n)."""
+        released = self._released()
+        frame = released.sample(n, random_state, bin_labels)
+        return released.schema.with_ids(frame) if keep_ids else frame
 
     def privacy_report(self) -> PrivacyReport:
         """What was spent, on what, under which neighbouring relation, and what is not covered."""

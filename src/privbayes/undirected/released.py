@@ -84,12 +84,14 @@ class ReleasedMRF:
             raise InputError("marginal needs one or more distinct attribute names")
         return self.model.marginal(variables)
 
-    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False) -> pd.DataFrame:
+    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
+               keep_ids: bool = False) -> pd.DataFrame:
         """``n`` rows (default: the released n, rounded) in the schema's values (exact on junction
-        trees, Gibbs otherwise)."""
+        trees, Gibbs otherwise); ``keep_ids``: the schema's dropped identifiers regenerated as keys 1..n."""
         n = max(1, round(self.n)) if n is None else check_count(n, "n", minimum=1)
         rng = np.random.default_rng(check_seed(random_state, "random_state"))
-        return self.schema.decode(self.model.sample(int(n), rng), rng, bin_labels=bin_labels)
+        frame = self.schema.decode(self.model.sample(int(n), rng), rng, bin_labels=bin_labels)
+        return self.schema.with_ids(frame) if keep_ids else frame
 
     def log_likelihood(self, data: Any) -> float:
         """Mean log-likelihood per row of ``data`` (nats; the paper's holdout log-likelihood, §4.2),

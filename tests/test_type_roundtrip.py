@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 import yaml
 
+import privbayes
 from privbayes import PrivBayes
 from privbayes.cli import main
 from privbayes.counting.draft import draft_schema
@@ -33,6 +34,7 @@ def _typed_frame(n: int = N, seed: int = 0) -> pd.DataFrame:
         .as_unit("ns"),
         "born": [datetime.date(1950, 1, 1) + datetime.timedelta(days=int(d)) for d in rng.integers(0, 20_000, n)],
         "city": pd.Series(rng.choice(["Oslo", "Lima", "Pune", "Kyiv"], n), dtype=object),
+        "team": rng.choice(["north", "south"], n).tolist(),  # pandas' default text dtype (str on pandas 3)
     })
 
 
@@ -55,9 +57,10 @@ def _check_values(frame: pd.DataFrame, real: pd.DataFrame) -> None:
     assert (seen == seen.dt.normalize()).all()  # midnight UTC: the day is kept, not the time of day
     assert all(type(d) is datetime.date for d in frame["born"])
     assert all(isinstance(c, str) for c in frame["city"]) and set(frame["city"]) <= set(real["city"])
+    assert set(frame["team"]) <= {"north", "south"}
 
 
-def test_a_dataframe_round_trips_its_dtypes_category_order_and_spellings():
+def test_a_dataframe_round_trips_its_dtypes_category_order_and_spellings(tmp_path):
     real = _typed_frame()
     draft = draft_schema(real)
     attrs = {a["name"]: a for a in draft.to_dict()["attributes"]}
@@ -73,7 +76,10 @@ def test_a_dataframe_round_trips_its_dtypes_category_order_and_spellings():
     assert synthetic.dtypes.astype(str).to_dict() == real.dtypes.astype(str).to_dict()
     _check_values(synthetic, real)
     # the model file keeps the dtypes: a loaded model samples the same types
-    assert model.released_.schema == Schema.from_dict(model.released_.schema.to_dict())
+    model.save(tmp_path / "m.json")
+    again = privbayes.load(tmp_path / "m.json").sample(500, random_state=3)
+    assert again.dtypes.astype(str).to_dict() == real.dtypes.astype(str).to_dict()
+    assert list(again["size"].cat.categories) == ORDER and again["size"].cat.ordered
 
 
 def test_a_parquet_file_round_trips_its_dtypes(tmp_path):
@@ -112,7 +118,7 @@ def test_a_csv_round_trips_its_spellings(tmp_path):
     read = {"dtype": str, "keep_default_na": False}
     before, after = pd.read_csv(tmp_path / "in.csv", **read), pd.read_csv(tmp_path / "out.csv", **read)
     assert list(after.columns) == list(before.columns)
-    for column in ("flag", "visits", "size", "colour", "city"):  # every spelling is one the input uses
+    for column in ("flag", "visits", "size", "colour", "city", "team"):  # every spelling is one the input uses
         assert set(after[column]) <= set(before[column]), column
     assert "" in set(after["visits"])  # missing written as the input writes it: an empty field
     assert after["amount"].str.fullmatch(r"\d+(\.\d{1,2})?").all()
@@ -178,7 +184,8 @@ def test_a_parquet_integer_column_with_nulls_gets_a_nullable_dtype(tmp_path):
     import pyarrow.parquet as pq
 
     values = [None if i % 7 == 0 else i % 3 for i in range(70)]  # Arrow int64 with nulls, no pandas metadata
-    pq.write_table(pa.table({"k": pa.array(values, pa.int64()), "c": pa.array(["x", "y"] * 35)}), tmp_path / "t.parquet")
+    table = pa.table({"k": pa.array(values, pa.int64()), "c": pa.array(["x", "y"] * 35)})
+    pq.write_table(table, tmp_path / "t.parquet")
     attribute = draft_schema(tmp_path / "t.parquet").to_dict()["attributes"][0]
     assert attribute["dtype"] == "Int64" and attribute["missing"] == "category"
 

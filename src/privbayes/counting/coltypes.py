@@ -84,9 +84,12 @@ def _parquet_types(path: Path) -> dict[str, ColumnType]:
     import pyarrow.parquet as pq
 
     arrow_schema = pq.read_schema(path)
-    written = {c.get("field_name", c.get("name")): c for c in (arrow_schema.pandas_metadata or {}).get("columns", [])
-               if isinstance(c, dict)}
-    empty = arrow_schema.empty_table().to_pandas()
+    try:  # pandas' description of the columns, when pandas wrote the file (a hostile one may be malformed)
+        metadata = arrow_schema.pandas_metadata or {}
+        written = {c.get("field_name", c.get("name")): c for c in metadata.get("columns", []) if isinstance(c, dict)}
+        empty = arrow_schema.empty_table().to_pandas()
+    except (ValueError, TypeError, KeyError, AttributeError, pa.ArrowException):
+        written, empty = {}, arrow_schema.remove_metadata().empty_table().to_pandas()
     out = {}
     for field in arrow_schema:
         kind = field.type

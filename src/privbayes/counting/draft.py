@@ -52,7 +52,7 @@ from privbayes.counting.labels import NUMBER
 from privbayes.counting.reading import read_frame
 from privbayes.counting.source import check_source
 from privbayes.schema import DEFAULT_BINS, Schema, date_ordinal
-from privbayes.schema.dtypes import nullable
+from privbayes.schema.dtypes import nullable_twin
 
 POINT_MASS_SHARE = 0.05
 MAX_SPECIAL_VALUES = 8
@@ -306,9 +306,7 @@ def _spelled(texts: list[str]) -> list[Any]:
 
 def _nullable_if(dtype: str | None, missing: str) -> str | None:
     """A dtype that can hold the missing values a column has (``bool`` → ``boolean``, ``int64`` → ``Int64``)."""
-    if dtype is None or missing != "category" or nullable(dtype):
-        return dtype
-    return "boolean" if dtype == "bool" else ("UInt" + dtype[4:] if dtype.startswith("uint") else "I" + dtype[1:])
+    return nullable_twin(dtype) if dtype is not None and missing == "category" else dtype
 
 
 def _stamp_dtype(texts: pd.Series) -> str | None:

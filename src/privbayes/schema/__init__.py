@@ -171,5 +171,6 @@ class Schema:
 
 
 __all__ = ["DEFAULT_BINS", "MAX_DECIMALS", "MISSING_LABEL", "NUMERIC_KINDS", "QUOTED_NEWLINES_CAVEAT",
-           "SCHEMA_DEFAULT_KEYS", "IDENTIFIER_KINDS", "Attribute", "Granularity", "InvalidPolicy", "Kind", "MissingPolicy", "Scale", "Schema",
+           "SCHEMA_DEFAULT_KEYS", "IDENTIFIER_KINDS", "Attribute", "Granularity", "InvalidPolicy", "Kind",
+           "MissingPolicy", "Scale", "Schema",
            "date_ordinal", "date_text", "declared_codes"]

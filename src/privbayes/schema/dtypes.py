@@ -74,6 +74,16 @@ def nullable(dtype: str | None) -> bool:
     return dtype is None or not (dtype == "bool" or dtype in NON_NULLABLE_INTEGERS)
 
 
+def nullable_twin(dtype: str) -> str:
+    """The dtype that holds the same values and a missing value: ``bool`` → ``boolean``, ``int64`` →
+    ``Int64``, ``uint8`` → ``UInt8``; a nullable dtype is its own twin."""
+    if nullable(dtype):
+        return dtype
+    if dtype == "bool":
+        return "boolean"
+    return "UInt" + dtype[4:] if dtype.startswith("uint") else "Int" + dtype[3:]
+
+
 def check_dtype(attr: Attribute, where: str) -> None:
     """Refuse, in one line, a ``dtype``/``ordered`` this attribute cannot be sampled into."""
     if not isinstance(attr.ordered, bool):
@@ -90,10 +100,7 @@ def check_dtype(attr: Attribute, where: str) -> None:
         raise InputError(f"schema: {where}: dtype {dtype!r} is not one a {attr.kind} attribute is sampled into "
                          f"({_choices(attr.kind)})")
     if not nullable(dtype) and attr.missing != "refuse":
-        nullable_twin = "boolean" if dtype == "bool" else dtype[0].upper() + dtype[1:]
-        if dtype.startswith("uint"):
-            nullable_twin = "UInt" + dtype[4:]
-        raise InputError(f"schema: {where}: dtype {dtype!r} cannot hold missing values; use {nullable_twin!r} "
+        raise InputError(f"schema: {where}: dtype {dtype!r} cannot hold missing values; use {nullable_twin(dtype)!r} "
                          "with 'missing: category'")
     if attr.kind == "date":
         _check_datetime(attr, dtype, where)

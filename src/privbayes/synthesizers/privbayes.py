@@ -46,10 +46,10 @@ from privbayes.synthesizers.contract import GIVEN, PrivateEstimator
 from privbayes.synthesizers.fitted import BayesNetViews
 from privbayes.validation import check_seed
 
-INDEPENDENT_COLUMNS = ("the network has degree 0: at ε = {epsilon:g} and θ = {theta:g} the table is too small for any "
-                       "parent to be worth its noise (θ-usefulness, TODS 2017 §4.5), so every column is sampled on its "
-                       "own and no correlation between columns is kept; more rows, a larger ε, a smaller theta or a "
-                       "fixed degree change that")
+INDEPENDENT_COLUMNS = ("the network has degree 0: at ε = {epsilon:g} and θ = {theta:g} the table is too small for "
+                       "any parent to be worth its noise (θ-usefulness, TODS 2017 §4.5), so every column is sampled "
+                       "on its own and no correlation between columns is kept; more rows, a larger ε, a smaller "
+                       "theta or a fixed degree change that")
 """The :class:`IndependentColumnsWarning` of a fit at degree 0 that no one asked for (public inputs only)."""
 
 NonPrivatePhase = Literal["network", "marginals"]

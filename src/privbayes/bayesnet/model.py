@@ -77,19 +77,21 @@ class BayesNetModel:
         return float(sum(entry.epsilon for entry in self.ledger))
 
     def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
-               conditions: Mapping[str, Any] | None = None) -> pd.DataFrame:
+               conditions: Mapping[str, Any] | None = None, keep_ids: bool = False) -> pd.DataFrame:
         """``n`` synthetic rows (default: as many as the input) in the schema's values; with
         ``conditions`` ({column: value}), rows drawn exactly from the model given those values
-        (post-processing: :mod:`privbayes.bayesnet.conditioning`)."""
+        (post-processing: :mod:`privbayes.bayesnet.conditioning`); ``keep_ids``: the schema's dropped
+        identifiers regenerated in front as keys 1..n (:meth:`Schema.with_ids`)."""
         n = self.n if n is None else check_count(n, "n", minimum=1)
         rng = np.random.default_rng(check_seed(random_state, "random_state"))
         draw = self._draw(conditions)
-        return fixed_values(self.schema.decode(draw(n, rng), rng, bin_labels=bin_labels), self.schema, conditions,
-                            bin_labels)
+        frame = fixed_values(self.schema.decode(draw(n, rng), rng, bin_labels=bin_labels), self.schema, conditions,
+                             bin_labels)
+        return self.schema.with_ids(frame) if keep_ids else frame
 
     def sample_to(self, path: Any, n: int | None = None, chunk_rows: int = 4 * BLOCK_ROWS,
                   random_state: int | None = None, bin_labels: bool = False, progress: bool = True, *,
-                  conditions: Mapping[str, Any] | None = None) -> None:
+                  conditions: Mapping[str, Any] | None = None, keep_ids: bool = False) -> None:
         """Write ``n`` synthetic rows (default: as many as the input) to a CSV/Parquet file in chunks
         of ``chunk_rows``: bounded memory for any n, a progress bar on stderr, the file written
         atomically.  The rows depend on ``random_state`` and n, not on ``chunk_rows``."""
@@ -98,10 +100,15 @@ class BayesNetModel:
         n = self.n if n is None else check_count(n, "n", minimum=1)
         seed = check_seed(random_state, "random_state")
         draw = self._draw(conditions)
+        if keep_ids:
+            self.schema.with_ids(pd.DataFrame())  # refused now, before any file, if the schema lists no identifier
+
+        def finish(frame: pd.DataFrame, start: int) -> pd.DataFrame:
+            frame = fixed_values(frame, self.schema, conditions, bin_labels)
+            return self.schema.with_ids(frame, start) if keep_ids else frame
         with Progress("sample", enabled=progress) as bar:
             bar.stage("writing rows", n)
-            sample_to(path, draw, self.schema, n, seed, chunk_rows, bin_labels, bar.update,
-                      lambda frame: fixed_values(frame, self.schema, conditions, bin_labels))
+            sample_to(path, draw, self.schema, n, seed, chunk_rows, bin_labels, bar.update, finish)
 
     def _draw(self, conditions: Mapping[str, Any] | None) -> Callable[[int, np.random.Generator], np.ndarray]:
         """Rows of leaf codes: ancestral sampling, or exact sampling given ``conditions``."""

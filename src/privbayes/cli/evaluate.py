@@ -18,8 +18,9 @@ def add_parser(commands: Any) -> None:
     evaluate.add_argument("--report", help="write a self-contained HTML report (needs privbayes[eval])")
     evaluate.add_argument("--alpha", default="2,3", help="α of the α-way marginal sets Qα (default 2,3)")
     evaluate.add_argument("--target", action="append", default=[], metavar="COLUMN=VALUE",
-                          help="classifier check target, e.g. income='>50K' or age>=20 (repeatable; default: "
-                               "the last categorical column's most frequent value) (the paper's SVM task)")
+                          help="classifier check target, e.g. income='>50K', age>=20, or a column alone (its "
+                               "last category against the rest) (repeatable; default: the last categorical "
+                               "column's most frequent value) (the paper's SVM task)")
     evaluate.add_argument("--no-classifier", action="store_true", help="skip the classifier check")
     evaluate.add_argument("--seed", type=arguments.seed, default=0,
                           help="seed of the 80/20 split for the SVM task (default 0)")

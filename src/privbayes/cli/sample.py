@@ -20,6 +20,8 @@ def add_parser(commands: Any) -> None:
     sample.add_argument("--given", action="append", default=[], metavar="COLUMN=VALUE", type=_condition,
                         help="draw rows given this value of a column, exactly from the model (repeatable; costs no "
                              "privacy: it reads the model only), e.g. --given sex=Female --given age=37")
+    sample.add_argument("--keep-ids", action="store_true",
+                        help="regenerate the schema's dropped identifiers as keys 1..n (they carry no data)")
     sample.set_defaults(run=run)
 
 
@@ -41,10 +43,11 @@ def run(args: argparse.Namespace) -> None:
         raise InputError("--given names a column twice")
     if hasattr(released, "sample_to"):  # streamed in chunks: bounded memory for any n
         released.sample_to(args.output, args.n, random_state=args.seed, bin_labels=args.bin_labels,
-                           conditions=conditions)
+                           conditions=conditions, keep_ids=args.keep_ids)
         rows = args.n if args.n is not None else released.n
     else:
-        frame = released.sample(args.n, random_state=args.seed, bin_labels=args.bin_labels, conditions=conditions)
+        frame = released.sample(args.n, random_state=args.seed, bin_labels=args.bin_labels, conditions=conditions,
+                                keep_ids=args.keep_ids)
         write_table(frame, args.output)
         rows = len(frame)
     print(f"wrote {rows} rows to {args.output}")

@@ -79,15 +79,24 @@ def parse_alphas(text: str) -> tuple[int, ...]:
 
 
 def parse_target(text: str, schema: Schema) -> Target:
-    """A binary SVM target from ``COLUMN=V1|V2`` (a set of values) or ``COLUMN>=X`` (numeric).
+    """A binary SVM target from ``COLUMN=V1|V2`` (a set of values), ``COLUMN>=X`` (numeric), or
+    ``COLUMN`` alone (categorical or binary: its last declared category against the rest, e.g.
+    ``income`` is ``income=>50K`` with categories ``[<=50K, >50K]``; public, and the same on every run).
 
     A numeric attribute is known only by its bins, so ``=X`` selects the bin holding X and
     ``>=X``, ``>X``, ``<=X``, ``<X`` select the bins whose midpoint satisfies the comparison
     (the paper's BR2000 "age > 20" is likewise cut at a bin edge).
     """
+    if text.strip() in schema.names:
+        attr = schema.attributes[schema.index(text.strip())]
+        if attr.numeric:
+            raise InputError(f"--target ({text!r}): a numeric column needs a threshold, e.g. {text.strip()}>=NUMBER")
+        if attr.size < 2:
+            raise InputError(f"--target ({text!r}): {attr.name!r} has one value; the SVM task needs two classes")
+        return Target(f"{attr.name}={attr.categories[-1]}", schema.index(attr.name), frozenset({attr.base_size - 1}))
     match = _TARGET.match(text.strip())
     if match is None:
-        raise InputError(f"--target ({text!r}) must look like COLUMN=VALUE, COLUMN=V1|V2 or COLUMN>=NUMBER")
+        raise InputError(f"--target ({text!r}) must look like COLUMN, COLUMN=VALUE, COLUMN=V1|V2 or COLUMN>=NUMBER")
     column, op, value = match["column"].strip(), match["op"], match["value"].strip()
     if column not in schema.names:
         raise InputError(f"--target ({text!r}): column {column!r} is not in the schema")

@@ -171,10 +171,11 @@ class PrivateEstimator:
     schema_ = property(lambda self: self._released().schema)
 
     def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
-               conditions: Mapping[str, Any] | None = None) -> pd.DataFrame:
+               conditions: Mapping[str, Any] | None = None, keep_ids: bool = False) -> pd.DataFrame:
         """``n`` synthetic rows (default: as many as the released n) — post-processing, never the data;
-        with ``conditions`` ({column: value}), drawn exactly from the released model given those values."""
-        return self._released().sample(n, random_state, bin_labels, conditions=conditions)
+        with ``conditions`` ({column: value}), drawn exactly from the released model given those values;
+        ``keep_ids``: the schema's dropped identifiers regenerated in front as keys 1..n."""
+        return self._released().sample(n, random_state, bin_labels, conditions=conditions, keep_ids=keep_ids)
 
     def privacy_report(self) -> PrivacyReport:
         """What was spent, on what, under which neighbouring relation, and what is not covered."""

@@ -87,14 +87,18 @@ class ReleasedMRF:
         return self.model.marginal(variables)
 
     def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
-               conditions: Mapping[str, Any] | None = None) -> pd.DataFrame:
+               conditions: Mapping[str, Any] | None = None, keep_ids: bool = False) -> pd.DataFrame:
         """``n`` rows (default: the released n, rounded) in the schema's values (exact on junction
         trees, Gibbs otherwise); with ``conditions`` ({column: value}), exactly from the model given
-        those values (evidence factors on the same junction tree; post-processing)."""
+        those values (evidence factors on the same junction tree; post-processing); ``keep_ids``: the
+        schema's dropped identifiers regenerated in front as keys 1..n."""
         n = max(1, round(self.n)) if n is None else check_count(n, "n", minimum=1)
         rng = np.random.default_rng(check_seed(random_state, "random_state"))
+        if keep_ids:
+            self.schema.with_ids(pd.DataFrame())  # refused before any work if the schema lists no identifier
         if conditions is None:
-            return self.schema.decode(self.model.sample(int(n), rng), rng, bin_labels=bin_labels)
+            frame = self.schema.decode(self.model.sample(int(n), rng), rng, bin_labels=bin_labels)
+            return self.schema.with_ids(frame) if keep_ids else frame
         codes = leaf_conditions(self.schema, conditions)
         scopes = list(self.cliques) + [(j,) for j in codes]
         evidence = []
@@ -109,8 +113,9 @@ class ReleasedMRF:
             raise InputError(f"the conditions {shown} have probability zero under the model: nothing to sample") from None
         except TooLargeForExact as exc:
             raise InputError(f"conditional sampling needs exact inference: {exc}") from None
-        frame = self.schema.decode(draw(int(n), rng), rng, bin_labels=bin_labels)
-        return fixed_values(frame, self.schema, conditions, bin_labels)
+        frame = fixed_values(self.schema.decode(draw(int(n), rng), rng, bin_labels=bin_labels), self.schema,
+                             conditions, bin_labels)
+        return self.schema.with_ids(frame) if keep_ids else frame
 
     def log_likelihood(self, data: Any) -> float:
         """Mean log-likelihood per row of ``data`` (nats; the paper's holdout log-likelihood, §4.2),

@@ -35,7 +35,7 @@ def test_the_draft_always_comes_out_with_a_reason_per_column_and_questions(tmp_p
         assert f"# {column}: " in text
     assert text.count("QUESTION") >= 4
     doc = yaml.safe_load(text)
-    assert doc["inferred"] is True and doc["drop"] == ["client_id", "note"]
+    assert doc["inferred"] is True and doc["drop"] == [{"name": "client_id", "identifier": "integer"}, "note"]
     kinds = {a["name"]: a for a in doc["attributes"]}
     assert kinds["pdays"]["special_values"] == [999] and kinds["amount"]["special_values"] == [0]
     assert kinds["day"]["kind"] == "date" and kinds["day"]["lower"] == "2021-01-01"

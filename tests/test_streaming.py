@@ -66,17 +66,14 @@ def test_memory_stays_bounded_by_a_chunk(tmp_path, model, monkeypatch):
     from privbayes.bayesnet import sampling
 
     drawn, written = [], []
-    original = sampling.ancestral_sample
 
-    def counting_draws(network, conditionals, encoding, n, rng):
+    def counting_draws(n, rng):
         drawn.append(n)
-        return original(network, conditionals, encoding, n, rng)
+        return model.encoding.decode(sampling.ancestral_sample(model.network, model.conditionals, model.encoding, n, rng))
 
-    monkeypatch.setattr(sampling, "ancestral_sample", counting_draws)
     monkeypatch.setattr(pd.DataFrame, "to_csv", lambda self, *a, **k: written.append(len(self)))
     n = 5 * BLOCK_ROWS + 7
-    sampling.sample_to(tmp_path / "m.csv", model.network, model.conditionals, model.encoding, n, 1,
-                       chunk_rows=2 * BLOCK_ROWS)
+    sampling.sample_to(tmp_path / "m.csv", counting_draws, model.schema, n, 1, chunk_rows=2 * BLOCK_ROWS)
     assert sum(drawn) == n and max(drawn) == BLOCK_ROWS
     assert written == [2 * BLOCK_ROWS, 2 * BLOCK_ROWS, BLOCK_ROWS + 7]
 
@@ -93,8 +90,8 @@ def test_a_failed_write_leaves_nothing(tmp_path, model, monkeypatch):
 
     target = tmp_path / "out.csv"
     with pytest.raises(RuntimeError):
-        sampling.sample_to(target, model.network, model.conditionals, model.encoding, 3 * BLOCK_ROWS, 0,
-                           chunk_rows=BLOCK_ROWS, progress=fail_second)
+        sampling.sample_to(target, model._draw(None), model.schema, 3 * BLOCK_ROWS, 0, chunk_rows=BLOCK_ROWS,
+                           progress=fail_second)
     assert list(tmp_path.iterdir()) == []
 
 

@@ -17,6 +17,12 @@ class InferredDomainWarning(UserWarning):
     its categories and bounds are not covered by epsilon.  The privacy report says so too."""
 
 
+class IndependentColumnsWarning(UserWarning):
+    """A fit whose network has degree 0 although no degree was asked for: at this ε (and θ) the table is
+    too small for any parent to be worth its noise, so every column is sampled on its own and no
+    correlation is kept.  Decided from public inputs and n (under add/remove: the noisy count)."""
+
+
 class UncoveredColumnsWarning(UserWarning):
     """Columns of the schema that no clique of a private MRF covers: the model knows nothing of them
     and samples them uniformly.  The privacy report says so too."""

@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from privbayes._version import __version__
+from privbayes.bayesnet.conditioning import conditional_draw
 from privbayes.bayesnet.network import Network
 from privbayes.bayesnet.sampling import BLOCK_ROWS, ancestral_sample, sample_to
 from privbayes.encoding import Encoding
@@ -27,6 +28,7 @@ from privbayes.privacy.neighbours import neighbours
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.privacy.report import PrivacyReport, domain_caveats
 from privbayes.schema import Schema
+from privbayes.schema.values import fixed_values
 from privbayes.validation import check_count, check_seed
 
 
@@ -74,15 +76,22 @@ class BayesNetModel:
     def epsilon_spent(self) -> float:
         return float(sum(entry.epsilon for entry in self.ledger))
 
-    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False) -> pd.DataFrame:
-        """``n`` synthetic rows (default: as many as the input) in the schema's values."""
+    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
+               conditions: Mapping[str, Any] | None = None, keep_ids: bool = False) -> pd.DataFrame:
+        """``n`` synthetic rows (default: as many as the input) in the schema's values; with
+        ``conditions`` ({column: value}), rows drawn exactly from the model given those values
+        (post-processing: :mod:`privbayes.bayesnet.conditioning`); ``keep_ids``: the schema's dropped
+        identifiers regenerated in front as keys 1..n (:meth:`Schema.with_ids`)."""
         n = self.n if n is None else check_count(n, "n", minimum=1)
         rng = np.random.default_rng(check_seed(random_state, "random_state"))
-        encoded = ancestral_sample(self.network, self.conditionals, self.encoding, n, rng)
-        return self.schema.decode(self.encoding.decode(encoded), rng, bin_labels=bin_labels)
+        draw = self._draw(conditions)
+        frame = fixed_values(self.schema.decode(draw(n, rng), rng, bin_labels=bin_labels), self.schema, conditions,
+                             bin_labels)
+        return self.schema.with_ids(frame) if keep_ids else frame
 
     def sample_to(self, path: Any, n: int | None = None, chunk_rows: int = 4 * BLOCK_ROWS,
-                  random_state: int | None = None, bin_labels: bool = False, progress: bool = True) -> None:
+                  random_state: int | None = None, bin_labels: bool = False, progress: bool = True, *,
+                  conditions: Mapping[str, Any] | None = None, keep_ids: bool = False) -> None:
         """Write ``n`` synthetic rows (default: as many as the input) to a CSV/Parquet file in chunks
         of ``chunk_rows``: bounded memory for any n, a progress bar on stderr, the file written
         atomically.  The rows depend on ``random_state`` and n, not on ``chunk_rows``."""
@@ -90,10 +99,23 @@ class BayesNetModel:
 
         n = self.n if n is None else check_count(n, "n", minimum=1)
         seed = check_seed(random_state, "random_state")
+        draw = self._draw(conditions)
+        if keep_ids:
+            self.schema.with_ids(pd.DataFrame())  # refused now, before any file, if the schema lists no identifier
+
+        def finish(frame: pd.DataFrame, start: int) -> pd.DataFrame:
+            frame = fixed_values(frame, self.schema, conditions, bin_labels)
+            return self.schema.with_ids(frame, start) if keep_ids else frame
         with Progress("sample", enabled=progress) as bar:
             bar.stage("writing rows", n)
-            sample_to(path, self.network, self.conditionals, self.encoding, n, seed, chunk_rows, bin_labels,
-                      bar.update)
+            sample_to(path, draw, self.schema, n, seed, chunk_rows, bin_labels, bar.update, finish)
+
+    def _draw(self, conditions: Mapping[str, Any] | None) -> Callable[[int, np.random.Generator], np.ndarray]:
+        """Rows of leaf codes: ancestral sampling, or exact sampling given ``conditions``."""
+        if conditions is not None:
+            return conditional_draw(self.network, self.conditionals, self.encoding, conditions)
+        return lambda rows, rng: self.encoding.decode(ancestral_sample(self.network, self.conditionals, self.encoding,
+                                                                       rows, rng))
 
     @property
     def method(self) -> str:

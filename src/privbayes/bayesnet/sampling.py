@@ -16,6 +16,7 @@ import pandas as pd
 
 from privbayes.bayesnet.network import Network
 from privbayes.encoding import Encoding
+from privbayes.schema import Schema
 from privbayes.errors import InputError
 
 _CHUNK = 65536
@@ -46,14 +47,17 @@ BLOCK_ROWS = 65536
 the rows written do not depend on ``chunk_rows`` (only on the seed and n)."""
 
 
-def sample_to(path: str | os.PathLike, network: Network, conditionals: Sequence[np.ndarray], encoding: Encoding,
+def sample_to(path: str | os.PathLike, draw: Callable[[int, np.random.Generator], np.ndarray], schema: Schema,
               n: int, seed: int | None, chunk_rows: int = 4 * BLOCK_ROWS, bin_labels: bool = False,
-              progress: Callable[[int, int], None] | None = None) -> None:
-    """Write ``n`` synthetic rows to a CSV or Parquet file, ``chunk_rows`` at a time.
+              progress: Callable[[int, int], None] | None = None,
+              finish: Callable[[pd.DataFrame, int], pd.DataFrame] | None = None) -> None:
+    """Write ``n`` synthetic rows to a CSV or Parquet file, ``chunk_rows`` at a time: ``draw(rows, rng)``
+    gives rows of leaf codes, ``finish(frame, start)`` (if any) completes each decoded block whose first
+    row is row ``start`` (a condition's exact values, identifier keys).
 
     Memory stays bounded by one chunk (codes and decoded values) whatever ``n``; the file
     appears only when complete (written beside it, then renamed).  Post-processing of the
-    released model: no data is read."""
+    released model: no data is read.  ``keep_ids``: the schema's identifiers numbered across chunks."""
     from privbayes.io import OUTPUT_SUFFIXES, atomic_write
 
     target = Path(path)
@@ -63,8 +67,11 @@ def sample_to(path: str | os.PathLike, network: Network, conditionals: Sequence[
     if not isinstance(chunk_rows, (int, np.integer)) or chunk_rows < 1:
         raise InputError(f"chunk_rows ({chunk_rows!r}) must be a positive integer")
     blocks_per_chunk = max(1, -(-int(chunk_rows) // BLOCK_ROWS))
-    schema = encoding.schema
     seeds = np.random.SeedSequence(seed)
+
+    def decoded(leaves: np.ndarray, rng: np.random.Generator, start: int) -> pd.DataFrame:
+        frame = schema.decode(leaves, rng, bin_labels=bin_labels)
+        return finish(frame, start) if finish is not None else frame
 
     def chunks() -> Iterator[pd.DataFrame]:
         done = 0
@@ -75,8 +82,7 @@ def sample_to(path: str | os.PathLike, network: Network, conditionals: Sequence[
                 if rows <= 0:
                     break
                 rng = np.random.default_rng(seeds.spawn(1)[0])
-                codes = ancestral_sample(network, conditionals, encoding, rows, rng)
-                frames.append(schema.decode(encoding.decode(codes), rng, bin_labels=bin_labels))
+                frames.append(decoded(draw(rows, rng), rng, done))
                 done += rows
             yield pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
             if progress is not None:
@@ -91,9 +97,9 @@ def sample_to(path: str | os.PathLike, network: Network, conditionals: Sequence[
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        probe = np.arange(min(1024, max(a.size for a in encoding.attributes)))[:, None]
+        probe = np.arange(min(1024, max(a.size for a in schema.attributes)))[:, None]
         leaves = np.column_stack([probe[:, 0] % a.size for a in schema.attributes])
-        kinds = pa.Schema.from_pandas(schema.decode(leaves, np.random.default_rng(0), bin_labels=bin_labels),
+        kinds = pa.Schema.from_pandas(decoded(leaves, np.random.default_rng(0), 0),
                                       preserve_index=False)  # column types from values of every code, not a chunk
         with pq.ParquetWriter(tmp, kinds) as writer:
             for frame in chunks():

@@ -69,9 +69,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _notes() -> Iterator[None]:
     """Print the library's notes (columns left out, …) and warnings (a domain read from the data, columns no
     clique covers) as one line each."""
-    from privbayes.errors import ColumnsLeftOut, InferredDomainWarning, UncoveredColumnsWarning
+    from privbayes.errors import (ColumnsLeftOut, IndependentColumnsWarning, InferredDomainWarning,
+                                  UncoveredColumnsWarning)
 
-    lines = {ColumnsLeftOut: "note", InferredDomainWarning: "warning", UncoveredColumnsWarning: "warning"}
+    lines = {ColumnsLeftOut: "note", InferredDomainWarning: "warning", UncoveredColumnsWarning: "warning",
+             IndependentColumnsWarning: "warning"}
 
     def show(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: object = None,
              line: str | None = None) -> None:

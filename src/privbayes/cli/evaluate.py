@@ -18,10 +18,10 @@ def add_parser(commands: Any) -> None:
     evaluate.add_argument("--report", help="write a self-contained HTML report: verdict and privacy first, "
                                            "figures with privbayes[eval] (matplotlib)")
     evaluate.add_argument("--alpha", default="2,3", help="α of the α-way marginal sets Qα (default 2,3)")
-    evaluate.add_argument("--target", action="append", default=[], metavar="COLUMN[=VALUE]",
-                          help="classifier check target, e.g. income (its most frequent value against the rest), "
-                               "income='>50K' or age>=20 (repeatable; default: the last categorical column's most "
-                               "frequent value) (the paper's SVM task)")
+    evaluate.add_argument("--target", action="append", default=[], metavar="COLUMN=VALUE",
+                          help="classifier check target, e.g. income='>50K', age>=20, or a column alone (its "
+                               "last category against the rest) (repeatable; default: the last categorical "
+                               "column's most frequent value) (the paper's SVM task)")
     evaluate.add_argument("--no-classifier", action="store_true",
                           help="skip the classifier check (it needs privbayes[eval]: scikit-learn)")
     evaluate.add_argument("--clip-synthetic", action="store_true",

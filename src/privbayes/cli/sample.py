@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from privbayes.cli import arguments
+from privbayes.errors import InputError
 
 
 def add_parser(commands: Any) -> None:
@@ -16,7 +17,19 @@ def add_parser(commands: Any) -> None:
     sample.add_argument("-o", "--output", required=True, help="output table (.csv or .parquet)")
     sample.add_argument("--seed", type=arguments.seed, help="seed for sampling")
     sample.add_argument("--bin-labels", action="store_true", help="numeric attributes as bin labels, not values")
+    sample.add_argument("--given", action="append", default=[], metavar="COLUMN=VALUE", type=_condition,
+                        help="draw rows given this value of a column, exactly from the model (repeatable; costs no "
+                             "privacy: it reads the model only), e.g. --given sex=Female --given age=37")
+    sample.add_argument("--keep-ids", action="store_true",
+                        help="regenerate the schema's dropped identifiers as keys 1..n (they carry no data)")
     sample.set_defaults(run=run)
+
+
+def _condition(text: str) -> tuple[str, str]:
+    column, sign, value = text.partition("=")
+    if not sign or not column.strip():
+        raise argparse.ArgumentTypeError(f"expected COLUMN=VALUE, got {text!r}")
+    return column.strip(), value.strip()
 
 
 def run(args: argparse.Namespace) -> None:
@@ -25,11 +38,16 @@ def run(args: argparse.Namespace) -> None:
 
     arguments.writable(args.output, "output table", (".csv", ".parquet", ".pq"))
     released = load(args.model)
+    conditions = dict(args.given) or None
+    if conditions is not None and len(conditions) != len(args.given):
+        raise InputError("--given names a column twice")
     if hasattr(released, "sample_to"):  # streamed in chunks: bounded memory for any n
-        released.sample_to(args.output, args.n, random_state=args.seed, bin_labels=args.bin_labels)
+        released.sample_to(args.output, args.n, random_state=args.seed, bin_labels=args.bin_labels,
+                           conditions=conditions, keep_ids=args.keep_ids)
         rows = args.n if args.n is not None else released.n
     else:
-        frame = released.sample(args.n, random_state=args.seed, bin_labels=args.bin_labels)
+        frame = released.sample(args.n, random_state=args.seed, bin_labels=args.bin_labels, conditions=conditions,
+                                keep_ids=args.keep_ids)
         write_table(frame, args.output)
         rows = len(frame)
     print(f"wrote {rows} rows to {args.output}")

@@ -6,7 +6,8 @@ proposal per column with the reason as a YAML comment and a ``QUESTION`` where t
 rule is unsure (issue 16):
 
 * identifiers (every value distinct, or an ``id``-like name) and empty columns are
-  proposed as dropped (the schema's ``drop:`` list);
+  proposed as dropped (the schema's ``drop:`` list); an identifier is listed with the kind of
+  key ``sample --keep-ids`` regenerates for it (``integer``, ``uuid`` or ``text``);
 * high-cardinality text is proposed as dropped, with the generalisation alternative;
 * ISO dates become ``kind: date`` with bounds widened to whole years;
 * numbers with few distinct values become categories; other numbers become
@@ -18,6 +19,17 @@ rule is unsure (issue 16):
   so that the few rows left for them are not swamped by noise in every empty cell),
   and ``scale: log`` when the values are non-negative, span two orders of magnitude and
   half of them sit in the first tenth of the range.
+
+Every kept column records the type it went in with (issue 29): the ``dtype`` of a DataFrame's
+column or of a Parquet column (:mod:`privbayes.counting.coltypes`; ``ordered: true`` for an ordered
+``category``), so that sampled columns come back with it.  A CSV carries no types: its columns get
+no ``dtype`` (except time stamps, below) and are written back as text.  Categories are spelled one
+way per column: the values in their own type (bools, ints, floats: ``[0.0, 1.0, 5.5]``, never
+``['0.0', 1, '5.5']``), the categories of a pandas ``category`` in their order, the text of a text
+column as it is; in a CSV, numbers without leading zeros become ints when every one is whole, else
+floats, and anything else stays text.  Bools get both categories ``[false, true]`` (a boolean's
+domain is public).  Time stamps (``datetime64`` columns, and CSV text with a time of day) become
+``kind: date`` at day granularity with their dtype (unit and time zone): the time of day is not kept.
 
 The draft is marked ``inferred: true``; while the mark stays, ``fit`` warns and the
 privacy report says the domain was read from the data.  The same data give the same
@@ -35,15 +47,23 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from privbayes.counting.coltypes import TEXT_COLUMN, ColumnType, file_types, frame_type, python_value
 from privbayes.counting.labels import NUMBER
 from privbayes.counting.reading import read_frame
+from privbayes.counting.source import check_source
 from privbayes.schema import DEFAULT_BINS, Schema, date_ordinal
+from privbayes.schema.dtypes import nullable_twin
 
 POINT_MASS_SHARE = 0.05
 MAX_SPECIAL_VALUES = 8
 MIN_ROWS_FOR_ID = 20
 MIN_BINS = 2
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?")
+_TIME_OF_DAY = re.compile(r"[T ]\d{2}:\d{2}")
+_UUID = re.compile(r"(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_NUMBER_TEXT = re.compile(NUMBER)
+_INTEGER_TEXT = re.compile(r"[+-]?\d+")
+_LEADING_ZERO = re.compile(r"[+-]?0\d")
 _OTHER_DATE = re.compile(r"\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}")
 _ID_NAME = re.compile(r"(?i)(^|[_\s.-])(id|uuid|guid|key)$|^id[_\s.-]")
 
@@ -55,12 +75,18 @@ HEADER = ("# privbayes schema DRAFT, read from the private data: NOT covered by 
 
 @dataclass(frozen=True)
 class ColumnProposal:
-    """What the draft proposes for one column: an attribute (or None: dropped), why, and a question."""
+    """What the draft proposes for one column: an attribute (or None: dropped), why, and a question;
+    a dropped identifier also the kind of key that ``--keep-ids`` regenerates for it."""
 
     name: str
     attribute: dict[str, Any] | None
     reason: str
     question: str | None = None
+    identifier: str | None = None
+
+    def drop_entry(self) -> str | dict[str, str]:
+        """The column's entry under ``drop:``: its name, or ``{name, identifier}`` for an identifier."""
+        return self.name if self.identifier is None else {"name": self.name, "identifier": self.identifier}
 
 
 @dataclass(frozen=True)
@@ -72,7 +98,7 @@ class Draft:
     def to_dict(self) -> dict[str, Any]:
         return {"version": 1, "inferred": True,
                 "attributes": [p.attribute for p in self.proposals if p.attribute is not None],
-                "drop": [p.name for p in self.proposals if p.attribute is None]}
+                "drop": [p.drop_entry() for p in self.proposals if p.attribute is None]}
 
     def schema(self) -> Schema:
         """The draft as a :class:`Schema` (``inferred`` set); refused if fewer than 2 columns are kept."""
@@ -88,7 +114,9 @@ class Draft:
         dropped = [p for p in self.proposals if p.attribute is None]
         parts.append("drop:" + ("\n" if dropped else " []\n"))
         for p in dropped:
-            parts.append(_comment(p) + yaml.safe_dump([p.name], allow_unicode=True))
+            flow = None if p.identifier is not None else False  # "- {name: id, identifier: integer}" or "- note"
+            parts.append(_comment(p) + yaml.safe_dump([p.drop_entry()], sort_keys=False, allow_unicode=True,
+                                                      default_flow_style=flow, width=100))
         return "".join(parts)
 
 
@@ -99,8 +127,13 @@ def _comment(p: ColumnProposal) -> str:
 
 def draft_schema(data: Any, max_categories: int = 64, bins: int = DEFAULT_BINS) -> Draft:
     """A draft for every column of ``data`` (a DataFrame, a path or a TableFile).  NOT private."""
-    frame = data if isinstance(data, pd.DataFrame) else read_frame(data, None)
-    return Draft(tuple(_propose(str(name), frame[name], max_categories, bins) for name in frame.columns))
+    check_source(data)
+    if isinstance(data, pd.DataFrame):
+        frame, types = data, {name: frame_type(data[name]) for name in data.columns}
+    else:
+        frame, types = read_frame(data, None), file_types(data)
+    return Draft(tuple(_propose(str(name), frame[name], types.get(name, TEXT_COLUMN), max_categories, bins)
+                       for name in frame.columns))
 
 
 def infer_schema(data: Any, max_categories: int = 64, bins: int = DEFAULT_BINS) -> Schema:
@@ -110,30 +143,49 @@ def infer_schema(data: Any, max_categories: int = 64, bins: int = DEFAULT_BINS) 
 
 # --- one column -------------------------------------------------------------------------------------
 
-def _propose(name: str, column: pd.Series, max_categories: int, bins: int) -> ColumnProposal:
+def _propose(name: str, column: pd.Series, typed: ColumnType, max_categories: int, bins: int) -> ColumnProposal:
     text = column.astype(object).where(column.notna(), "").astype(str).str.strip()
     present = text[text != ""]
     if len(present) == 0:
         return ColumnProposal(name, None, "every field is empty: dropped")
     missing = "category" if len(present) < len(text) else "refuse"
     note = "; has empty fields (missing: category)" if missing == "category" else ""
+    dtype = _nullable_if(typed.dtype, missing)
+    if typed.family == "bool":
+        return _categorical(name, [False, True], "values (booleans)", missing, note, dtype)
+    if typed.family == "category" and typed.categories and len(typed.categories) <= max_categories:
+        what = f"categories of an {'ordered' if typed.ordered else 'unordered'} pandas category, in its order"
+        return _categorical(name, list(typed.categories), what, missing, note, "category", typed.ordered)
+    if typed.family in ("datetime", "date"):
+        return _date(name, present, missing, bins, note, dtype)
     counts = present.value_counts(sort=False)
     distinct = len(counts)
-    numeric = bool(present.str.fullmatch(NUMBER).all())
+    numeric = bool(present.str.fullmatch(NUMBER).all()) and typed.family != "category"
     id_like = len(present) >= MIN_ROWS_FOR_ID and (distinct == len(present) or
                                                     (_ID_NAME.search(name) and distinct >= 0.9 * len(present)))
     if numeric and distinct > max_categories // 4:
         values = pd.to_numeric(present).to_numpy(dtype=float)
         if id_like and bool(np.all(np.mod(values, 1) == 0)):
+            key = "text" if typed.family == "text" else "integer"
             return ColumnProposal(name, None, "whole numbers, (almost) all distinct: looks like an identifier, "
-                                  "dropped", "keep it? Then declare it under attributes (kind: numeric).")
-        return _numeric(name, present, values, missing, bins, note)
+                                  f"dropped (sample --keep-ids regenerates it as {key} keys 1..n)",
+                                  "keep it? Then declare it under attributes (kind: numeric).", key)
+        return _numeric(name, present, values, missing, bins, note, dtype)
     if not numeric and bool(present.str.fullmatch(_ISO_DATE.pattern).all()):
-        return _date(name, present, missing, bins, note)
+        if typed.family is None and bool(present.str.contains(_TIME_OF_DAY).all()):
+            dtype = _stamp_dtype(present)  # a CSV's time stamps: written back as time stamps
+        return _date(name, present, missing, bins, note, dtype)
     if distinct <= max_categories:
-        return _categorical(name, counts, numeric, missing, note)
+        if typed.family in ("int", "float"):
+            values = [python_value(v) for v in column.dropna().unique()]
+            return _categorical(name, sorted(set(values)), "distinct numbers", missing, note, dtype)
+        if typed.family is None:
+            return _categorical(name, _spelled(list(counts.index)), "distinct values", missing, note, None)
+        return _categorical(name, sorted(counts.index, key=_natural_key), "distinct values", missing, note, dtype)
     if id_like:
-        return ColumnProposal(name, None, "text, (almost) all values distinct: looks like an identifier, dropped")
+        key = "uuid" if bool(present.str.fullmatch(_UUID).all()) else "text"
+        return ColumnProposal(name, None, "text, (almost) all values distinct: looks like an identifier, dropped "
+                              f"(sample --keep-ids regenerates it as {key} keys)", None, key)
     if bool(present.str.fullmatch(_OTHER_DATE.pattern).all()):
         return ColumnProposal(name, None, "dates in a non-ISO format: dropped",
                               "to keep it, rewrite the dates as YYYY-MM-DD and declare kind: date "
@@ -143,17 +195,23 @@ def _propose(name: str, column: pd.Series, max_categories: int, bins: int) -> Co
                           "'invalid: category' and 'missing: category' to map the others to <missing>.")
 
 
-def _categorical(name: str, counts: pd.Series, numeric: bool, missing: str, note: str) -> ColumnProposal:
-    categories = sorted(set(_canonical_labels(counts.index)), key=_natural_key)
+def _categorical(name: str, categories: list[Any], what: str, missing: str, note: str, dtype: str | None,
+                 ordered: bool = False) -> ColumnProposal:
     kind = "binary" if len(categories) == 2 else "categorical"
-    attribute = {"name": name, "kind": kind, "categories": [_typed(c) for c in categories], "missing": missing}
+    attribute: dict[str, Any] = {"name": name, "kind": kind, "categories": categories}
+    if dtype is not None:
+        attribute["dtype"] = dtype
+    if ordered:
+        attribute["ordered"] = True
+    attribute["missing"] = missing
+    numbers = all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in categories)
     question = ("these are numbers with few distinct values, taken as categories; if they are amounts, "
-                "declare kind: numeric with public bounds." if numeric else None)
-    return ColumnProposal(name, attribute, f"{len(categories)} distinct values: {kind}{note}", question)
+                "declare kind: numeric with public bounds." if numbers else None)
+    return ColumnProposal(name, attribute, f"{len(categories)} {what}: {kind}{note}", question)
 
 
 def _numeric(name: str, present: pd.Series, values: np.ndarray, missing: str, bins: int,
-             note: str) -> ColumnProposal:
+             note: str, dtype: str | None) -> ColumnProposal:
     integer = bool(np.all(np.mod(values, 1) == 0))
     uniques, counts = np.unique(values, return_counts=True)
     shares = counts / len(values)
@@ -165,6 +223,9 @@ def _numeric(name: str, present: pd.Series, values: np.ndarray, missing: str, bi
     lower, upper = _round_down(float(rest.min())), _round_up(float(rest.max()))
     if not lower < upper:
         upper = lower + _magnitude(lower)
+    if dtype is not None and dtype.lower().lstrip("u").startswith("int"):  # stay inside the integer dtype's range
+        info = np.iinfo(dtype.lower())
+        lower, upper = max(lower, float(info.min)), min(upper, float(info.max))
     reasons = [f"numbers; bounds rounded outward from the data's range to {_plain(lower)}..{_plain(upper)}"]
     rest_share = len(rest) / len(values) if specials else 1.0
     if rest_share < 1.0:  # few rows left for the bins: fewer bins, so that noise does not swamp them
@@ -186,22 +247,27 @@ def _numeric(name: str, present: pd.Series, values: np.ndarray, missing: str, bi
                        "sampled exactly")
         questions.append("are the special values sentinels or real point masses of the public domain? Keep "
                          "them, or remove them to bin them like the rest.")
+    if dtype is not None:
+        attribute["dtype"] = dtype
     attribute["missing"] = missing
     return ColumnProposal(name, attribute, "; ".join(reasons) + note, " ".join(questions) or None)
 
 
-def _date(name: str, present: pd.Series, missing: str, bins: int, note: str) -> ColumnProposal:
-    days = sorted(x for x in (date_ordinal(t, "day") for t in present.unique()) if x is not None) or [0.0]
+def _date(name: str, present: pd.Series, missing: str, bins: int, note: str, dtype: str | None) -> ColumnProposal:
     texts = present.unique()
+    days = sorted(x for x in (date_ordinal(t, "day") for t in texts) if x is not None) or [0.0]
     granularity = "month" if all(t[8:10] == "01" for t in texts) else "day"
     first = str(np.datetime64("1970-01-01") + np.timedelta64(int(days[0]), "D"))[:4]
     last = str(np.datetime64("1970-01-01") + np.timedelta64(int(days[-1]), "D"))[:4]
-    attribute = {"name": name, "kind": "date", "lower": f"{first}-01-01", "upper": f"{last}-12-31",
-                 "bins": bins, "granularity": granularity, "missing": missing}
-    return ColumnProposal(name, attribute, f"ISO dates; bounds widened to whole years {first}..{last}{note}",
-                          "which granularity should the output keep: day, month or year?")
-
-
+    attribute: dict[str, Any] = {"name": name, "kind": "date", "lower": f"{first}-01-01", "upper": f"{last}-12-31",
+                                 "bins": bins, "granularity": granularity}
+    reason = f"ISO dates; bounds widened to whole years {first}..{last}{note}"
+    if dtype is not None:
+        attribute["dtype"] = dtype
+        if dtype.startswith("datetime64") and not all(_midnight(t) for t in texts):
+            reason += "; time stamps: the time of day is not kept (midnight)"
+    attribute["missing"] = missing
+    return ColumnProposal(name, attribute, reason, "which granularity should the output keep: day, month or year?")
 # --- helpers ----------------------------------------------------------------------------------------
 
 def _magnitude(x: float) -> float:
@@ -225,16 +291,35 @@ def _plain(x: float) -> int | float:
     return int(x) if x.is_integer() and abs(x) < 2**53 else x
 
 
-def _canonical_labels(texts: Any) -> list[str]:
-    """Integer-valued numbers written as ``1.0`` become ``1``, so the draft names them as data files do."""
-    out = []
-    for t in texts:
-        try:
-            x = float(t)
-            out.append(str(int(x)) if x.is_integer() and "." in t and not t.startswith("0") else t)
-        except ValueError:
-            out.append(t)
-    return out
+def _spelled(texts: list[str]) -> list[Any]:
+    """The categories of a text column (CSV), one spelling for the column: all numbers without
+    leading zeros become ints when every one is whole (``1.0`` is 1), else floats (``[0.0, 1.0, 5.5]``);
+    otherwise every category stays text as written."""
+    numbers = all(_NUMBER_TEXT.fullmatch(t) and not _LEADING_ZERO.match(t) for t in texts)
+    if not numbers:
+        return sorted(set(texts), key=_natural_key)
+    values = [float(t) for t in texts]
+    if all(v.is_integer() for v in values):
+        return sorted({int(t) if _INTEGER_TEXT.fullmatch(t) else int(v) for t, v in zip(texts, values)})
+    return sorted(set(values))
+
+
+def _nullable_if(dtype: str | None, missing: str) -> str | None:
+    """A dtype that can hold the missing values a column has (``bool`` → ``boolean``, ``int64`` → ``Int64``)."""
+    return nullable_twin(dtype) if dtype is not None and missing == "category" else dtype
+
+
+def _stamp_dtype(texts: pd.Series) -> str | None:
+    """The dtype of time stamps written as text (a CSV): UTC when every one ends in Z or +00:00,
+    naive when none has an offset, else None (mixed offsets: written back as ISO dates)."""
+    if bool(texts.str.contains(r"(?:Z|[+-]00:?00)$").all()):
+        return "datetime64[ns, UTC]"
+    return None if bool(texts.str.contains(r"(?:Z|[+-]\d{2}:?\d{2})$").any()) else "datetime64[ns]"
+
+
+def _midnight(text: str) -> bool:
+    match = re.search(r"[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?", text)
+    return match is None or all(int(part or 0) == 0 for part in match.groups())
 
 
 def _natural_key(label: str) -> tuple:
@@ -242,10 +327,3 @@ def _natural_key(label: str) -> tuple:
         return (0, float(label), label)
     except ValueError:
         return (1, 0.0, label)
-
-
-def _typed(label: str) -> Any:
-    """Declare integer-looking labels without leading zeros as numbers (``01`` stays text)."""
-    if label.lstrip("-").isdigit() and (label.lstrip("-") == "0" or not label.lstrip("-").startswith("0")):
-        return int(label)
-    return label

@@ -13,7 +13,8 @@ reveal anything about a row beyond its own validity.  The rules (docs/decisions.
   attribute's text must be a decimal number (``NaN``/``inf`` words are not numbers).
 * **Typed numbers** (Parquet or DataFrame numeric values) match the category spelled
   as their canonical text (``1`` for 1 and 1.0), else the one category of the same
-  numeric value.
+  numeric value.  **Typed booleans** match the category spelled ``True``/``False`` (a YAML
+  ``true``/``false`` category is spelled so), else they are the numbers 1/0.
 * **Numbers** equal to one of the attribute's ``special_values`` get that value's own
   code (before the bounds are checked, so a sentinel may lie outside them); other
   numbers their bin.  **Dates** (``kind: date``) are ISO text ``YYYY-MM-DD`` (a time
@@ -137,7 +138,10 @@ def _label_one(attr: Attribute, value: Any, token: str | None, cats: _Categories
             return _INVALID
     if attr.kind == "date":
         return _label_date(attr, value, token)
-    if isinstance(value, (bool, np.bool_)):
+    if isinstance(value, (bool, np.bool_)):  # a typed boolean names the category spelled True/False, else 1/0
+        found = cats.by_text.get(str(bool(value))) if cats is not None else None
+        if found is not None:
+            return found
         value = int(value)
     if isinstance(value, (int, float, np.integer, np.floating)):
         x = float(value)

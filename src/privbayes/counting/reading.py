@@ -134,9 +134,9 @@ def read_frame(path: str | os.PathLike, schema: Schema | None, sep: str | None =
     suffix = table_path(path)
     if suffix == ".dat" and schema is None:
         raise InputError(f"{path}: a .dat file has no header; give its schema (for example the authors' .domain file)")
-    if suffix in (".csv", ".dat"):
-        return _read_text(path, schema, sep, encoding)
-    return _read_parquet(path, schema)
+    frame = _read_text(path, schema, sep, encoding) if suffix in (".csv", ".dat") else _read_parquet(path, schema)
+    frame.attrs["source"] = str(path)  # messages about its values name the file (counting.source_name)
+    return frame
 
 
 def table_path(path: Path) -> str:

@@ -43,8 +43,18 @@ _SPARK_TEXT = (".csv", ".csv.gz", ".csv.bz2")
 
 
 def source_name(source: Source) -> str:
-    """How error messages name a source: its path, or "data" for a DataFrame."""
-    return "data" if isinstance(source, pd.DataFrame) else str(source)
+    """How error messages name a source: its path, or "data" for a DataFrame (the path it was read
+    from, when :func:`~privbayes.counting.reading.read_frame` read it)."""
+    return str(source.attrs.get("source", "data")) if isinstance(source, pd.DataFrame) else str(source)
+
+
+def check_source(source: Any) -> None:
+    """Refuse, in one line, data that is neither a DataFrame nor a path (a numpy array, a list…)."""
+    if not isinstance(source, (str, os.PathLike, pd.DataFrame)):
+        hint = (" (wrap it: pandas.DataFrame(array, columns=[...]) names its columns)"
+                if isinstance(source, np.ndarray) else "")
+        raise InputError(f"data must be a pandas DataFrame or the path of a CSV, Parquet or .dat file, got "
+                         f"{type(source).__module__.split('.')[0]}.{type(source).__name__}{hint}")
 
 
 def leaf_codes(source: Source, schema: Schema, *, allow_empty: bool = False) -> np.ndarray:
@@ -54,6 +64,7 @@ def leaf_codes(source: Source, schema: Schema, *, allow_empty: bool = False) -> 
     For the counting layer and for evaluation (which compares tables and releases
     nothing); everything else receives a :class:`PrivateTable`.
     """
+    check_source(source)
     where = source_name(source)
     frame = source if isinstance(source, pd.DataFrame) else read_frame(source, schema)
     columns = raw_columns(frame, schema, where, allow_empty=allow_empty)
@@ -72,6 +83,7 @@ def open(source: Source, schema: Any, backend: Any = "numpy", *,  # noqa: A001 -
     one-row table."""
     from privbayes.io import as_schema
 
+    check_source(source)
     name, engine = _backend(backend)
     schema = as_schema(schema)
     if name == "auto":

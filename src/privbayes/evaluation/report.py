@@ -87,26 +87,25 @@ def parse_alphas(text: str) -> tuple[int, ...]:
     return alphas
 
 
-def parse_target(text: str, schema: Schema, real: np.ndarray | None = None) -> Target:
-    """A binary SVM target from ``COLUMN=V1|V2`` (a set of values) or ``COLUMN>=X`` (numeric), or
-    from a categorical ``COLUMN`` alone: its most frequent value in ``real`` against the rest.
+def parse_target(text: str, schema: Schema) -> Target:
+    """A binary SVM target from ``COLUMN=V1|V2`` (a set of values), ``COLUMN>=X`` (numeric), or
+    ``COLUMN`` alone (categorical or binary: its last declared category against the rest, e.g.
+    ``income`` is ``income=>50K`` with categories ``[<=50K, >50K]``; public, and the same on every run).
 
     A numeric attribute is known only by its bins, so ``=X`` selects the bin holding X and
     ``>=X``, ``>X``, ``<=X``, ``<X`` select the bins whose midpoint satisfies the comparison
     (the paper's BR2000 "age > 20" is likewise cut at a bin edge).
     """
+    if text.strip() in schema.names:
+        attr = schema.attributes[schema.index(text.strip())]
+        if attr.numeric:
+            raise InputError(f"--target ({text!r}): a numeric column needs a threshold, e.g. {text.strip()}>=NUMBER")
+        if attr.size < 2:
+            raise InputError(f"--target ({text!r}): {attr.name!r} has one value; the SVM task needs two classes")
+        return Target(f"{attr.name}={attr.categories[-1]}", schema.index(attr.name), frozenset({attr.base_size - 1}))
     match = _TARGET.match(text.strip())
-    if match is None and text.strip() in schema.names and real is not None:
-        j = schema.names.index(text.strip())
-        if schema.attributes[j].numeric:
-            raise InputError(f"--target ({text!r}): a numeric column needs a cut, e.g. {text.strip()}>=NUMBER")
-        target = _most_frequent(schema, real, j)
-        if target is None:
-            raise InputError(f"--target ({text!r}): the most frequent value of {text.strip()!r} is missing; "
-                             f"name a value, e.g. {text.strip()}=VALUE")
-        return target
     if match is None:
-        raise InputError(f"--target ({text!r}) must look like COLUMN=VALUE, COLUMN=V1|V2 or COLUMN>=NUMBER")
+        raise InputError(f"--target ({text!r}) must look like COLUMN, COLUMN=VALUE, COLUMN=V1|V2 or COLUMN>=NUMBER")
     column, op, value = match["column"].strip(), match["op"], match["value"].strip()
     if column not in schema.names:
         raise InputError(f"--target ({text!r}): column {column!r} is not in the schema")
@@ -179,18 +178,12 @@ def evaluate_codes(real: np.ndarray, synth: np.ndarray, schema: Schema, alphas: 
 def default_target(schema: Schema, real: np.ndarray) -> Target | None:
     """The last categorical (or binary) attribute: its most frequent real value against the rest."""
     for j in range(len(schema) - 1, -1, -1):
-        if not schema.attributes[j].numeric:
-            target = _most_frequent(schema, real, j)
-            if target is not None:
-                return target
+        attr = schema.attributes[j]
+        if not attr.numeric:
+            top = int(np.argmax(np.bincount(real[:, j], minlength=attr.size)))
+            if top < attr.base_size:
+                return Target(f"{attr.name}={value_labels(attr)[top]}", j, frozenset({top}))
     return None
-
-
-def _most_frequent(schema: Schema, real: np.ndarray, j: int) -> Target | None:
-    """Column j's most frequent real value against the rest (None when that is the missing code)."""
-    attr = schema.attributes[j]
-    top = int(np.argmax(np.bincount(real[:, j], minlength=attr.size)))
-    return Target(f"{attr.name}={value_labels(attr)[top]}", j, frozenset({top})) if top < attr.base_size else None
 
 
 # --- text output --------------------------------------------------------------------------------
@@ -325,7 +318,7 @@ def run_evaluate(real_path: Any, synth_path: Any, *, schema_path: Any = None, mo
     if clip_synthetic:
         notes.append("numbers of the synthetic table outside the schema's bounds were clipped to the nearest bound "
                      "(--clip-synthetic)")
-    parsed = [parse_target(t, schema, real) for t in targets]
+    parsed = [parse_target(t, schema) for t in targets]
     skipped: list[str] = []
     if classifier and real.shape[0] >= 5 and not sklearn_available():
         skipped.append(CLASSIFIER_NEEDS)

@@ -49,7 +49,8 @@ def sample_junction_tree(calibrated: CalibratedTree, domain: Domain, n: int, rng
             continue
         belief = Factor(tree.cliques[child], calibrated.log_beliefs[child]).marginalize(separator + new)
         table = belief.log_values.reshape(domain.cells(separator), domain.cells(new))
-        conditional = np.exp(table - logsumexp(table, axis=1)[:, None])
+        with np.errstate(invalid="ignore"):  # separator states of probability zero (evidence): never drawn
+            conditional = np.exp(table - logsumexp(table, axis=1)[:, None])
         rows = (np.ravel_multi_index(tuple(out[:, v] for v in separator), domain.shape(separator))
                 if separator else np.zeros(n, dtype=np.int64))
         flat = draw_rows(np.nan_to_num(conditional), rows, rng)

@@ -205,13 +205,16 @@ class NBCRelease:
         """The number of rows the published counts describe (the synthetic table's size)."""
         return int(sum(self.views.prior))
 
-    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False) -> pd.DataFrame:
+    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
+               conditions: Mapping[str, Any] | None = None, keep_ids: bool = False) -> pd.DataFrame:
         """A table whose NBC views are exactly the published counts (so exactly their ``n`` rows),
         arranged by ``random_state``."""
         import numpy as np
 
         from privbayes.nbc.synthesis import synthetic_table
 
+        if conditions is not None:
+            raise InputError("conditions do not apply to NBC views: the synthetic table has exactly the published counts")
         if self.schema is None:
             raise InputError("this views file (version 1) does not carry its schema: it cannot be sampled; "
                              "publish it again")
@@ -219,7 +222,8 @@ class NBCRelease:
             raise InputError(f"n ({n}) must be the {self.n} rows the published counts describe (or left out)")
         if bin_labels:
             raise InputError("bin_labels does not apply to NBC views (values are drawn inside their bins)")
-        return synthetic_table(self.views, self.schema, np.random.default_rng(check_seed(random_state, "random_state")))
+        frame = synthetic_table(self.views, self.schema, np.random.default_rng(check_seed(random_state, "random_state")))
+        return self.schema.with_ids(frame) if keep_ids else frame
 
     def describe(self) -> list[str]:
         """The published counts in outline: the class, then each attribute's values."""

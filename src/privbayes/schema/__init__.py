@@ -45,6 +45,10 @@ QUOTED_NEWLINES_CAVEAT = ("the schema lets quoted CSV fields span lines ('quoted
 SCHEMA_DEFAULT_KEYS = ("missing", "invalid", "missing_token")
 """Keys a schema may set once for all its attributes (an attribute's own value wins)."""
 
+IDENTIFIER_KINDS = ("integer", "text", "uuid")
+"""Keys ``keep_ids`` regenerates for a dropped identifier: 1..n as int64, "1".."n" as text, or UUIDs
+(version-4 layout) whose number is the row's: unique, and free of data."""
+
 
 @dataclass(frozen=True)
 class Schema:
@@ -62,6 +66,9 @@ class Schema:
     dropped: tuple[str, ...] = ()
     inferred: bool = False
     quoted_newlines: bool = False
+    identifiers: tuple[tuple[str, str], ...] = ()
+    """Dropped columns that are identifiers, with the kind of key ``sample(keep_ids=True)`` regenerates
+    for each (:data:`IDENTIFIER_KINDS`); written under ``drop:`` as ``{name: …, identifier: …}``."""
 
     def __post_init__(self) -> None:
         names = [a.name for a in self.attributes]
@@ -75,6 +82,11 @@ class Schema:
         both = [c for c in self.dropped if c in names]
         if both:
             raise InputError(f"schema: column {both[0]!r} is both an attribute and in drop")
+        if not isinstance(self.identifiers, tuple) or not all(
+                isinstance(pair, tuple) and len(pair) == 2 and pair[0] in self.dropped and pair[1] in IDENTIFIER_KINDS
+                for pair in self.identifiers):
+            raise InputError("schema: an identifier under drop must be {name: COLUMN, identifier: KIND} with KIND one "
+                             f"of {', '.join(IDENTIFIER_KINDS)}")
         if not isinstance(self.inferred, bool):
             raise InputError(f"schema: inferred must be true or false, got {self.inferred!r}")
         if not isinstance(self.quoted_newlines, bool):
@@ -100,7 +112,9 @@ class Schema:
             out["inferred"] = True
         out["attributes"] = [attribute_to_dict(a) for a in self.attributes]
         if self.dropped:
-            out["drop"] = list(self.dropped)
+            keys = dict(self.identifiers)
+            out["drop"] = [name if name not in keys else {"name": name, "identifier": keys[name]}
+                           for name in self.dropped]
         if self.quoted_newlines:
             out["quoted_newlines"] = True
         return out
@@ -123,14 +137,40 @@ class Schema:
         dropped = raw.get("drop") or []
         if not isinstance(dropped, list) or len(dropped) > limits().max_categories:
             raise InputError(f"{source}: drop must be a list of column names")
-        return cls(tuple(attributes), tuple(str(c) for c in dropped), raw.get("inferred", False),
-                   raw.get("quoted_newlines", False))
+        names, identifiers = [], []
+        for entry in dropped:
+            if isinstance(entry, dict):
+                if set(entry) != {"name", "identifier"} or not isinstance(entry["name"], str):
+                    raise InputError(f"{source}: an entry of drop is a column name or {{name: COLUMN, identifier: "
+                                     f"KIND}} (KIND one of {', '.join(IDENTIFIER_KINDS)})")
+                identifiers.append((entry["name"], entry["identifier"]))
+                entry = entry["name"]
+            names.append(str(entry))
+        return cls(tuple(attributes), tuple(names), raw.get("inferred", False), raw.get("quoted_newlines", False),
+                   tuple(identifiers))
 
     def decode(self, codes: np.ndarray, rng: np.random.Generator, bin_labels: bool = False) -> pd.DataFrame:
         """Values of leaf codes (n × d): categories, or numbers drawn inside their bins."""
         return pd.DataFrame({a.name: a.decode(codes[:, j], rng, bin_labels) for j, a in enumerate(self.attributes)})
 
+    def with_ids(self, frame: pd.DataFrame, start: int = 0) -> pd.DataFrame:
+        """``frame`` with the identifier columns regenerated in front: row i (counting from ``start``,
+        for a table written in chunks) gets key i + 1 in each (:func:`privbayes.schema.decoding.identifier_keys`).
+        The keys carry no data: they depend on the row's position only.  Refused when the schema
+        lists no identifier."""
+        from privbayes.schema.decoding import identifier_keys
+
+        if not self.identifiers:
+            raise InputError("keep_ids: the schema lists no identifier under drop (write it there as "
+                             f"{{name: COLUMN, identifier: KIND}}, KIND one of {', '.join(IDENTIFIER_KINDS)})")
+        keys = {name: identifier_keys(kind, start, len(frame)) for name, kind in self.identifiers}
+        clash = next((name for name in keys if name in frame.columns), None)
+        if clash is not None:  # pragma: no cover - a name is never both dropped and an attribute
+            raise InputError(f"keep_ids: column {clash!r} is already in the table")
+        return pd.concat([pd.DataFrame(keys, index=frame.index), frame], axis=1)
+
 
 __all__ = ["DEFAULT_BINS", "MAX_DECIMALS", "MISSING_LABEL", "NUMERIC_KINDS", "QUOTED_NEWLINES_CAVEAT",
-           "SCHEMA_DEFAULT_KEYS", "Attribute", "Granularity", "InvalidPolicy", "Kind", "MissingPolicy", "Scale", "Schema",
+           "SCHEMA_DEFAULT_KEYS", "IDENTIFIER_KINDS", "Attribute", "Granularity", "InvalidPolicy", "Kind",
+           "MissingPolicy", "Scale", "Schema",
            "date_ordinal", "date_text", "declared_codes"]

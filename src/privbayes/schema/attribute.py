@@ -19,6 +19,7 @@ import pandas as pd
 from privbayes.errors import InputError
 from privbayes.limits import limits
 from privbayes.schema.dates import date_ordinal
+from privbayes.schema.dtypes import check_dtype
 from privbayes.taxonomy import Taxonomy, binary_tree_levels, depth, leaves, taxonomy_levels
 
 Kind = Literal["categorical", "numeric", "binary", "date"]
@@ -53,6 +54,10 @@ class Attribute:
     scale: Scale = "linear"
     decimals: int | None = None
     granularity: Granularity | None = None
+    dtype: str | None = None
+    """The pandas dtype sampled values come back in (:mod:`privbayes.schema.dtypes`); None: the default."""
+    ordered: bool = False
+    """With ``dtype: category``: an ordered categorical (categories in declared order)."""
     levels: tuple[np.ndarray, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -76,6 +81,7 @@ class Attribute:
             self._check_categorical(where)
         else:
             raise InputError(f"schema: {where}: kind must be categorical, numeric, binary or date, got {self.kind!r}")
+        check_dtype(self, where)
         object.__setattr__(self, "levels", self._build_levels())
 
     @property

@@ -5,13 +5,14 @@ codes and the public domain only."""
 from __future__ import annotations
 
 import math
+import uuid
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from privbayes.schema.binning import bin_bounds, bin_labels
-from privbayes.schema.dates import date_text
+from privbayes.schema.dtypes import categorical_column, date_column, numeric_column
 
 if TYPE_CHECKING:  # pragma: no cover
     from privbayes.schema.attribute import Attribute
@@ -19,12 +20,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def decode(attr: Attribute, codes: np.ndarray, rng: np.random.Generator, labels: bool = False) -> pd.Series:
     """Values for leaf codes: categories; special values exactly; numbers drawn uniformly inside
-    their bin at the declared precision; dates as ISO text."""
+    their bin at the declared precision; dates as ISO text — each in the attribute's ``dtype``
+    (:mod:`privbayes.schema.dtypes`) when it records one.  ``labels``: numeric and date values as
+    their bin labels (text), whatever the dtype."""
     codes = np.asarray(codes, dtype=np.int64)
     missing = codes >= attr.base_size
     if not attr.numeric:
-        cats = np.array(list(attr.categories) + [None], dtype=object)
-        return pd.Series(cats[np.minimum(codes, attr.base_size)], name=attr.name)
+        return categorical_column(attr, codes)
     if labels:
         shown = np.array(bin_labels(attr, 6) + [None], dtype=object)
         return pd.Series(shown[np.minimum(codes, attr.base_size)], name=attr.name)
@@ -34,14 +36,9 @@ def decode(attr: Attribute, codes: np.ndarray, rng: np.random.Generator, labels:
     if attr.special_values:
         values[special] = np.array(attr.special_values, dtype=np.float64)[codes[special] - attr.bins]
     if attr.kind == "date":
-        texts = np.array([date_text(v, attr.granularity) for v in values], dtype=object)
-        texts[missing] = None
-        return pd.Series(texts, name=attr.name)
-    out = pd.Series(values, name=attr.name)
-    out[missing] = np.nan
-    if attr.integer:
-        return out.astype("Int64")
-    return out
+        return date_column(attr, values, missing)
+    return numeric_column(attr, values, missing)
+
 
 def draw_in_bins(attr: Attribute, safe: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     low, high = bin_bounds(attr, safe)
@@ -63,3 +60,14 @@ def draw_in_bins(attr: Attribute, safe: np.ndarray, rng: np.random.Generator) ->
                 break
             values[again] = (first + rng.integers(0, span))[again]
     return np.clip(values, math.ceil(attr.lower), math.floor(attr.upper))
+
+
+def identifier_keys(kind: str, start: int, n: int) -> np.ndarray:
+    """Keys start + 1 … start + n of an identifier column: int64, text, or UUIDs numbered so (version-4
+    layout: the version and variant bits lie above any row number below 2**62, so the keys stay distinct)."""
+    numbers = np.arange(start + 1, start + n + 1, dtype=np.int64)
+    if kind == "integer":
+        return numbers
+    if kind == "uuid":
+        return np.array([str(uuid.UUID(int=int(i), version=4)) for i in numbers], dtype=object)
+    return numbers.astype(str).astype(object)

@@ -34,6 +34,10 @@ def attribute_to_dict(attr: Attribute) -> dict[str, Any]:
         out["categories"] = list(attr.categories)
         if attr.taxonomy is not None:
             out["taxonomy"] = taxonomy_to_lists(attr.taxonomy)
+    if attr.dtype is not None:
+        out["dtype"] = attr.dtype
+    if attr.ordered:
+        out["ordered"] = True
     out["missing"] = attr.missing
     if attr.invalid != "refuse":
         out["invalid"] = attr.invalid
@@ -46,7 +50,7 @@ def attribute_from_dict(raw: Any, source: str, defaults: dict[str, Any] | None =
     if not isinstance(raw, dict):
         raise InputError(f"{source}: each attribute must be a mapping, got {type(raw).__name__}")
     allowed = {"name", "kind", "categories", "lower", "upper", "bins", "integer", "taxonomy", "missing", "invalid",
-               "missing_token", "special_values", "edges", "scale", "decimals", "granularity"}
+               "missing_token", "special_values", "edges", "scale", "decimals", "granularity", "dtype", "ordered"}
     unknown = set(raw) - allowed
     if unknown:
         raise InputError(f"{source}: attribute {raw.get('name')!r} has unknown keys {sorted(unknown)}")

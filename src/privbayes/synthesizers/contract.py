@@ -21,7 +21,7 @@ from __future__ import annotations
 import inspect
 import os
 import warnings
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Mapping, Protocol, runtime_checkable
 
 import pandas as pd
 
@@ -50,7 +50,8 @@ class Released(Protocol):
         """The registry name of the method that released it."""
         ...
 
-    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False) -> pd.DataFrame:
+    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
+               conditions: Mapping[str, Any] | None = None) -> pd.DataFrame:
         ...
 
     def privacy_report(self) -> PrivacyReport:
@@ -169,9 +170,12 @@ class PrivateEstimator:
     model_ = property(lambda self: self._released(), doc="The released value (the same as ``released_``).")
     schema_ = property(lambda self: self._released().schema)
 
-    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False) -> pd.DataFrame:
-        """``n`` synthetic rows (default: as many as the released n) — post-processing, never the data."""
-        return self._released().sample(n, random_state, bin_labels)
+    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
+               conditions: Mapping[str, Any] | None = None, keep_ids: bool = False) -> pd.DataFrame:
+        """``n`` synthetic rows (default: as many as the released n) — post-processing, never the data;
+        with ``conditions`` ({column: value}), drawn exactly from the released model given those values;
+        ``keep_ids``: the schema's dropped identifiers regenerated in front as keys 1..n."""
+        return self._released().sample(n, random_state, bin_labels, conditions=conditions, keep_ids=keep_ids)
 
     def privacy_report(self) -> PrivacyReport:
         """What was spent, on what, under which neighbouring relation, and what is not covered."""

@@ -15,6 +15,7 @@ produces is a :class:`~privbayes.bayesnet.model.BayesNetModel` value (``model_``
 
 from __future__ import annotations
 
+import warnings
 from fractions import Fraction
 from typing import Literal
 
@@ -32,6 +33,7 @@ from privbayes.bayesnet.privbayes.settings import COUNT_STEP, METHOD, PrivBayesS
 from privbayes.bayesnet.registry import get_score
 from privbayes.counting import PrivateTable
 from privbayes.encoding import Encoding
+from privbayes.errors import IndependentColumnsWarning
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import DiscreteLaplace
 from privbayes.privacy.neighbours import ADD_REMOVE
@@ -43,6 +45,12 @@ from privbayes.schema import Schema
 from privbayes.synthesizers.contract import GIVEN, PrivateEstimator
 from privbayes.synthesizers.fitted import BayesNetViews
 from privbayes.validation import check_seed
+
+INDEPENDENT_COLUMNS = ("the network has degree 0: at ε = {epsilon:g} and θ = {theta:g} the table is too small for "
+                       "any parent to be worth its noise (θ-usefulness, TODS 2017 §4.5), so every column is sampled "
+                       "on its own and no correlation between columns is kept; more rows, a larger ε, a smaller "
+                       "theta or a fixed degree change that")
+"""The :class:`IndependentColumnsWarning` of a fit at degree 0 that no one asked for (public inputs only)."""
 
 NonPrivatePhase = Literal["network", "marginals"]
 Estimation = Literal["projected", "paper", "consistent"]
@@ -159,6 +167,10 @@ def _fit_table(settings: PrivBayesSettings, table: PrivateTable, domain_source: 
         conditionals = conditionals_from_tables(network, measurements, total, k,
                                                 projected=settings.estimation == "projected")
     plan.check(accountant.ledger)
+    degree = k if k is not None else learned.degree
+    if degree == 0 and settings.degree is None and d > 1:
+        warnings.warn(INDEPENDENT_COLUMNS.format(epsilon=float(settings.epsilon), theta=settings.theta),
+                      IndependentColumnsWarning, stacklevel=4)
     if domain_source != GIVEN:
         caveats.append(READ_FROM_DATA_CAVEAT)
     if settings.non_private_phase:
@@ -169,7 +181,7 @@ def _fit_table(settings: PrivBayesSettings, table: PrivateTable, domain_source: 
     return BayesNetModel(
         schema=schema, encoding=encoding, network=network, conditionals=tuple(conditionals), plan=plan,
         ledger=accountant.ledger, parameters=settings.to_parameters(encoding), n=n,
-        degree=k if k is not None else learned.degree, algorithm=plan.setting("algorithm"), seeded=rng.seeded,
+        degree=degree, algorithm=plan.setting("algorithm"), seeded=rng.seeded,
         domain_source=domain_source, differentially_private=settings.differentially_private,
         caveats=tuple(caveats), library_version=__version__,
         learned_network=learned if network is not learned else None)

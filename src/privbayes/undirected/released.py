@@ -21,12 +21,14 @@ import pandas as pd
 
 from privbayes._version import __version__
 from privbayes.errors import InputError
+from privbayes.inference.evidence import TooLargeForExact, ZeroProbability, evidence_sampler
 from privbayes.io import atomic_write_text
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.neighbours import neighbours
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.privacy.report import PrivacyReport, domain_caveats
 from privbayes.schema import Schema
+from privbayes.schema.values import fixed_values, leaf_conditions
 from privbayes.undirected.cliques import ALGORITHMS
 from privbayes.undirected.model import LogLinearModel
 from privbayes.undirected.settings import MECHANISM, METHOD
@@ -84,12 +86,36 @@ class ReleasedMRF:
             raise InputError("marginal needs one or more distinct attribute names")
         return self.model.marginal(variables)
 
-    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False) -> pd.DataFrame:
+    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
+               conditions: Mapping[str, Any] | None = None, keep_ids: bool = False) -> pd.DataFrame:
         """``n`` rows (default: the released n, rounded) in the schema's values (exact on junction
-        trees, Gibbs otherwise)."""
+        trees, Gibbs otherwise); with ``conditions`` ({column: value}), exactly from the model given
+        those values (evidence factors on the same junction tree; post-processing); ``keep_ids``: the
+        schema's dropped identifiers regenerated in front as keys 1..n."""
         n = max(1, round(self.n)) if n is None else check_count(n, "n", minimum=1)
         rng = np.random.default_rng(check_seed(random_state, "random_state"))
-        return self.schema.decode(self.model.sample(int(n), rng), rng, bin_labels=bin_labels)
+        if keep_ids:
+            self.schema.with_ids(pd.DataFrame())  # refused before any work if the schema lists no identifier
+        if conditions is None:
+            frame = self.schema.decode(self.model.sample(int(n), rng), rng, bin_labels=bin_labels)
+            return self.schema.with_ids(frame) if keep_ids else frame
+        codes = leaf_conditions(self.schema, conditions)
+        scopes = list(self.cliques) + [(j,) for j in codes]
+        evidence = []
+        for j, code in codes.items():
+            table = np.full(self.schema.attributes[j].size, -np.inf)
+            table[code] = 0.0
+            evidence.append(table)
+        try:
+            draw, _ = evidence_sampler(self.model.domain, scopes, list(self.model.theta) + evidence)
+        except ZeroProbability:
+            shown = ", ".join(f"{name} = {value!r}" for name, value in conditions.items())
+            raise InputError(f"the conditions {shown} have probability zero under the model: nothing to sample") from None
+        except TooLargeForExact as exc:
+            raise InputError(f"conditional sampling needs exact inference: {exc}") from None
+        frame = fixed_values(self.schema.decode(draw(int(n), rng), rng, bin_labels=bin_labels), self.schema,
+                             conditions, bin_labels)
+        return self.schema.with_ids(frame) if keep_ids else frame
 
     def log_likelihood(self, data: Any) -> float:
         """Mean log-likelihood per row of ``data`` (nats; the paper's holdout log-likelihood, §4.2),

@@ -1,0 +1,245 @@
+"""Output types: the pandas dtype a sampled column comes back with (issue 29).
+
+An attribute may record the ``dtype`` its column had when it went in (``schema infer`` writes it
+from a DataFrame or a Parquet file; a steward may write it by hand), and ``ordered: true`` for an
+ordered pandas ``category``.  Decoding (:mod:`privbayes.schema.decoding`) then builds the column
+with that dtype.  Without a ``dtype`` the output is as before: categories as declared (an object
+column), ``Int64`` for integer numeric attributes, ``float64`` for the others, ISO text for dates.
+
+The vocabulary is pandas' own spelling of the dtypes (what ``df.dtypes`` prints):
+
+=================  ===================================================================
+kind               dtype
+=================  ===================================================================
+categorical,       ``bool``, ``boolean`` (categories ``false``/``true``); ``int8`` … ``int64``,
+binary             ``uint8`` … ``uint64``, ``Int8`` … ``Int64``, ``UInt8`` … ``UInt64``
+                   (integer categories); ``float32``, ``float64``, ``Float32``, ``Float64``
+                   (number categories); ``category`` (with ``ordered``); ``object``, ``str``,
+                   ``string`` (text: ``str``/``string`` spell every category as text)
+numeric            the integer dtypes (with ``integer: true``), the float dtypes, and ``object``,
+                   ``str``, ``string`` (numbers written as text: ``12``, ``3.25``)
+date               ``date`` (``datetime.date`` values), ``datetime64[UNIT]`` or
+                   ``datetime64[UNIT, TIME ZONE]`` (UNIT s, ms, us or ns; midnight in that time
+                   zone), ``object``, ``str``, ``string`` (ISO text)
+=================  ===================================================================
+
+The dtypes that cannot hold a missing value (``bool``, ``int*``, ``uint*``) need ``missing:
+refuse``; a schema asking for both is refused when it is read, never when rows are sampled.
+These are facts of the public schema: they describe the column, not its rows (a draft's dtype is
+read from the data like the rest of the draft, and flagged with it).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from privbayes.errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from privbayes.schema.attribute import Attribute
+
+_SIZES = ("8", "16", "32", "64")
+NON_NULLABLE_INTEGERS = tuple(f"{sign}int{size}" for sign in ("", "u") for size in _SIZES)
+NULLABLE_INTEGERS = tuple(f"{sign}Int{size}" for sign in ("", "U") for size in _SIZES)
+FLOATS = ("float32", "float64", "Float32", "Float64")
+TEXT = ("object", "str", "string")
+BOOLEANS = ("bool", "boolean")
+CATEGORY = "category"
+DATE = "date"
+_DATETIME = re.compile(r"datetime64\[(?P<unit>s|ms|us|ns)(?:, (?P<tz>[A-Za-z0-9_+\-:/]{1,64}))?\]")
+_NS_YEARS = (1678, 2261)
+"""Whole years a ``datetime64[ns]`` column holds (pandas' nanosecond range is 1677-09-21 … 2262-04-11)."""
+
+BY_KIND: dict[str, tuple[str, ...]] = {
+    "categorical": (*BOOLEANS, *NON_NULLABLE_INTEGERS, *NULLABLE_INTEGERS, *FLOATS, CATEGORY, *TEXT),
+    "numeric": (*NON_NULLABLE_INTEGERS, *NULLABLE_INTEGERS, *FLOATS, *TEXT),
+    "date": (DATE, *TEXT),
+}
+BY_KIND["binary"] = BY_KIND["categorical"]
+
+
+def datetime_parts(dtype: str) -> tuple[str, str | None] | None:
+    """``(unit, time zone or None)`` of a ``datetime64[...]`` dtype, else None."""
+    match = _DATETIME.fullmatch(dtype)
+    return None if match is None else (match["unit"], match["tz"])
+
+
+def nullable(dtype: str | None) -> bool:
+    """Can a column of this dtype hold a missing value?"""
+    return dtype is None or not (dtype == "bool" or dtype in NON_NULLABLE_INTEGERS)
+
+
+def nullable_twin(dtype: str) -> str:
+    """The dtype that holds the same values and a missing value: ``bool`` → ``boolean``, ``int64`` →
+    ``Int64``, ``uint8`` → ``UInt8``; a nullable dtype is its own twin."""
+    if nullable(dtype):
+        return dtype
+    if dtype == "bool":
+        return "boolean"
+    return "UInt" + dtype[4:] if dtype.startswith("uint") else "Int" + dtype[3:]
+
+
+def check_dtype(attr: Attribute, where: str) -> None:
+    """Refuse, in one line, a ``dtype``/``ordered`` this attribute cannot be sampled into."""
+    if not isinstance(attr.ordered, bool):
+        raise InputError(f"schema: {where}: ordered must be true or false, got {attr.ordered!r}")
+    dtype = attr.dtype
+    if attr.ordered and dtype != CATEGORY:
+        raise InputError(f"schema: {where}: 'ordered: true' is for 'dtype: category'")
+    if dtype is None:
+        return
+    if not isinstance(dtype, str) or len(dtype) > 80:
+        raise InputError(f"schema: {where}: dtype must be a pandas dtype name such as int64, category or "
+                         f"datetime64[ns, UTC], got {type(dtype).__name__}")
+    if dtype not in BY_KIND[attr.kind] and not (attr.kind == "date" and datetime_parts(dtype) is not None):
+        raise InputError(f"schema: {where}: dtype {dtype!r} is not one a {attr.kind} attribute is sampled into "
+                         f"({_choices(attr.kind)})")
+    if not nullable(dtype) and attr.missing != "refuse":
+        raise InputError(f"schema: {where}: dtype {dtype!r} cannot hold missing values; use {nullable_twin(dtype)!r} "
+                         "with 'missing: category'")
+    if attr.kind == "date":
+        _check_datetime(attr, dtype, where)
+    elif attr.kind == "numeric":
+        _check_numeric(attr, dtype, where)
+    else:
+        _check_categories(attr, dtype, where)
+
+
+def _choices(kind: str) -> str:
+    names = BY_KIND[kind]
+    if kind == "date":
+        return ", ".join(names) + ", datetime64[UNIT] or datetime64[UNIT, TIME ZONE]"
+    return ", ".join(names)
+
+
+def _integer_range(dtype: str) -> tuple[int, int]:
+    info = np.iinfo(dtype.lower())
+    return int(info.min), int(info.max)
+
+
+def _check_categories(attr: Attribute, dtype: str, where: str) -> None:
+    cats = attr.categories
+    if dtype in BOOLEANS:
+        if not all(isinstance(c, bool) for c in cats):
+            raise InputError(f"schema: {where}: dtype {dtype!r} needs the categories false and true "
+                             "(YAML booleans, not text)")
+    elif dtype in NON_NULLABLE_INTEGERS or dtype in NULLABLE_INTEGERS:
+        low, high = _integer_range(dtype)
+        if not all(isinstance(c, int) and not isinstance(c, bool) and low <= c <= high for c in cats):
+            raise InputError(f"schema: {where}: dtype {dtype!r} needs integer categories in [{low}, {high}]")
+    elif dtype in FLOATS:
+        if not all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in cats):
+            raise InputError(f"schema: {where}: dtype {dtype!r} needs number categories")
+
+
+def _check_numeric(attr: Attribute, dtype: str, where: str) -> None:
+    if dtype in FLOATS or dtype in TEXT:
+        return
+    if not attr.integer:
+        raise InputError(f"schema: {where}: dtype {dtype!r} holds whole numbers; set 'integer: true' or use float64")
+    low, high = _integer_range(dtype)
+    values = [math.ceil(attr.lower), math.floor(attr.upper), *attr.special_values]
+    if not all(float(v).is_integer() and low <= v <= high for v in values):
+        raise InputError(f"schema: {where}: dtype {dtype!r} holds whole numbers in [{low}, {high}]; the bounds and "
+                         "special values must be such numbers")
+
+
+def _check_datetime(attr: Attribute, dtype: str, where: str) -> None:
+    parts = datetime_parts(dtype)
+    if parts is None:
+        return
+    unit, tz = parts
+    if tz is not None:
+        try:
+            pd.DatetimeTZDtype(unit, tz)
+        except (TypeError, ValueError, KeyError, LookupError):
+            raise InputError(f"schema: {where}: dtype {dtype!r}: unknown time zone {tz!r}") from None
+    if unit == "ns":
+        first, last = (_year(day) for day in _days(np.array([attr.lower, attr.upper]), attr.granularity))
+        if first < _NS_YEARS[0] or last > _NS_YEARS[1]:
+            raise InputError(f"schema: {where}: dtype {dtype!r} holds dates from {_NS_YEARS[0]} to {_NS_YEARS[1]}; "
+                             "use datetime64[us] for dates outside them")
+
+
+def _year(day: np.datetime64) -> int:
+    return int(str(np.datetime64(day, "Y")))
+
+
+def _days(ordinals: np.ndarray, granularity: str | None) -> np.ndarray:
+    """``datetime64[D]`` of date ordinals (:func:`privbayes.schema.dates.date_ordinal`): the day, or the
+    first day of the month or year."""
+    whole = np.asarray(ordinals, dtype=np.float64).astype(np.int64)
+    if granularity == "year":
+        return (whole - 1970).astype("datetime64[Y]").astype("datetime64[D]")
+    if granularity == "month":
+        return (whole - 1970 * 12).astype("datetime64[M]").astype("datetime64[D]")
+    return whole.astype("datetime64[D]")
+
+
+# --- building columns -------------------------------------------------------------------------------
+
+def _text_series(values: list[Any], dtype: str, name: str) -> pd.Series:
+    if dtype == "object":
+        return pd.Series(np.array(values, dtype=object), name=name, dtype=object)
+    texts = [None if v is None else str(v) for v in values]
+    if dtype == "str" and int(pd.__version__.split(".")[0]) < 3:  # pragma: no cover - pandas 2 has no 'str'
+        return pd.Series(np.array(texts, dtype=object), name=name, dtype=object)
+    return pd.Series(texts, name=name, dtype=dtype)
+
+
+def categorical_column(attr: Attribute, codes: np.ndarray) -> pd.Series:
+    """The categories of leaf codes (missing: None/NA) in the attribute's dtype: the categories are
+    converted once, then taken by code."""
+    positions = np.minimum(codes, attr.base_size)  # the missing code reads the entry after the categories
+    dtype = attr.dtype
+    if dtype is None:  # as before: pandas' own inference (str for text on pandas 3)
+        return pd.Series(np.array(list(attr.categories) + [None], dtype=object)[positions], name=attr.name)
+    if dtype == CATEGORY:
+        return pd.Series(pd.Categorical.from_codes(np.where(codes < attr.base_size, codes, -1),
+                                                   categories=list(attr.categories), ordered=attr.ordered),
+                         name=attr.name)
+    if dtype in TEXT:
+        texts = [c if dtype == "object" else str(c) for c in attr.categories] + [None]
+        return _text_series(texts, dtype, attr.name).take(positions).reset_index(drop=True)
+    if not nullable(dtype):  # no missing code (checked on construction)
+        return pd.Series(np.array(list(attr.categories), dtype=dtype)[positions], name=attr.name)
+    return pd.Series(pd.array(list(attr.categories) + [None], dtype=dtype).take(positions), name=attr.name)
+
+
+def numeric_column(attr: Attribute, values: np.ndarray, missing: np.ndarray) -> pd.Series:
+    """Numbers (NaN where missing) in the attribute's dtype (``Int64`` or ``float64`` without one)."""
+    if attr.dtype in TEXT:
+        texts = [None if m else (str(int(v)) if attr.integer else repr(float(v))) for v, m in zip(values, missing)]
+        return _text_series(texts, attr.dtype, attr.name)
+    out = pd.Series(values, name=attr.name)
+    out[missing] = np.nan
+    dtype = attr.dtype or ("Int64" if attr.integer else None)
+    return out if dtype is None or dtype == "float64" else out.astype(dtype)
+
+
+def date_column(attr: Attribute, ordinals: np.ndarray, missing: np.ndarray) -> pd.Series:
+    """Dates of ordinals in the attribute's dtype: ISO text without one, ``datetime.date`` values,
+    or time stamps at midnight (in the dtype's time zone)."""
+    from privbayes.schema.dates import date_text
+
+    dtype = attr.dtype
+    parts = None if dtype is None else datetime_parts(dtype)
+    if parts is not None:
+        unit, tz = parts
+        stamps = pd.DatetimeIndex(_days(ordinals, attr.granularity).astype(f"datetime64[{unit}]"))
+        if tz is not None:
+            stamps = stamps.tz_localize(tz, ambiguous=np.zeros(len(stamps), bool), nonexistent="shift_forward")
+        out = pd.Series(stamps, name=attr.name)
+        out[missing] = pd.NaT
+        return out
+    if dtype == DATE:
+        values = _days(ordinals, attr.granularity).astype(object)  # datetime.date values
+        values[missing] = None
+        return pd.Series(values, name=attr.name, dtype=object)
+    texts = [None if m else date_text(v, attr.granularity) for v, m in zip(ordinals, missing)]
+    return _text_series(texts, dtype or "object", attr.name)

@@ -41,10 +41,11 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     fit.add_argument("--schema", required=True, help="public schema (.yaml/.json or .domain)")
     fit.add_argument("--cliques", required=True, help="cliques as attribute names, e.g. 'a,b;b,c'")
     fit.add_argument("--epsilon", type=_number, required=True, help="total privacy budget ε > 0")
-    fit.add_argument("--method", choices=["naive", "cgm", "psgd"], default="cgm", help="estimator (default cgm)")
+    fit.add_argument("--method", choices=["auto", "naive", "cgm", "psgd"], default="auto",
+                     help="estimator (default auto: naive MLE with λ calibrated from public inputs)")
     fit.add_argument("--relation", choices=["replace-one", "add-remove"], default="replace-one",
                      help="neighbouring relation (default replace-one, n public)")
-    fit.add_argument("--lam", type=_number, help="L2 regularisation λ (default 1e-4 naive, 0 cgm/psgd)")
+    fit.add_argument("--lam", type=_number, help="L2 regularisation λ (default calibrated for auto, 1e-4 naive, 0 cgm/psgd)")
     fit.add_argument("--seed", type=int, help="seed the DP noise (reproducible experiments only)")
     fit.add_argument("-o", "--output", required=True, help="model file to write (JSON)")
 

@@ -2,6 +2,9 @@
 
 * :func:`naive_mle` (§3.1): project each pseudo-marginal y_C/N onto the simplex (Duchi et
   al. 2008), then regularised MLE as if the projected marginals were data marginals.
+* :func:`calibrated_mle` (issue 30; the library's default): naive MLE whose L2 weight λ_C is
+  set per clique from public inputs only — the noise's standard deviation per cell over the
+  mean count per cell (:func:`calibrated_lambda`).
 * :func:`cgm_em` (§3.2, Alg. 2): EM over the latent true statistics n.  The E-step finds
   the approximate MAP n* = argmax_{n ∈ M_N} θᵀn + H(n) + log p(y | n) (Eq. 6), exactly through
   its dual on junction trees (:mod:`privbayes.undirected.estep`) or by non-linear belief
@@ -14,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Sequence
 
 import numpy as np
 
@@ -26,12 +29,60 @@ from privbayes.undirected.model import LogLinearModel, clique_marginals
 from privbayes.inference.projection import project_simplex
 
 
-def naive_mle(model: LogLinearModel, stats: NoisyStatistics, lam: float, *, project: bool = True) -> LogLinearModel:
-    """Naive MLE from (projected) noisy marginals, started at ``model``'s θ."""
+def naive_mle(model: LogLinearModel, stats: NoisyStatistics, lam: float | Sequence[float], *,
+              project: bool = True) -> LogLinearModel:
+    """Naive MLE from (projected) noisy marginals, started at ``model``'s θ (``lam``: one λ or one per clique)."""
     target = stats.pseudo_marginals()
     if project:
         target = [project_simplex(t) for t in target]
     return fit_mle(model, target, lam)
+
+
+LAMBDA_MIDDLE = 1e-4
+"""Naive MLE's λ from the Fig. 1(c) curve; the calibrated λ equals it where TVD and KL disagree."""
+RATIO_LOW, RATIO_HIGH = 0.1, 0.25
+"""The band of noise-to-count ratios over which the calibrated λ stays at :data:`LAMBDA_MIDDLE`."""
+GROWTH = 2.5
+"""Above the band λ grows as (x/0.25)^2.5."""
+
+
+def noise_to_count(stats: NoisyStatistics) -> tuple[float, ...]:
+    """x_C = σ·|X_C|/N per clique: the noise's standard deviation per cell (σ² the exact discrete-Laplace
+    variance of the released tables) over the mean count per cell of table C.  Public: σ comes from ε,
+    the relation and the number of cliques, |X_C| from the schema, and N is the public n (replace-one) or
+    the N̂ already estimated from the noisy tables (add-remove: post-processing)."""
+    sigma = math.sqrt(_noise_variance(stats.scale))
+    return tuple(sigma * table.size / stats.n for table in stats.tables)
+
+
+def calibrated_lambda(stats: NoisyStatistics) -> tuple[float, ...]:
+    """λ_C for naive MLE from the noise-to-count ratio x_C (:func:`noise_to_count`), issue 30:
+
+    * x < 0.1 (the signal dominates): λ = 1e-4·x/0.1 — a fixed λ is a bias that the data can resolve
+      (naive MLE's KL at N = 10⁶, ε = 1 on the third-order chain: 0.040 with 1e-4, 0.0040 with 2.4e-6);
+    * 0.1 ≤ x ≤ 0.25: λ = 1e-4, naive MLE's own — here the λ that minimises the pairwise-marginal TVD
+      and the one that minimises KL differ by up to 10× and in opposite directions across model
+      families, so we keep the established value;
+    * x > 0.25 (the noise dominates): λ = 1e-4·(x/0.25)^2.5, growing to a near-uniform model where a
+      cell's noise is many times its count (both TVD and KL then want heavy shrinkage).
+
+    The breakpoints come from naive MLE's λ paths on the generator suite (benchmarks/mrf_generators.py
+    lamscan; docs/undirected.md, "Calibrated λ").  Post-processing of public quantities only.
+    """
+    out = []
+    for x in noise_to_count(stats):
+        if x < RATIO_LOW:
+            out.append(LAMBDA_MIDDLE * x / RATIO_LOW)
+        elif x <= RATIO_HIGH:
+            out.append(LAMBDA_MIDDLE)
+        else:
+            out.append(LAMBDA_MIDDLE * (x / RATIO_HIGH) ** GROWTH)
+    return tuple(out)
+
+
+def calibrated_mle(model: LogLinearModel, stats: NoisyStatistics) -> LogLinearModel:
+    """Naive MLE (projected noisy marginals) with the per-clique λ of :func:`calibrated_lambda`."""
+    return naive_mle(model, stats, calibrated_lambda(stats))
 
 
 @dataclass(frozen=True)

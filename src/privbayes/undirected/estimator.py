@@ -1,10 +1,11 @@
 """``PrivateMRF``: an ε-DP Markov random field over user-given cliques (Bernstein et al., ICML 2017).
 
 fit: the counting layer returns the exact clique tables (nothing else reads rows);
-``naive`` and ``cgm`` release them once with discrete Laplace noise (ε/|C| per table,
-:mod:`privbayes.undirected.measurements`) and estimate θ by post-processing (§3.1 naive
-MLE; §3.2 CGM-EM, its E-step exact through the dual on junction trees
-(:mod:`privbayes.undirected.estep`) and by NLBP on loopy models); ``psgd`` is the (ε, δ) noisy-gradient baseline (§4).
+``auto`` (the default), ``naive`` and ``cgm`` release them once with discrete Laplace noise (ε/|C|
+per table, :mod:`privbayes.undirected.measurements`) and estimate θ by post-processing (``auto``:
+naive MLE with λ calibrated from public inputs, issue 30; §3.1 naive MLE; §3.2 CGM-EM, its E-step
+exact through the dual on junction trees (:mod:`privbayes.undirected.estep`) and by NLBP on loopy
+models); ``psgd`` is the (ε, δ) noisy-gradient baseline (§4).
 The fit's result is a frozen :class:`~privbayes.undirected.released.ReleasedMRF` (``released_``);
 the fitted attributes are views of it.  It samples, answers marginals and scores held-out rows
 without the data.
@@ -26,14 +27,15 @@ from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import random_source
 from privbayes.schema import Schema
 from privbayes.undirected.cliques import clique_indices
-from privbayes.undirected.estimation import CGMOptions, cgm_em, naive_mle
+from privbayes.undirected.estimation import CGMOptions, calibrated_lambda, cgm_em, naive_mle
 from privbayes.undirected.measurements import RELATIONS, measure
 from privbayes.undirected.model import LogLinearModel
 from privbayes.undirected.released import ReleasedMRF
 from privbayes.undirected.psgd import psgd
 
-METHODS = ("naive", "cgm", "psgd")
-DEFAULT_LAMBDA = {"naive": 1e-4, "cgm": 0.0, "psgd": 0.0}
+METHODS = ("auto", "naive", "cgm", "psgd")
+DEFAULT_LAMBDA: dict[str, float | None] = {"auto": None, "naive": 1e-4, "cgm": 0.0, "psgd": 0.0}
+"""λ when the user gives none; None: calibrated per clique from the noise-to-count ratio (``auto``)."""
 
 
 def _real(value: Any) -> bool:
@@ -49,15 +51,16 @@ def _open_table(data: Any, schema: Any) -> Any:
 class PrivateMRF:
     """ε-DP log-linear MRF (scikit-learn conventions: fit returns self, learned attributes end in _).
 
-    ``cliques`` lists tuples of attribute names; ``method`` naive, cgm (default) or psgd;
+    ``cliques`` lists tuples of attribute names; ``method`` auto (default: naive MLE with λ set per
+    clique from the noise-to-count ratio, docs/undirected.md), naive, cgm or psgd;
     ``relation`` "replace-one" (library default: sensitivity 2 per table, n public) or
     "add-remove" (the paper's: sensitivity 1 per table, N estimated from the noisy tables);
-    ``lam`` the L2 weight λ (default 1e-4 for naive, 0 for cgm and psgd); ``inference``
+    ``lam`` the L2 weight λ (default: calibrated for auto, 1e-4 for naive, 0 for cgm and psgd); ``inference``
     auto/exact/loopy; ``cgm`` a :class:`CGMOptions`; ``delta`` for psgd (default 1/n);
     ``random_state`` seeds the DP noise (reproducible experiments; the report says so).
     """
 
-    def __init__(self, cliques: Sequence[Sequence[str]], epsilon: float = 1.0, *, method: str = "cgm",
+    def __init__(self, cliques: Sequence[Sequence[str]], epsilon: float = 1.0, *, method: str = "auto",
                  relation: str = "replace-one", lam: float | None = None, inference: str = "auto",
                  cgm: CGMOptions | None = None, psgd_steps: int = 50, psgd_learning_rate: float = 1.0,
                  delta: float | None = None, random_state: int | None = None) -> None:
@@ -108,6 +111,7 @@ class PrivateMRF:
         public_n = int(table.n)
         start = LogLinearModel.uniform(domain, cliques, self.inference)  # type: ignore[arg-type]
         lam = DEFAULT_LAMBDA[self.method] if self.lam is None else float(self.lam)
+        lam = 0.0 if lam is None else lam  # auto's λ is set after the measurements (below)
         rng = random_source(self.random_state)
         if self.method == "psgd":
             delta = self.delta if self.delta is not None else 1.0 / public_n
@@ -123,7 +127,9 @@ class PrivateMRF:
                             accountant, rng)
             del counts
             n = stats.n
-            if self.method == "naive":
+            if self.method == "auto":  # post-processing: λ_C from the noise scale, |X_C| and n (or N̂)
+                model = naive_mle(start, stats, calibrated_lambda(stats) if self.lam is None else lam)
+            elif self.method == "naive":
                 model = naive_mle(start, stats, lam)
             else:
                 options = self.cgm if self.cgm is not None else CGMOptions(lam=lam)

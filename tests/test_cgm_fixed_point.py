@@ -18,9 +18,9 @@ from privbayes.privacy.samplers import lattice_scale, random_source
 from privbayes.undirected import CGMOptions, LogLinearModel, NoisyStatistics, PrivateMRF, cgm_em, measure, naive_mle
 from privbayes.undirected.estep import dual_estep
 from privbayes.undirected.estimation import (
+    DETECTION_SHARE,
     LAMBDA_MIDDLE,
     RATIO_HIGH,
-    RATIO_LOW,
     _noise_variance,
     calibrated_lambda,
     noise_to_count,
@@ -132,26 +132,27 @@ def _stats(n: float, scale: float, shapes, seed: int = 0) -> NoisyStatistics:
 
 
 def test_calibrated_lambda_is_a_function_of_public_inputs():
-    """λ_C depends on b, |X_C| and N only (never on the noisy counts), is continuous and
-    non-decreasing in the noise-to-count ratio x_C, equals naive MLE's 1e-4 on the middle band, and
-    is set per clique."""
+    """λ_C depends on b, |X_C| and N only (never on the noisy counts), is continuous and non-decreasing
+    as N falls, equals naive MLE's 1e-4 where b/N ≥ 10⁻³ and x_C ≤ 0.25, 0.1·b/N below that, and grows
+    as (x_C/0.25)^2.5 above it, per clique."""
     shapes = [(4, 4), (8, 8)]
     a, b = _stats(5_000.0, 10.0, shapes, seed=1), _stats(5_000.0, 10.0, shapes, seed=2)
     assert calibrated_lambda(a) == calibrated_lambda(b)
     sigma = math.sqrt(_noise_variance(10.0))
     assert noise_to_count(a) == pytest.approx((sigma * 16 / 5_000, sigma * 64 / 5_000))
-    assert calibrated_lambda(a)[1] > calibrated_lambda(a)[0]
-    xs, lams = [], []
-    for n in np.geomspace(50, 5e6, 400):
-        stats = _stats(float(n), 10.0, [(4, 4)])
-        xs.append(noise_to_count(stats)[0])
-        lams.append(calibrated_lambda(stats)[0])
-    order = np.argsort(xs)
-    xs, lams = np.array(xs)[order], np.array(lams)[order]
+    assert calibrated_lambda(a) == (LAMBDA_MIDDLE, LAMBDA_MIDDLE)  # x = 0.045 and 0.18, b/N = 0.002
+    small = _stats(2_000.0, 10.0, shapes)  # x = 0.11 and 0.45
+    assert calibrated_lambda(small)[0] == LAMBDA_MIDDLE
+    assert calibrated_lambda(small)[1] == pytest.approx(LAMBDA_MIDDLE * (sigma * 64 / 2_000 / RATIO_HIGH) ** 2.5)
+    assert calibrated_lambda(_stats(1e6, 10.0, shapes))[0] == pytest.approx(DETECTION_SHARE * 10.0 / 1e6)
+    ns, lams = np.geomspace(50, 5e7, 400), []
+    for n in ns:
+        lams.append(calibrated_lambda(_stats(float(n), 10.0, [(4, 4)]))[0])
+    lams = np.array(lams)[::-1]  # as N falls, x and b/N grow
+    xs = (sigma * 16 / ns)[::-1]
     assert np.all(np.diff(lams) >= 0)
-    band = (xs >= RATIO_LOW) & (xs <= RATIO_HIGH)
-    assert band.any() and np.all(lams[band] == LAMBDA_MIDDLE)
-    # Continuity at the breakpoints: neighbouring grid points differ by at most their x ratio to the 2.5.
+    assert np.all(lams[(xs <= RATIO_HIGH) & (10.0 / ns[::-1] >= 1e-3)] == LAMBDA_MIDDLE)
+    # Continuity: neighbouring grid points differ by at most their ratio of x to the power 2.5.
     assert np.all(lams[1:] / lams[:-1] <= (xs[1:] / xs[:-1]) ** 2.5 * (1 + 1e-12))
 
 

@@ -39,11 +39,13 @@ def naive_mle(model: LogLinearModel, stats: NoisyStatistics, lam: float | Sequen
 
 
 LAMBDA_MIDDLE = 1e-4
-"""Naive MLE's λ from the Fig. 1(c) curve; the calibrated λ equals it where TVD and KL disagree."""
-RATIO_LOW, RATIO_HIGH = 0.1, 0.25
-"""The band of noise-to-count ratios over which the calibrated λ stays at :data:`LAMBDA_MIDDLE`."""
+"""Naive MLE's λ (the Fig. 1(c) curve): the calibrated λ never exceeds it unless the noise dominates."""
+DETECTION_SHARE = 0.1
+"""Below naive MLE's λ, the calibrated λ is this share of the detection limit b/N (see below)."""
+RATIO_HIGH = 0.25
+"""The noise-to-count ratio above which the calibrated λ grows."""
 GROWTH = 2.5
-"""Above the band λ grows as (x/0.25)^2.5."""
+"""Above :data:`RATIO_HIGH` λ grows as (x/0.25)^2.5."""
 
 
 def noise_to_count(stats: NoisyStatistics) -> tuple[float, ...]:
@@ -56,28 +58,25 @@ def noise_to_count(stats: NoisyStatistics) -> tuple[float, ...]:
 
 
 def calibrated_lambda(stats: NoisyStatistics) -> tuple[float, ...]:
-    """λ_C for naive MLE from the noise-to-count ratio x_C (:func:`noise_to_count`), issue 30:
+    """λ_C for naive MLE from public inputs (issue 30): λ_C = min(1e-4, 0.1·b/N)·max(1, x_C/0.25)^2.5.
 
-    * x < 0.1 (the signal dominates): λ = 1e-4·x/0.1 — a fixed λ is a bias that the data can resolve
-      (naive MLE's KL at N = 10⁶, ε = 1 on the third-order chain: 0.040 with 1e-4, 0.0040 with 2.4e-6);
-    * 0.1 ≤ x ≤ 0.25: λ = 1e-4, naive MLE's own — here the λ that minimises the pairwise-marginal TVD
-      and the one that minimises KL differ by up to 10× and in opposite directions across model
-      families, so we keep the established value;
-    * x > 0.25 (the noise dominates): λ = 1e-4·(x/0.25)^2.5, growing to a near-uniform model where a
+    * b/N, the noise scale over the number of individuals, is the detection limit in probability units:
+      cells below it are projected to zero and then cost KL (Fig. 1(c)).  The L2 weight sets how far such
+      cells are floored, so where b/N < 10⁻³ the weight follows it, λ = 0.1·b/N, instead of naive MLE's
+      fixed 1e-4, which is then a bias that the data could resolve (third-order chain, N = 10⁶, ε = 1:
+      KL 0.040 with 1e-4, 0.0040 with 2.4e-6).  On naive MLE's λ paths over seven model families the
+      KL-optimal λ at x ≤ 0.1 was 0.1–0.2·b/N in every family.
+    * It stays at most 1e-4 wherever x_C = σ·|X_C|/N ≤ 0.25 (:func:`noise_to_count`): there the λ that
+      minimises the pairwise-marginal TVD is ≤ 1e-4 on sparse models (Dirichlet(0.5) chains) and the
+      KL-optimal one up to 10× larger, so we keep naive MLE's established value.
+    * Above x_C = 0.25 the noise dominates and λ grows as (x_C/0.25)^2.5, to a near-uniform model where a
       cell's noise is many times its count (both TVD and KL then want heavy shrinkage).
 
-    The breakpoints come from naive MLE's λ paths on the generator suite (benchmarks/mrf_generators.py
-    lamscan; docs/undirected.md, "Calibrated λ").  Post-processing of public quantities only.
+    The constants come from naive MLE's λ paths on the generator suite (benchmarks/mrf_generators.py
+    lamscan; docs/undirected.md, "Issue 30").  Post-processing of public quantities only.
     """
-    out = []
-    for x in noise_to_count(stats):
-        if x < RATIO_LOW:
-            out.append(LAMBDA_MIDDLE * x / RATIO_LOW)
-        elif x <= RATIO_HIGH:
-            out.append(LAMBDA_MIDDLE)
-        else:
-            out.append(LAMBDA_MIDDLE * (x / RATIO_HIGH) ** GROWTH)
-    return tuple(out)
+    base = min(LAMBDA_MIDDLE, DETECTION_SHARE * stats.scale / stats.n)
+    return tuple(base * max(1.0, x / RATIO_HIGH) ** GROWTH for x in noise_to_count(stats))
 
 
 def calibrated_mle(model: LogLinearModel, stats: NoisyStatistics) -> LogLinearModel:

@@ -46,7 +46,15 @@ from privbayes.inference import Domain
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import random_source
 from privbayes.schema import Attribute, Schema
-from privbayes.undirected import CGMOptions, LogLinearModel, NoisyStatistics, PrivateMRF, cgm_em, measure, naive_mle
+from privbayes.undirected import (
+    CGMOptions,
+    LogLinearModel,
+    NoisyStatistics,
+    PrivateMRF,
+    cgm_em,
+    measure,
+    naive_mle,
+)
 from privbayes.undirected.psgd import psgd
 
 # --- the generators -----------------------------------------------------------------------------------------
@@ -84,7 +92,7 @@ def _connected(edges: Sequence[tuple[int, int]], t: int) -> bool:
 
 def generate(family: str, t: int, k: int, alpha: float, seed: int) -> LogLinearModel:
     """A true model of ``family`` (see the module docstring); the same arguments give the same model."""
-    rng = np.random.default_rng([seed, t, k, int(round(alpha * 1000)), sum(map(ord, family))])
+    rng = np.random.default_rng([seed, t, k, round(alpha * 1000), sum(map(ord, family))])
     if family == "chain":
         return _directed([(i, i + 1) for i in range(t - 1)], t, k, alpha, rng)
     if family == "tree":
@@ -312,7 +320,7 @@ def table(args: argparse.Namespace) -> None:
         for m in methods:
             values = np.array(results[m])
             cells.append(f"{values[:, 0].mean():.4f} [{values[:, 1].mean():.4f}; {values[:, 2].mean():.3g}]")
-        print(f"| 10^{int(round(math.log10(n)))} | {eps:g} | " + " | ".join(cells) + " |", flush=True)
+        print(f"| 10^{round(math.log10(n))} | {eps:g} | " + " | ".join(cells) + " |", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:

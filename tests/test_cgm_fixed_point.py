@@ -15,7 +15,15 @@ from privbayes.inference import Domain
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import DiscreteLaplace
 from privbayes.privacy.samplers import lattice_scale, random_source
-from privbayes.undirected import CGMOptions, LogLinearModel, NoisyStatistics, PrivateMRF, cgm_em, measure, naive_mle
+from privbayes.undirected import (
+    CGMOptions,
+    LogLinearModel,
+    NoisyStatistics,
+    PrivateMRF,
+    cgm_em,
+    measure,
+    naive_mle,
+)
 from privbayes.undirected.estep import dual_estep
 from privbayes.undirected.estimation import (
     DETECTION_SHARE,
@@ -111,7 +119,7 @@ def test_released_noise_follows_the_declared_pmf():
     noise = np.concatenate([t.ravel() for t in stats.tables])
     b = stats.scale
     q = math.exp(-1 / b)
-    p_abs = lambda k: (1 - q) / (1 + q) * (1 if k == 0 else 2 * q ** k)  # noqa: E731  P(|Z| = k)
+    p_abs = lambda k: (1 - q) / (1 + q) * (1 if k == 0 else 2 * q ** k)
     edges = list(range(0, 49, 4))
     expected = [sum(p_abs(k) for k in range(lo, lo + 4)) for lo in edges[:-1]]
     expected.append(1 - sum(expected))

@@ -1,6 +1,6 @@
 """Reproduction of Bernstein et al., ICML 2017 (private MRFs): Figs. 1, 2, 3(a) and a stand-in for 3(b).
 
-    python experiments/cgm.py fig1 | fig2 --model chain3|er [--part baselines|cgm] | fig3 [--states 20] | nltcs | plot
+    python experiments/cgm.py fig1 | fig2 --model chain3|er [--part baselines|cgm|auto] | fig3 [--states 20] | nltcs | plot
 
 Synthetic populations (Figs. 1-3) are drawn from known models, so their clique tables are
 computed here directly (they are not private data); the noise always goes through
@@ -24,7 +24,15 @@ import numpy as np
 from privbayes.inference import Domain
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import random_source
-from privbayes.undirected import CGMOptions, LogLinearModel, cgm_em, fit_mle, measure, naive_mle
+from privbayes.undirected import (
+    CGMOptions,
+    LogLinearModel,
+    cgm_em,
+    fit_mle,
+    measure,
+    naive_mle,
+)
+from privbayes.undirected.estimation import calibrated_lambda
 from privbayes.undirected.psgd import psgd
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "figures"
@@ -104,15 +112,16 @@ def read(path: Path) -> list[dict]:
 def fig2(kind: str, ns: list[int], epsilons: list[float], populations: int, draws: int, part: str = "all",
          options: CGMOptions = CGMOptions(), reuse: Path | None = None, tag: str = "",
          first_population: int = 0) -> None:
-    """Fig. 2 trials.  ``part`` splits the work into two files that ``plot`` merges, so the two halves
-    can run separately with the same populations and noise: "baselines" (Non-private, Random, naive
-    MLE, PSGD) → cgm_fig2_<kind>_baselines.csv, "cgm" → cgm_fig2_<kind>_cgm.csv (and the Fig. 3a data).
+    """Fig. 2 trials.  ``part`` splits the work into files that ``plot`` merges, so the parts can run
+    separately with the same populations and noise: "baselines" (Non-private, Random, naive MLE, PSGD)
+    → cgm_fig2_<kind>_baselines.csv, "cgm" → cgm_fig2_<kind>_cgm.csv (and the Fig. 3a data), "auto"
+    (the library's default, naive MLE with the calibrated λ; issue 30) → cgm_fig2_<kind>_auto.csv.
     ``reuse``: a CSV of an earlier run of this code (same seeds); its baseline rows are copied for the
     trials it covers and its PSGD grid choices are reused, so only the missing trials are computed.
     ``tag`` is appended to the file names, so that runs over disjoint N can go in parallel (``plot``
     reads cgm_fig2_<kind>_<part>*.csv)."""
     done = _reusable(reuse, kind)
-    parts = ("baselines", "cgm") if part == "all" else (part,)
+    parts = ("baselines", "cgm", "auto") if part == "all" else (part,)
     paths = {name: OUT / f"cgm_fig2_{kind}_{name}{tag}.csv" for name in parts}
     for path in paths.values():
         path.unlink(missing_ok=True)
@@ -157,6 +166,11 @@ def fig2(kind: str, ns: list[int], epsilons: list[float], populations: int, draw
                                 exact = fit_mle(start, [c / n for c in counts], EXACT_LAMBDA)
                             fig3_data(truth, exact, naive_mle(start, stats, NAIVE_LAMBDA), cgm,
                                       OUT / "cgm_fig3a_er_marginals.csv")
+                    if "auto" in paths:
+                        lams = calibrated_lambda(stats)
+                        auto, asecs = timed(naive_mle, start, stats, lams)
+                        append_rows([{**base, "epsilon": eps, "draw": d, "method": "Auto", "kl": kl(truth, auto),
+                                      "seconds": asecs, "detail": f"lambda={lams[0]:.3g}"}], paths["auto"])
             print(f"{kind} N={n} population {p} done ({', '.join(parts)})", flush=True)
 
 
@@ -274,10 +288,10 @@ def fig1(quick: bool) -> None:
 # --- Stand-in for Fig. 3(b): NLTCS, a chain, holdout log-likelihood vs ε -------------------------------
 
 def nltcs(epsilons: list[float], draws: int) -> None:
+    from privbayes import PrivateMRF
     from privbayes.counting import open as open_table
     from privbayes.counting.reading import read_frame
     from privbayes.io import load_schema
-    from privbayes.undirected import PrivateMRF
 
     schema = load_schema(DATA / "nltcs" / "nltcs.domain")
     frame = read_frame(DATA / "nltcs" / "nltcs.dat", schema)
@@ -298,7 +312,7 @@ def nltcs(epsilons: list[float], draws: int) -> None:
     for eps in epsilons:
         for d in range(draws):
             for method in ("naive", "cgm", "psgd"):
-                model = PrivateMRF(cliques, eps, method=method, random_state=100 * d + 1,
+                model = PrivateMRF(cliques, eps, estimation=method, random_state=100 * d + 1,
                                    psgd_steps=100, psgd_learning_rate=1.0)
                 _, secs = timed(model.fit, train, schema)
                 rows.append({"epsilon": eps, "draw": d, "method": {"naive": "Naive MLE", "cgm": "CGM",
@@ -313,7 +327,7 @@ def nltcs(epsilons: list[float], draws: int) -> None:
 # --- plots and the summary numbers ---------------------------------------------------------------------
 
 METHOD_STYLE = {"Random": ("grey", ":"), "Non-private": ("black", "--"), "Naive MLE": ("tab:blue", "-"),
-                "CGM": ("tab:red", "-"), "PSGD": ("tab:green", "-")}
+                "CGM": ("tab:red", "-"), "PSGD": ("tab:green", "-"), "Auto": ("tab:purple", "--")}
 
 
 def _mean(values: list[float]) -> float:
@@ -324,7 +338,7 @@ def _matched(rows: list[dict]) -> dict[tuple, dict[str, list[dict]]]:
     """Rows per (N, ε) and method, restricted to the trials (population, draw) that every private
     method finished, so that a partly finished run still compares like with like."""
     out: dict[tuple, dict[str, list[dict]]] = {}
-    private = ("Naive MLE", "CGM", "PSGD")
+    private = ("Naive MLE", "CGM", "PSGD") + (("Auto",) if any(r["method"] == "Auto" for r in rows) else ())
     for n in sorted({int(r["N"]) for r in rows}):
         for eps in sorted({float(r["epsilon"]) for r in rows if r["epsilon"]}):
             here = [r for r in rows if int(r["N"]) == n and r["epsilon"] and float(r["epsilon"]) == eps]
@@ -345,8 +359,8 @@ def plot_fig2(kind: str) -> list[str]:
     """Fig. 2 panels (one per ε), the lines of the CGM ≤ naive summary, and a markdown table."""
     import matplotlib.pyplot as plt
 
-    paths = {part: sorted(OUT.glob(f"cgm_fig2_{kind}_{part}*.csv")) for part in ("baselines", "cgm")}
-    if not all(paths.values()):
+    paths = {part: sorted(OUT.glob(f"cgm_fig2_{kind}_{part}*.csv")) for part in ("baselines", "cgm", "auto")}
+    if not (paths["baselines"] and paths["cgm"]):
         return []
     unique = {(r["method"], r["N"], r["population"], r["epsilon"], r["draw"]): r
               for part in paths.values() for path in part for r in read(path)}  # parallel runs may overlap
@@ -354,11 +368,13 @@ def plot_fig2(kind: str) -> list[str]:
     epsilons = sorted({eps for _, eps in groups})
     fig, axes = plt.subplots(1, len(epsilons), figsize=(4 * len(epsilons), 3.4), sharey=True, squeeze=False)
     summary = []
-    print(f"\n**{kind}**\n\n| N | ε | trials | Non-private | Naive MLE | CGM | PSGD | CGM ≤ naive | CGM stopped by "
-          "| seconds naive / CGM |\n|---|---|---|---|---|---|---|---|---|---|")
+    print(f"\n**{kind}**\n\n| N | ε | trials | Non-private | Naive MLE | CGM | PSGD | Auto | CGM ≤ naive | Auto ≤ naive "
+          "| CGM stopped by | seconds naive / CGM |\n|---|---|---|---|---|---|---|---|---|---|---|---|")
     for ax, eps in zip(axes[0], epsilons):
         ns = sorted(n for n, e in groups if e == eps)
         for method, (colour, style) in METHOD_STYLE.items():
+            if not all(method in groups[(n, eps)] for n in ns):
+                continue
             ys = [_mean([float(r["kl"]) for r in groups[(n, eps)][method]]) for n in ns]
             ax.plot(ns, ys, style, color=colour, marker="o", label=method)
         ax.set_xscale("log")
@@ -370,9 +386,13 @@ def plot_fig2(kind: str) -> list[str]:
         secs = {m: _mean([float(r["seconds"]) for r in group[m]]) for m in ("Naive MLE", "CGM")}
         stops = sorted({r["detail"].split(", ")[-1] for r in group["CGM"]})
         win = int(kl_of["CGM"] <= kl_of["Naive MLE"])
-        summary.append(f"{kind},{n},{eps},{len(group['CGM'])},{kl_of['Naive MLE']:.4g},{kl_of['CGM']:.4g},{win}")
+        auto = kl_of.get("Auto", float("nan"))
+        auto_win = "" if "Auto" not in kl_of else int(auto <= kl_of["Naive MLE"])
+        summary.append(f"{kind},{n},{eps},{len(group['CGM'])},{kl_of['Naive MLE']:.4g},{kl_of['CGM']:.4g},{win},"
+                       f"{auto:.4g},{auto_win}")
         print(f"| 10^{int(round(np.log10(n)))} | {eps} | {len(group['CGM'])} | {kl_of['Non-private']:.3g} | "
-              f"{kl_of['Naive MLE']:.3g} | {kl_of['CGM']:.3g} | {kl_of['PSGD']:.3g} | {'yes' if win else 'no'} | "
+              f"{kl_of['Naive MLE']:.3g} | {kl_of['CGM']:.3g} | {kl_of['PSGD']:.3g} | {auto:.3g} | "
+              f"{'yes' if win else 'no'} | {'' if auto_win == '' else ('yes' if auto_win else 'no')} | "
               f"{'/'.join(stops)} | {secs['Naive MLE']:.1f} / {secs['CGM']:.1f} |")
     axes[0][0].set_ylabel("KL from the true distribution")
     axes[0][-1].legend(fontsize=7)
@@ -481,13 +501,16 @@ def plot_all() -> None:
     plot_fig1()
     plot_fig3a()
     plot_nltcs()
-    summary = ["model,N,epsilon,trials,naive_kl,cgm_kl,cgm_le_naive"]
+    summary = ["model,N,epsilon,trials,naive_kl,cgm_kl,cgm_le_naive,auto_kl,auto_le_naive"]
     for kind in ("chain3", "er"):
         summary += plot_fig2(kind)
     (OUT / "cgm_fig2_summary.csv").write_text("\n".join(summary) + "\n")
-    wins = [int(line.rsplit(",", 1)[1]) for line in summary[1:]]
+    wins = [int(line.split(",")[6]) for line in summary[1:]]
+    auto_wins = [int(v) for v in (line.split(",")[8] for line in summary[1:]) if v]
     if wins:
         print(f"CGM <= naive MLE in {sum(wins)} of {len(wins)} settings")
+    if auto_wins:
+        print(f"Auto (the default) <= naive MLE in {sum(auto_wins)} of {len(auto_wins)} settings")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -496,8 +519,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", choices=["chain3", "er"], default="chain3")
     parser.add_argument("--populations", type=int, default=5)
     parser.add_argument("--draws", type=int, default=5)
-    parser.add_argument("--part", choices=["all", "baselines", "cgm"], default="all",
-                        help="fig2: run only the baselines or only CGM (plot merges the two files)")
+    parser.add_argument("--part", choices=["all", "baselines", "cgm", "auto"], default="all",
+                        help="fig2: run only the baselines, CGM or the default auto (plot merges the files)")
     parser.add_argument("--ns", default="10000,100000,1000000", help="fig2: population sizes N")
     parser.add_argument("--first-population", type=int, default=0, help="fig2: skip the populations before it")
     parser.add_argument("--tag", default="", help="fig2: suffix of the output files (parallel runs)")

@@ -74,7 +74,7 @@ def _fit(method="naive", epsilon=0.7, **kwargs):
     return PrivateMRF(CHAIN, epsilon, estimation=method, random_state=3, **kwargs).fit(frame, categorical_schema([2, 3, 2, 3]))
 
 
-@pytest.mark.parametrize("method", ["naive", "cgm"])
+@pytest.mark.parametrize("method", ["auto", "naive", "cgm"])
 def test_ledger_spends_epsilon_exactly(method):
     model = _fit(method, epsilon=0.7)
     report = model.privacy_report()

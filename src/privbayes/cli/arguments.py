@@ -117,8 +117,8 @@ PARAMETERS: dict[str, Parameter] = {
     "degree": Parameter("--degree", {"type": count, "help": "privbayes, sa-privbayes: a fixed number of parents per "
                                                             "column (network degree k)"}),
     "estimation": Parameter("--estimation", {"help": "how the noisy measurements become the model: privbayes "
-                                             "consistent (default), projected or paper; mrf cgm (default), naive or "
-                                             "psgd"}),
+                                             "consistent (default), projected or paper; mrf auto (default), naive, "
+                                             "cgm or psgd"}),
     "non_private_phase": Parameter("--non-private-phase", {"choices": ("network", "marginals"), "help": "privbayes "
                                    "analysis mode (TODS §6.4): run that phase WITHOUT noise (NOT private)"}),
     "mode": Parameter("--mode", {"choices": ("strict", "faithful"), "help": "sa-privbayes: strict (ε-DP, default) or "
@@ -133,7 +133,7 @@ PARAMETERS: dict[str, Parameter] = {
                                                                               "budget for screening (default 0.3)"}),
     "cliques": Parameter("--cliques", {"type": cliques, "metavar": "A,B;B,C",
                                        "help": "mrf: the cliques as attribute names, e.g. 'a,b;b,c'"}),
-    "l2": Parameter("--l2", {"type": number, "help": "mrf: L2 regularisation weight λ (default 1e-4 naive, 0 cgm/psgd)"}),
+    "l2": Parameter("--l2", {"type": number, "help": "mrf: L2 regularisation weight λ (default calibrated per clique for auto, 1e-4 naive, 0 cgm/psgd)"}),
     "inference": Parameter("--inference", {"choices": ("auto", "exact", "loopy"),
                                            "help": "mrf: inference engine (default auto)"}),
     "delta": Parameter("--delta", {"type": number, "help": "mrf, psgd only: δ of the (ε, δ) guarantee (default 1/n)"}),

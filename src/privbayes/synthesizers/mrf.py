@@ -28,7 +28,7 @@ from privbayes.privacy.samplers import random_source
 from privbayes.schema import Schema
 from privbayes.synthesizers.contract import GIVEN, PrivateEstimator
 from privbayes.undirected.cliques import clique_indices
-from privbayes.undirected.estimation import CGMOptions, cgm_em, naive_mle
+from privbayes.undirected.estimation import CGMOptions, calibrated_lambda, cgm_em, naive_mle
 from privbayes.undirected.measurements import measure
 from privbayes.undirected.model import LogLinearModel
 from privbayes.undirected.psgd import psgd
@@ -40,17 +40,18 @@ from privbayes.validation import check_seed
 class PrivateMRF(PrivateEstimator):
     """ε-DP log-linear MRF (the release contract: :mod:`privbayes.synthesizers.contract`).
 
-    ``cliques`` lists tuples of attribute names; ``estimation`` naive, cgm (default) or psgd;
+    ``cliques`` lists tuples of attribute names; ``estimation`` auto (default: naive MLE with λ set per
+    clique from the public noise-to-count ratio, docs/undirected.md), naive, cgm or psgd;
     ``neighbours`` "replace-one" (library default: sensitivity 2 per table, n public) or
     "add-remove" (the paper's: sensitivity 1 per table, N estimated from the noisy tables);
-    ``l2`` the L2 weight λ (default 1e-4 for naive, 0 for cgm and psgd); ``inference``
+    ``l2`` the L2 weight λ (default: calibrated for auto, 1e-4 for naive, 0 for cgm and psgd); ``inference``
     auto/exact/loopy; ``cgm`` a :class:`CGMOptions`; ``delta`` for psgd (default 1/n);
     ``random_state`` seeds the DP noise (reproducible experiments; the report says so).
     """
 
     method = METHOD
 
-    def __init__(self, cliques: Sequence[Sequence[str]], epsilon: float = 1.0, *, estimation: str = "cgm",
+    def __init__(self, cliques: Sequence[Sequence[str]], epsilon: float = 1.0, *, estimation: str = "auto",
                  neighbours: str = "replace-one", l2: float | None = None, inference: str = "auto",
                  cgm: CGMOptions | None = None, psgd_steps: int = 50, psgd_learning_rate: float = 1.0,
                  delta: float | None = None, random_state: int | None = None) -> None:
@@ -93,7 +94,7 @@ class PrivateMRF(PrivateEstimator):
             accountant = Accountant(settings.epsilon, delta)
             noise = np.random.default_rng(self.random_state)  # float Gaussian noise: the documented exception
             model = psgd(start, counts, public_n, settings.epsilon, delta, accountant, noise,
-                         steps=settings.psgd_steps, learning_rate=settings.psgd_learning_rate, lam=settings.lam)
+                         steps=settings.psgd_steps, learning_rate=settings.psgd_learning_rate, lam=settings.lam or 0.0)
             n = float(public_n)
         else:
             accountant = Accountant(settings.epsilon)
@@ -102,10 +103,13 @@ class PrivateMRF(PrivateEstimator):
                             settings.epsilon, settings.neighbours, accountant, rng)  # type: ignore[arg-type]
             del counts
             n = stats.n
-            if settings.estimation == "naive":
-                model = naive_mle(start, stats, settings.lam)
+            lam = settings.lam
+            if settings.estimation == "auto":  # post-processing: λ_C from the noise scale, |X_C| and n (or N̂)
+                model = naive_mle(start, stats, calibrated_lambda(stats) if lam is None else lam)
+            elif settings.estimation == "naive":
+                model = naive_mle(start, stats, lam)
             else:
-                options = self.cgm if self.cgm is not None else CGMOptions(lam=settings.lam)
+                options = self.cgm if self.cgm is not None else CGMOptions(lam=lam or 0.0)
                 model, self.trace_ = cgm_em(start, stats, options)
         plan.check(accountant.ledger)
         caveats = []

@@ -8,6 +8,8 @@ from privbayes.errors import InputError
 from privbayes.schema import Schema
 
 ALGORITHMS = {
+    "auto": "noisy sufficient statistics + naive MLE, its L2 weight per clique set from the public "
+            "noise-to-count ratio (issue 30; ICML 2017, §3.1)",
     "naive": "noisy sufficient statistics + naive MLE on simplex-projected marginals (ICML 2017, §3.1)",
     "cgm": "noisy sufficient statistics + CGM EM with non-linear BP (ICML 2017, §3.2, Alg. 1-2)",
     "psgd": "noisy full-batch gradient descent, Gaussian noise, (ε, δ)-DP (Abadi et al. 2016; ICML 2017, §4)",

@@ -1,6 +1,6 @@
 """A private MRF's settings and budget plan, from public inputs only (ICML 2017, §3-4).
 
-``naive`` and ``cgm`` release every clique table once with discrete Laplace noise at ε/|C| each
+``auto`` (the default), ``naive`` and ``cgm`` release every clique table once with discrete Laplace noise at ε/|C| each
 (sensitivity: the relation's count sensitivity, 2 under replace-one, 1 under add/remove), then
 estimate θ by post-processing; ``psgd`` releases ``psgd_steps`` noisy gradients as one (ε, δ)
 Gaussian composition (δ = 1/n by default, replace-one only: n must be public).
@@ -24,8 +24,9 @@ METHOD = "mrf"
 MECHANISM = "private Markov random field (Bernstein et al., ICML 2017)"
 ESTIMATIONS = tuple(ALGORITHMS)
 INFERENCE = ("auto", "exact", "loopy")
-DEFAULT_L2 = {"naive": 1e-4, "cgm": 0.0, "psgd": 0.0}
-"""The L2 weight λ of each estimation when none is given."""
+DEFAULT_L2: dict[str, float | None] = {"auto": None, "naive": 1e-4, "cgm": 0.0, "psgd": 0.0}
+"""The L2 weight λ of each estimation when none is given; None: calibrated per clique from the public
+noise-to-count ratio after the measurements (``auto``, docs/undirected.md)."""
 PSGD_STEP = "noisy gradient descent"
 
 
@@ -39,7 +40,7 @@ class MRFSettings:
     """The public parameters of a private MRF, validated once (one-line :class:`InputError`)."""
 
     epsilon: Fraction
-    estimation: str = "cgm"
+    estimation: str = "auto"
     neighbours: str = REPLACE_ONE.name
     l2: float | None = None
     inference: str = "auto"
@@ -70,8 +71,8 @@ class MRFSettings:
         return neighbours(self.neighbours)
 
     @property
-    def lam(self) -> float:
-        """The L2 weight λ in force."""
+    def lam(self) -> float | None:
+        """The L2 weight λ in force; None when it is calibrated per clique (``auto`` without ``l2``)."""
         return DEFAULT_L2[self.estimation] if self.l2 is None else float(self.l2)
 
     def delta_for(self, n: int) -> Fraction:
@@ -93,7 +94,7 @@ class MRFSettings:
                              for i, c in enumerate(indices))
         shown = n if self.relation.n_public else "private (estimated from the noisy tables)"
         settings = (("algorithm", ALGORITHMS[self.estimation]), ("cliques", len(indices)), ("n", shown),
-                    ("neighbours", self.relation.name), ("l2", self.lam), ("inference", self.inference))
+                    ("neighbours", self.relation.name), ("l2", "calibrated per clique" if self.lam is None else self.lam), ("inference", self.inference))
         return BudgetPlan(self.epsilon, releases, settings)
 
     def to_parameters(self) -> dict[str, Any]:

@@ -1,0 +1,189 @@
+"""Issue 30: CGM-EM's fixed point (checked by enumeration), the noise model EM assumes against the
+mechanism's, and the calibrated default estimator (``estimation="auto"``)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from helpers import categorical_schema, correlated_frame
+
+from privbayes import PrivateMRF
+from privbayes.inference import Domain
+from privbayes.privacy.accountant import Accountant
+from privbayes.privacy.mechanisms import DiscreteLaplace
+from privbayes.privacy.samplers import lattice_scale, random_source
+from privbayes.undirected import (
+    CGMOptions,
+    LogLinearModel,
+    NoisyStatistics,
+    cgm_em,
+    measure,
+    naive_mle,
+)
+from privbayes.undirected.estep import dual_estep
+from privbayes.undirected.estimation import (
+    DETECTION_SHARE,
+    LAMBDA_MIDDLE,
+    RATIO_HIGH,
+    _noise_variance,
+    calibrated_lambda,
+    noise_to_count,
+)
+from privbayes.undirected.measurements import per_cell_scale
+
+
+def _min_l1_by_enumeration(domain: Domain, cliques, tables, n: int) -> int:
+    """min over integer data sets of n rows (all joint count tables) of Σ_C ‖y_C − n_C‖₁.  For one clique,
+    or two cliques of a chain, the marginalisation matrix is a bipartite incidence matrix (totally
+    unimodular), so this integer minimum is also the minimum over the real polytope M_N."""
+    states = list(itertools.product(*(range(k) for k in domain.sizes)))
+    slots = n + len(states) - 1
+    bars = np.array(list(itertools.combinations(range(slots), len(states) - 1)))  # stars and bars
+    bounds = np.c_[np.full(len(bars), -1), bars, np.full(len(bars), slots)]
+    joints = np.diff(bounds, axis=1) - 1  # every data set of n rows, as counts over the states
+    loss = np.zeros(len(joints), dtype=np.int64)
+    for clique, y in zip(cliques, tables):
+        cells = [int(np.ravel_multi_index(tuple(state[v] for v in clique), y.shape)) for state in states]
+        marginal = np.zeros((len(states), y.size), dtype=np.int64)
+        marginal[np.arange(len(states)), cells] = 1
+        loss += np.abs(joints @ marginal - y.ravel()).sum(axis=1)
+    return int(loss.min())
+
+
+@pytest.mark.parametrize("sizes, cliques, tables", [
+    ((2, 2), [(0, 1)], [np.array([[5, 4], [2, 3]])]),
+    ((2, 2, 2), [(0, 1), (1, 2)], [np.array([[4, 2], [1, 5]]), np.array([[3, 1], [2, 7]])]),
+], ids=["one-clique", "chain"])
+def test_cgm_em_reaches_the_fixed_point_found_by_enumeration(sizes, cliques, tables):
+    """Run to convergence (no discrepancy stop), CGM-EM's objective ℓ(θ) = max_n θᵀn − N·A(θ) + H(n) −
+    ‖y − n‖₁/b (Eq. 5 maximised over n) tends to its supremum −min_{n ∈ M_N} ‖y − n‖₁/b: the E-step at the
+    fixed point returns the model's own statistics, so EM's fixed point is the L1 fit of the noisy tables
+    (docs/undirected.md, "What CGM-EM converges to").  The minimum is found by enumerating every data set
+    of N = 12 rows; y was chosen so that the L1 fit is interior (EM reaches it with finite θ)."""
+    n, scale = 12, 2.0
+    domain = Domain(sizes)
+    stats = NoisyStatistics(tuple(cliques), tuple(t.astype(np.int64) for t in tables), scale, float(n), "add-remove")
+    best = _min_l1_by_enumeration(domain, cliques, tables, n)
+    start = LogLinearModel.uniform(domain, cliques)
+    options = CGMOptions(estep="dual", discrepancy=False, em_tol=1e-7, em_max_iters=400, estep_tol=1e-7)
+    fitted, trace = cgm_em(start, stats, options)
+    assert trace.stopped_by == "em_tol"
+    step = dual_estep(fitted, stats, tol=1e-9)
+    # ℓ(θ) ≤ −best/b for every θ; EM's E-steps stop at 1e-7·b per cell, so ℓ is reached to ≈ m·1e-7.
+    assert step.log_likelihood <= -best / scale + 1e-9
+    assert step.log_likelihood == pytest.approx(-best / scale, abs=1e-5)
+    # A fixed point: the E-step at θ moves no statistic (n* = N·µ(θ)), and N·µ(θ) attains the L1 minimum.
+    for moved, own in zip(step.counts, step.model_counts):
+        np.testing.assert_allclose(moved, own, atol=1e-4)
+    assert sum(float(np.abs(y - m).sum()) for y, m in zip(tables, step.model_counts)) == pytest.approx(best, abs=1e-4)
+    # The paper's stopping rule ("while not converged") and ours differ only in where the path stops:
+    # the default (discrepancy) stop is an iterate of the same path, never past the fixed point's value.
+    early, _ = cgm_em(start, stats, CGMOptions(estep="dual"))
+    assert dual_estep(early, stats, tol=1e-9).log_likelihood <= step.log_likelihood + 1e-9
+
+
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+@pytest.mark.parametrize("epsilon, n_cliques", [(1.0, 5), (0.1, 5), (0.37, 3)])
+def test_the_noise_model_em_uses_is_the_mechanisms(relation, epsilon, n_cliques):
+    """EM's b (and the discrepancy stop's variance) is the declared distribution of the mechanism that
+    released the tables: discrete Laplace with pmf ∝ exp(−|z|/b), b = Δ/(ε/|C|), Δ the relation's
+    per-table sensitivity (2 replace-one, 1 add-remove); the exact sampler rounds b up by < 2⁻²⁰."""
+    cliques = [(i, i + 1) for i in range(n_cliques)]
+    accountant = Accountant(epsilon)
+    counts = [np.zeros((3, 3), dtype=np.int64)] * n_cliques
+    stats = measure(counts, 1000, cliques, [str(c) for c in cliques], epsilon, relation, accountant,  # type: ignore[arg-type]
+                    random_source(0))
+    entry = accountant.ledger[0]
+    mechanism = DiscreteLaplace(Fraction(entry.epsilon), Fraction(entry.sensitivity))
+    assert entry.sensitivity == {"replace-one": 2, "add-remove": 1}[relation]
+    assert stats.scale == float(mechanism.scale) == float(per_cell_scale(epsilon, n_cliques, relation))  # type: ignore[arg-type]
+    t, s = lattice_scale(mechanism.scale)
+    assert 0 <= Fraction(t, s) - mechanism.scale < mechanism.scale * Fraction(1, 2**20)
+    # The variance EM's stop uses is the pmf's: Σ z² e^{−|z|/b} / Σ e^{−|z|/b}, summed directly.
+    z = np.arange(-int(80 * stats.scale) - 10, int(80 * stats.scale) + 11, dtype=np.float64)
+    pmf = np.exp(-np.abs(z) / stats.scale)
+    assert _noise_variance(stats.scale) == pytest.approx(float((z ** 2 * pmf).sum() / pmf.sum()), rel=1e-10)
+
+
+def test_released_noise_follows_the_declared_pmf():
+    """Goodness of fit of 60,000 released cells (true count 0) to pmf ∝ exp(−|z|/b), b = 2·3/0.5 = 12
+    (replace-one, 3 cliques): Pearson χ² over |z| in bins of width 4 up to 48 and a tail bin (13 bins,
+    12 degrees of freedom; the 0.999 quantile is 32.9), and the sign is symmetric to 6 standard errors."""
+    counts = [np.zeros((100, 200), dtype=np.int64)] * 3
+    stats = measure(counts, 10_000, [(0, 1), (1, 2), (2, 3)], ["x", "y", "z"], 0.5, "replace-one",
+                    Accountant(0.5), random_source(11))
+    noise = np.concatenate([t.ravel() for t in stats.tables])
+    b = stats.scale
+    q = math.exp(-1 / b)
+    p_abs = lambda k: (1 - q) / (1 + q) * (1 if k == 0 else 2 * q ** k)
+    edges = list(range(0, 49, 4))
+    expected = [sum(p_abs(k) for k in range(lo, lo + 4)) for lo in edges[:-1]]
+    expected.append(1 - sum(expected))
+    observed = [np.sum((np.abs(noise) >= lo) & (np.abs(noise) < lo + 4)) for lo in edges[:-1]]
+    observed.append(np.sum(np.abs(noise) >= edges[-1]))
+    total = noise.size
+    chi2 = sum((o - total * e) ** 2 / (total * e) for o, e in zip(observed, expected))
+    assert chi2 < 32.9
+    nonzero = np.count_nonzero(noise)
+    assert abs(np.sum(noise > 0) - nonzero / 2) < 6 * math.sqrt(nonzero / 4)
+
+
+def _stats(n: float, scale: float, shapes, seed: int = 0) -> NoisyStatistics:
+    rng = np.random.default_rng(seed)
+    cliques = tuple((i, i + 1) for i in range(len(shapes)))
+    tables = tuple(rng.integers(-5, 50, size=s) for s in shapes)
+    return NoisyStatistics(cliques, tables, scale, n, "replace-one")
+
+
+def test_calibrated_lambda_is_a_function_of_public_inputs():
+    """λ_C depends on b, |X_C| and N only (never on the noisy counts), is continuous and non-decreasing
+    as N falls, equals naive MLE's 1e-4 where b/N ≥ 10⁻³ and x_C ≤ 0.25, 0.1·b/N below that, and grows
+    as (x_C/0.25)^2.5 above it, per clique."""
+    shapes = [(4, 4), (8, 8)]
+    a, b = _stats(5_000.0, 10.0, shapes, seed=1), _stats(5_000.0, 10.0, shapes, seed=2)
+    assert calibrated_lambda(a) == calibrated_lambda(b)
+    sigma = math.sqrt(_noise_variance(10.0))
+    assert noise_to_count(a) == pytest.approx((sigma * 16 / 5_000, sigma * 64 / 5_000))
+    assert calibrated_lambda(a) == (LAMBDA_MIDDLE, LAMBDA_MIDDLE)  # x = 0.045 and 0.18, b/N = 0.002
+    small = _stats(2_000.0, 10.0, shapes)  # x = 0.11 and 0.45
+    assert calibrated_lambda(small)[0] == LAMBDA_MIDDLE
+    assert calibrated_lambda(small)[1] == pytest.approx(LAMBDA_MIDDLE * (sigma * 64 / 2_000 / RATIO_HIGH) ** 2.5)
+    assert calibrated_lambda(_stats(1e6, 10.0, shapes))[0] == pytest.approx(DETECTION_SHARE * 10.0 / 1e6)
+    ns, lams = np.geomspace(50, 5e7, 400), []
+    for n in ns:
+        lams.append(calibrated_lambda(_stats(float(n), 10.0, [(4, 4)]))[0])
+    lams = np.array(lams)[::-1]  # as N falls, x and b/N grow
+    xs = (sigma * 16 / ns)[::-1]
+    assert np.all(np.diff(lams) >= 0)
+    assert np.all(lams[(xs <= RATIO_HIGH) & (10.0 / ns[::-1] >= 1e-3)] == LAMBDA_MIDDLE)
+    # Continuity: neighbouring grid points differ by at most their ratio of x to the power 2.5.
+    assert np.all(lams[1:] / lams[:-1] <= (xs[1:] / xs[:-1]) ** 2.5 * (1 + 1e-12))
+
+
+def test_auto_is_the_default_and_is_naive_mle_with_the_calibrated_lambda():
+    """``PrivateMRF()`` without ``estimation`` fits ``auto``: the same noisy tables (same seed) as naive
+    MLE, then naive MLE with λ_C from :func:`calibrated_lambda` — post-processing, same ledger."""
+    frame = correlated_frame([2, 3, 2, 3], 800, seed=0)
+    schema = categorical_schema([2, 3, 2, 3])
+    cliques = [("a0", "a1"), ("a1", "a2"), ("a2", "a3")]
+    auto = PrivateMRF(cliques, 0.2, random_state=5).fit(frame, schema)
+    naive = PrivateMRF(cliques, 0.2, estimation="naive", random_state=5).fit(frame, schema)
+    assert auto.get_params()["estimation"] == "auto"
+    assert auto.ledger_ == naive.ledger_
+    # Rebuild the noisy statistics exactly as fit does (same seed), then the calibrated λ.
+    from privbayes import counting
+
+    table = counting.open(frame, schema)
+    index = [tuple(schema.index(a) for a in c) for c in cliques]
+    stats = measure([table.counts(list(c)) for c in index], table.n, index, [",".join(c) for c in cliques], Fraction(1, 5),
+                    "replace-one", Accountant(Fraction(1, 5)), random_source(5))
+    start = LogLinearModel.uniform(Domain((2, 3, 2, 3)), index)
+    expected = naive_mle(start, stats, calibrated_lambda(stats))
+    for got, want in zip(auto.released_.model.theta, expected.theta):
+        np.testing.assert_allclose(got, want)
+    assert min(calibrated_lambda(stats)) > 1e-4  # n = 800 at ε = 0.2: noise sd 42 per cell ≫ the counts
+    assert auto.privacy_report()["algorithm"].startswith("noisy sufficient statistics + naive MLE, its L2 weight")

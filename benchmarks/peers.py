@@ -96,7 +96,8 @@ DATASETS = ("bundled", "adult", "nltcs", "acs", "br2000")
 OURS = {"ours": None, "ours-paper": "paper", "ours-projected": "projected", "ours-consistent": "consistent",
         "ours-exact-network": "consistent", "ours-add-remove": "consistent"}
 OURS_OPTIONS = {"ours-exact-network": {"non_private_phase": "network"}, "ours-add-remove": {"neighbours": "add-remove"}}
-METHODS = (*OURS, "datasynthesizer", "mst", "mst-r1", "aim", "authors-cpp")
+OPENDP = ("mst-opendp", "mst-opendp-pure", "aim-opendp", "aim-opendp-pure")
+METHODS = (*OURS, "datasynthesizer", "mst", "mst-r1", "aim", "authors-cpp", *OPENDP)
 # Default degree of DataSynthesizer's network.  Its Adult example notebook uses 2, but one fit at
 # k = 2 takes about 20 CPU minutes here (its greedy search joins parent values row by row in pandas).
 DATASYNTHESIZER_K = 1
@@ -104,7 +105,7 @@ DATASYNTHESIZER_BINS = 20  # its default histogram size for numeric attributes
 # Order of methods in the tables (variants included).
 ORDER = ("ours-paper", "ours-projected", "ours-consistent", "ours-add-remove", "ours-exact-network", "ours",
          "authors-cpp",
-         "mst+sample", "mst", "mst-r1+sample", "mst-r1", "aim+sample", "aim")
+         "mst+sample", "mst", "mst-r1+sample", "mst-r1", "aim+sample", "aim", *OPENDP)
 
 
 class NotInstalled(Exception):
@@ -258,6 +259,72 @@ def _smartnoise(name: str, replace_one: bool = False) -> Callable[..., dict]:
     return run
 
 
+def opendp_rho(eps: float, delta: float) -> float:
+    """The largest zCDP ρ that OpenDP 0.16 itself converts to (ε, δ)-DP (``make_zCDP_to_approxDP`` then
+    ``make_fix_delta`` on a Gaussian measurement of that ρ; bisection on its noise scale)."""
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    space = dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float)
+
+    def epsilon_of(scale: float) -> float:
+        gaussian = dp.m.make_gaussian(*space, scale=scale)
+        return dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(gaussian), delta=delta).map(1.0)[0]
+
+    low, high = 1e-3, 1e6  # noise scales: ε falls as the scale grows
+    for _ in range(200):
+        middle = (low * high) ** 0.5
+        low, high = (middle, high) if epsilon_of(middle) > eps else (low, middle)
+    return 1.0 / (2.0 * high * high)
+
+
+def _opendp(name: str, pure: bool) -> Callable[..., dict]:
+    """MST or AIM of OpenDP 0.16 (``dp.mbi``, private-pgm inside) with its defaults, on our leaf codes with
+    every column's keys given as the public code range (so the domain is ours, nothing is spent on
+    discovering keys), add/remove-one neighbours (``unit_of(contributions=1)``), synthetic rows drawn i.i.d.
+    from the fitted model (``synthesize(method="sample")``).  ``pure``: ε-DP (``loss_of(epsilon=ε)``,
+    Laplace noise); otherwise zCDP at the ρ that OpenDP converts to (ε, δ = 1e-9)-DP (Gaussian noise).
+
+    Compatibility shim, not a change of method: OpenDP 0.16 splits a pure-ε budget over the selection
+    steps with ``prior(d / k)`` and then refuses its own query by a few units in the last place
+    ("insufficient budget for query: 0.019999999999999993 > 0.019999999999999983"); the shim makes
+    ``prior`` also take off a relative 1e-9, so every step asks for slightly less than it may spend.
+    Keys get a null category appended by OpenDP (``_with_null``); a sampled null (rare: the model's
+    probability of an empty cell) is mapped to code 0 and counted in the run's notes."""
+    def run(eps: float, schema: Schema, train: pd.DataFrame, codes: np.ndarray, rep: int) -> dict:
+        try:
+            import opendp.prelude as dp
+            import polars as pl
+            import opendp.extras.mbi._aim as aim_module
+            import opendp.extras.mbi._mst as mst_module
+        except ImportError as exc:
+            raise NotInstalled(str(exc)) from None
+        dp.enable_features("contrib")
+        for module in (aim_module, mst_module):
+            module.prior = lambda x: np.nextafter(x * (1 - 1e-9), -np.inf)
+        label = f"{name}-opendp" + ("-pure" if pure else "")
+        columns = [f"c{j}" for j in range(codes.shape[1])]
+        frame = pl.DataFrame({c: codes[:, j].astype(np.int64) for j, c in enumerate(columns)})
+        keys = {c: list(range(a.size)) for c, a in zip(columns, schema.attributes)}
+        np.random.seed(2000 + rep)  # mbi's sampling draws from the global np.random
+        wall, cpu = time.perf_counter(), _cpu_seconds()
+        loss = dp.loss_of(epsilon=eps) if pure else dp.loss_of(rho=opendp_rho(eps, 1e-9))
+        context = dp.Context.compositor(data=frame.lazy(), privacy_unit=dp.unit_of(contributions=1),
+                                        privacy_loss=loss, split_evenly_over=1)
+        algorithm = dp.mbi.MST() if name == "mst" else dp.mbi.AIM()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            table = context.query().select(*columns).contingency_table(keys=keys, algorithm=algorithm).release()
+            synthetic = table.synthesize(rows=len(train), method="sample")
+        out = np.column_stack([synthetic[c].to_numpy() for c in columns])
+        missing = int(np.isnan(out).sum()) if out.dtype.kind == "f" else 0
+        if missing:
+            NOTES.append(f"{missing} sampled null values mapped to code 0")
+        out = np.nan_to_num(out, nan=0).astype(np.int64)
+        return {label: (out, time.perf_counter() - wall, _cpu_seconds() - cpu)}
+    return run
+
+
 def run_authors_cpp(eps: float, schema: Schema, train: pd.DataFrame, codes: np.ndarray, rep: int) -> dict:
     """The authors' C++ release (TODS 2017), built from its mirror and run by benchmarks/authors_cpp.py:
     one process reads the training rows (.dat), fits (θ = 4, β = 1/2) and samples len(train) rows."""
@@ -275,12 +342,16 @@ RUNNERS: dict[str, Callable[..., np.ndarray | dict]] = {
     "datasynthesizer": run_datasynthesizer, "mst": _smartnoise("mst"), "mst-r1": _smartnoise("mst", replace_one=True),
     "aim": _smartnoise("aim"),
     "authors-cpp": run_authors_cpp,
+    **{f"{name}-opendp" + ("-pure" if pure else ""): _opendp(name, pure) for name in ("mst", "aim")
+       for pure in (False, True)},
 }
 # Imported by the child before its baseline memory is read, so that a peer's peak memory
 # counts its fit and sampling, not the loading of its libraries.
 PACKAGES = {"datasynthesizer": ("DataSynthesizer.DataDescriber",), "mst": ("jax", "mbi", "snsynth"),
             "mst-r1": ("jax", "mbi", "snsynth"),
-            "aim": ("jax", "mbi", "snsynth")}
+            "aim": ("jax", "mbi", "snsynth"),
+            **{f"{name}-opendp{suffix}": ("jax", "mbi", "polars", "opendp.prelude") for name in ("mst", "aim")
+               for suffix in ("", "-pure")}}
 
 
 # --- one run, in a child process -----------------------------------------------------------------

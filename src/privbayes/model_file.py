@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 
 from privbayes._version import __version__
+from privbayes.adaptive.settings import ENCODING, MECHANISM as ADAPTIVE_MECHANISM, METHOD as ADAPTIVE_METHOD
+from privbayes.adaptive.settings import AdaptiveSettings
 from privbayes.bayesnet.privbayes.settings import PrivBayesSettings
 from privbayes.bayesnet.model import FORMAT, VERSION, BayesNetModel
 from privbayes.bayesnet.network import Network
@@ -110,13 +112,20 @@ def _model_from_document(doc: Any, path: str) -> BayesNetModel:
     ledger = tuple(LedgerEntry.from_dict(entry) for entry in doc["ledger"])
     _require(all(e.epsilon > 0 and e.sensitivity > 0 and e.delta >= 0 for e in ledger), path,
              "ledger entries must have positive epsilon and sensitivity")
-    method = check_choice(params.get("method", "privbayes"), "method", ("privbayes", SA_METHOD), allow_none=False)
+    method = check_choice(params.get("method", "privbayes"), "method", ("privbayes", SA_METHOD, ADAPTIVE_METHOD),
+                          allow_none=False)
     n = check_count(fitted.get("n"), "n", minimum=1)
     _require(fitted.get("degree") is None or isinstance(fitted["degree"], int) and fitted["degree"] >= 0, path,
              "fitted degree must be an integer ≥ 0")
     _require(isinstance(fitted.get("seeded"), bool), path, "fitted seeded must be true or false")
     _require(isinstance(fitted.get("algorithm"), str), path, "fitted algorithm must be text")
-    if method == SA_METHOD:
+    if method == ADAPTIVE_METHOD:  # the adaptive method's plan (issue 31): recomputed from its own settings
+        _require(version >= 3, path, "an adaptive model is version 3 or later")
+        adaptive = AdaptiveSettings.from_parameters(params)
+        _require(encoding.name == ENCODING, path, f"an adaptive model uses the {ENCODING} encoding")
+        plan, dp, parameters, mechanism, required = adaptive.plan(n, encoding), True, adaptive.to_parameters(), \
+            ADAPTIVE_MECHANISM, ()
+    elif method == SA_METHOD:
         _require(version >= 2 and encoding.name == "vanilla", path, "an SA-PrivBayes model is version 2 or later, "
                  "vanilla encoding")
         sa = SASettings.from_parameters(params, version=version)

@@ -102,8 +102,9 @@ class _Query:
         return cells[np.ix_(*self.maps)]
 
 
-def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: int, *,
-             max_iterations: int | None = None, tolerance: float = TOLERANCE, floor: float = FLOOR) -> Estimate:
+def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: float, *,
+             max_iterations: int | None = None, tolerance: float = TOLERANCE, floor: float = FLOOR,
+             start: Sequence[np.ndarray | None] | None = None) -> Estimate:
     """The model whose marginals best explain ``measurements`` (ICML 2019, Alg. 1), on the leaf
     domain of ``encoding``.  Receives measurements only: post-processing, charges nothing.
 
@@ -113,7 +114,11 @@ def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: int, *,
     messages through the rest of the network), and the model is their product.  A component of
     one table over one attribute (a child without parents, a parent of nobody) is solved in closed
     form: L is then ½ w‖μ − y/n‖² over the simplex, whose minimiser is the Euclidean projection of
-    y/n (Duchi et al. 2008); with ``max_iterations = 0`` it keeps the paper's start, like the rest."""
+    y/n (Duchi et al. 2008); with ``max_iterations = 0`` it keeps the paper's start, like the rest.
+
+    ``start`` (optional, one entry per measurement): log-potentials to start from instead of the
+    paper's (a warm start from an earlier fit, e.g. :attr:`Estimate.log_potentials`); ``None``
+    entries keep the paper's start for that table."""
     if not measurements:
         raise ValueError("estimation needs at least one measured table")
     exact = [m.scale is None for m in measurements]
@@ -124,7 +129,11 @@ def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: int, *,
     queries = [_Query(encoding, m) for m in measurements]
     targets = [np.asarray(m.counts, dtype=np.float64) / n for m in measurements]
     sizes = tuple(a.size for a in encoding.attributes)
-    start = _paper_start(measurements, floor)
+    initial = _paper_start(measurements, floor)
+    if start is not None:
+        if len(start) != len(measurements):
+            raise ValueError("start needs one entry per measurement")
+        initial = [s if s is not None else p for s, p in zip(start, initial)]
     noise_loss = [0.0 if m.scale is None else 0.5 * w * m.counts.size * m.variance / n**2
                   for m, w in zip(measurements, weights)]
     parts = []
@@ -133,9 +142,9 @@ def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: int, *,
         if one_leaf_table and max_iterations != 0:
             parts.append(_one_table(variables, members, queries, targets, weights))
         else:
-            parts.append(_mirror_descent(variables, members, sizes, queries, targets, weights, start,
+            parts.append(_mirror_descent(variables, members, sizes, queries, targets, weights, initial,
                                          max_iterations, tolerance, sum(noise_loss[i] for i in members)))
-    theta: list[np.ndarray] = list(start)
+    theta: list[np.ndarray] = list(initial)
     for part in parts:
         for i, t in zip(part.members, part.theta):
             theta[i] = t

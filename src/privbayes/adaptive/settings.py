@@ -1,0 +1,181 @@
+"""The adaptive method's settings and budget plan, from public inputs before any data is read.
+
+A fit spends ε in a fixed order (docs/decisions.md, "Adaptive marginals"):
+
+1. under add/remove neighbours, a noisy count n̂ with ε/100 (as PrivBayes: n is private there);
+2. the 1-way marginal of every attribute, with ``oneway_share`` of the rest split in proportion to
+   the square root of the attribute's size (the split that minimises the summed L1 noise
+   Σ_a |Ω_a|·Δ/ε_a for a fixed total);
+3. T rounds, each an exponential-mechanism selection with ``select_share`` of the round's budget
+   and a discrete-Laplace measurement of the selected marginal with the rest.
+
+T is fixed before the data: ``rounds`` if given, else the θ-usefulness rule (TODS 2017, §4.3) applied
+to a typical candidate — the number of rounds whose measurement budget ε_m still makes a marginal of
+c̄ cells θ-useful, n·ε_m / (Δ·c̄) ≥ θ, with c̄ the geometric mean of the cells of the 2-way marginals —
+at least 1 and at most :data:`MAX_ROUNDS_PER_ATTRIBUTE`·d.  So the plan is a function of the
+parameters, the schema and n (under add/remove: the noisy count, released first), and the fit checks
+its ledger against it; a model file's loader recomputes it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Mapping
+
+from privbayes.encoding import Encoding
+from privbayes.errors import InputError
+from privbayes.inference import MAX_EXACT_CELLS
+from privbayes.privacy.neighbours import RELATIONS, REPLACE_ONE, Neighbours, neighbours
+from privbayes.privacy.plan import BudgetPlan, PlannedRelease
+from privbayes.schema import Schema
+from privbayes.validation import (check_choice, check_count, check_epsilon, check_positive, check_share, exact,
+                                  is_real)
+
+METHOD = "adaptive"
+MECHANISM = "adaptive marginals (AIM-style selection under pure ε, consistent estimation on a junction tree)"
+COUNT_SHARE = Fraction(1, 100)
+"""Share of ε spent on the noisy count under add/remove neighbours (as PrivBayes)."""
+COUNT_STEP = "count n"
+MAX_ROUNDS_PER_ATTRIBUTE = 4
+"""The rounds rule gives at most this many rounds per attribute (each round refits the model)."""
+DEGREES = (2, 3)
+DEFAULT_MODEL_CELLS = 2**20
+"""Default cap on the cells of the model's junction tree (exact inference at every round)."""
+ENCODING = "hierarchical"
+"""The candidates are leaf marginals; the hierarchical encoding keeps the schema's attributes as they are."""
+
+
+@dataclass(frozen=True)
+class AdaptiveSettings:
+    """The public parameters of an adaptive fit, validated once (one-line :class:`InputError` naming the
+    parameter).  Budgets and shares are exact rationals of the decimals written (0.2 → 1/5)."""
+
+    epsilon: Fraction
+    degree: int = 2
+    rounds: int | None = None
+    oneway_share: Fraction = Fraction(1, 2)
+    select_share: Fraction = Fraction(1, 5)
+    theta: float = 4.0
+    max_model_cells: int = DEFAULT_MODEL_CELLS
+    neighbours: str = REPLACE_ONE.name
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "degree", check_count(self.degree, "degree", minimum=1))
+        if self.degree not in DEGREES:
+            raise InputError(f"degree ({self.degree!r}) must be one of {', '.join(map(str, DEGREES))}")
+        if self.rounds is not None:
+            object.__setattr__(self, "rounds", check_count(self.rounds, "rounds", minimum=1))
+        object.__setattr__(self, "oneway_share", check_share(self.oneway_share, "oneway_share"))
+        object.__setattr__(self, "select_share", check_share(self.select_share, "select_share"))
+        object.__setattr__(self, "theta", float(check_positive(self.theta, "theta")))
+        object.__setattr__(self, "max_model_cells", check_count(self.max_model_cells, "max_model_cells", minimum=1))
+        if self.max_model_cells > MAX_EXACT_CELLS:
+            raise InputError(f"max_model_cells ({self.max_model_cells}) must be at most {MAX_EXACT_CELLS:,} "
+                             "(the released model is sampled by exact inference)")
+        check_choice(self.neighbours, "neighbours", tuple(RELATIONS), allow_none=False)
+
+    @property
+    def relation(self) -> Neighbours:
+        return neighbours(self.neighbours)
+
+    def encoding_for(self, schema: Schema) -> Encoding:
+        return Encoding.build(schema, ENCODING)
+
+    def count_epsilon(self) -> Fraction:
+        """ε of the noisy count (add/remove neighbours only)."""
+        return self.epsilon * COUNT_SHARE
+
+    def plan(self, n: int, encoding: Encoding) -> BudgetPlan:
+        """Every release of a fit on n rows (the noisy count under add/remove), in the fit's order."""
+        return adaptive_plan(self, n, encoding)
+
+    def to_parameters(self) -> dict[str, Any]:
+        """The model file's ``parameters``: numbers for readers, exact text for the budgets."""
+        return {"method": METHOD, "epsilon": float(self.epsilon), "epsilon_exact": str(self.epsilon),
+                "degree": self.degree, "rounds": self.rounds,
+                "oneway_share": float(self.oneway_share), "oneway_share_exact": str(self.oneway_share),
+                "select_share": float(self.select_share), "select_share_exact": str(self.select_share),
+                "theta": self.theta, "max_model_cells": self.max_model_cells, "neighbours": self.neighbours,
+                "encoding": ENCODING}
+
+    @classmethod
+    def from_parameters(cls, params: Mapping[str, Any]) -> "AdaptiveSettings":
+        """Settings from a model file's ``parameters`` (validated; unknown keys refused)."""
+        known = {"method", "epsilon", "epsilon_exact", "degree", "rounds", "oneway_share", "oneway_share_exact",
+                 "select_share", "select_share_exact", "theta", "max_model_cells", "neighbours", "encoding"}
+        if set(params) - known:
+            raise InputError(f"unknown adaptive parameters {sorted(set(params) - known)}")
+        check_choice(params.get("method"), "method", (METHOD,), allow_none=False)
+        check_choice(params.get("encoding", ENCODING), "encoding", (ENCODING,), allow_none=False)
+
+        def rational(name: str) -> Fraction:
+            shown, text = params.get(name), params.get(f"{name}_exact")
+            if not isinstance(text, str):
+                raise InputError(f"parameter {name}_exact must be the exact value as text")
+            value = exact(text, name)
+            if not is_real(shown) or not math.isclose(float(value), shown, rel_tol=1e-12):
+                raise InputError(f"parameters {name} and {name}_exact disagree")
+            return value
+
+        return cls(check_epsilon(rational("epsilon")), degree=params.get("degree"), rounds=params.get("rounds"),
+                   oneway_share=rational("oneway_share"), select_share=rational("select_share"),
+                   theta=params.get("theta"), max_model_cells=params.get("max_model_cells"),
+                   neighbours=params.get("neighbours"))
+
+
+def typical_cells(encoding: Encoding) -> float:
+    """c̄: the geometric mean of the cells of the 2-way leaf marginals (of the one attribute if d = 1)."""
+    logs = [math.log(a.size) for a in encoding.attributes]
+    return math.exp((2 if len(logs) > 1 else 1) * sum(logs) / len(logs))
+
+
+def rounds_for(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_budget: Fraction) -> int:
+    """T: the given ``rounds``, else the θ-usefulness rule of the module docstring."""
+    if settings.rounds is not None:
+        return settings.rounds
+    d = len(encoding.attributes)
+    measure = float(rounds_budget * (1 - settings.select_share))
+    wanted = n * measure / (settings.theta * float(settings.relation.count_sensitivity) * typical_cells(encoding))
+    return int(min(max(1, round(wanted)), MAX_ROUNDS_PER_ATTRIBUTE * d))
+
+
+def oneway_weights(encoding: Encoding) -> list[Fraction]:
+    """√|Ω_a| per attribute, as exact rationals (two decimals: a public, deterministic split)."""
+    return [Fraction(math.isqrt(10**4 * a.size), 100) for a in encoding.attributes]
+
+
+def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> BudgetPlan:
+    """Every release of an adaptive fit, in the order the fit makes them (``n``: the noisy count under
+    add/remove)."""
+    relation = settings.relation
+    delta = relation.count_sensitivity
+    epsilon = settings.epsilon
+    rest = epsilon - (0 if relation.n_public else settings.count_epsilon())
+    oneway = rest * settings.oneway_share
+    d = len(encoding.attributes)
+    T = rounds_for(settings, n, encoding, rest - oneway)
+    per_round = (rest - oneway) / T
+    select = per_round * settings.select_share
+    measure = per_round - select
+    releases = [] if relation.n_public else [
+        PlannedRelease(COUNT_STEP, "discrete Laplace", settings.count_epsilon(), kind="count", sensitivity=Fraction(1))]
+    weights = oneway_weights(encoding)
+    releases += [PlannedRelease(f"1-way marginal {a + 1}/{d}", "discrete Laplace", oneway * w / sum(weights),
+                                kind="oneway", index=a, sensitivity=delta) for a, w in enumerate(weights)]
+    for t in range(1, T + 1):
+        releases += [PlannedRelease(f"round {t}/{T}: select", "exponential", select, kind="select", index=t,
+                                    sensitivity=delta),
+                     PlannedRelease(f"round {t}/{T}: measure", "discrete Laplace", measure, kind="measure", index=t,
+                                    sensitivity=delta)]
+    algorithm = (f"1-way marginals, then {T} rounds of exponential-mechanism selection among the "
+                 f"{'2' if settings.degree == 2 else '2- and 3'}-way marginals (AIM's score) and a discrete-Laplace "
+                 "measurement, consistent estimation after each")
+    plan_settings = (("algorithm", algorithm), ("rounds", T), ("marginal degree", settings.degree),
+                     ("epsilon per round", float(per_round)), ("select share", float(settings.select_share)),
+                     ("1-way share", float(settings.oneway_share)), ("theta", settings.theta),
+                     ("max model cells", settings.max_model_cells), ("n", n), ("attributes", d),
+                     ("neighbours", relation.name))
+    return BudgetPlan(Fraction(epsilon), tuple(releases), plan_settings)

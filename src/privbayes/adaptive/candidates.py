@@ -79,7 +79,8 @@ def workload_weights(candidates: Sequence[Candidate], d: int, degree: int) -> di
     raw = {}
     for size in {len(c.attributes) for c in candidates}:
         # q shares j of r's `size` attributes: C(size, j) · C(d − size, degree − j) such sets
-        raw[size] = sum(j * math.comb(size, j) * math.comb(d - size, degree - j) for j in range(1, min(size, degree) + 1))
+        raw[size] = sum(j * math.comb(size, j) * math.comb(d - size, degree - j)
+                        for j in range(1, min(size, degree) + 1))
     top = max(raw.values())
     return {size: Fraction(w, top) for size, w in raw.items()}
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from privbayes.adaptive.candidates import Candidate, leaf_candidates, workload_weights
 from privbayes.adaptive.marginals import MarginalOracle, tree_cells
-from privbayes.bayesnet.consistent import Estimate, estimate
+from privbayes.bayesnet.consistent import FLOOR, Estimate, estimate
 from privbayes.bayesnet.measurements import NoisyTable, estimated_total
 from privbayes.counting import PrivateTable
 from privbayes.encoding import Encoding
@@ -58,6 +58,13 @@ def mean_absolute_noise(scale: Fraction) -> float:
     """E|Z| of discrete Laplace noise of ``scale``: 2q/(1 − q²), q = exp(−1/scale)."""
     q = math.exp(-1.0 / float(scale))
     return 2.0 * q / (1.0 - q * q)
+
+
+def quality(exact: np.ndarray, model: np.ndarray, weight: Fraction, penalty: float) -> float:
+    """AIM's score of a candidate (VLDB 2022, §4.2): w·(‖x − m‖₁ − |Ω|·E|Z|), the L1 error in counts of
+    the model's marginal m (released values only) net of the noise a measurement would add.  Between
+    neighbouring tables x moves by at most Δ in L1, so the score moves by at most w·Δ ≤ Δ."""
+    return float(weight) * (float(np.abs(exact - model).sum()) - penalty * exact.size)
 
 
 def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: int, max_model_cells: int,
@@ -88,11 +95,8 @@ def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: in
         penalty = mean_absolute_noise(DiscreteLaplace(measure.epsilon, sensitivity).scale)
         feasible = _feasible(candidates, measured_sets, sizes, max_model_cells, too_large)
         oracle = MarginalOracle(fit.calibrated)
-        scores = []
-        for c in feasible:
-            model = oracle.marginal(c.attributes) * total
-            error = float(np.abs(exact[c] - model).sum())
-            scores.append(float(weights[len(c.attributes)]) * (error - penalty * exact[c].size))
+        scores = [quality(exact[c], oracle.marginal(c.attributes) * total, weights[len(c.attributes)], penalty)
+                  for c in feasible]
         chosen = feasible[Exponential(select.epsilon, sensitivity).release(
             scores, accountant, rng, step=select.step, measured=f"one of {len(feasible)} candidate marginals")]
         label = " × ".join(attrs[a].name for a in chosen.attributes)
@@ -102,10 +106,16 @@ def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: in
         measured_sets.append(chosen.attributes)
         selected.append(chosen)
         total = _total(measurements, n, count_scale)
-        fit = estimate(encoding, measurements, total, start=list(fit.log_potentials) + [None])
+        fit = estimate(encoding, measurements, total, start=_warm(fit.log_potentials) + [None])
         if progress is not None:
             progress(t, rounds)
     return Fitted(tuple(measurements), fit, tuple(selected), total)
+
+
+def _warm(log_potentials: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """The last fit's log-potentials as the next start, with impossible cells (−∞: a projection's zeros)
+    lifted to the estimator's floor, so that a later measurement can still put mass there."""
+    return [np.where(np.isfinite(t), t, math.log(FLOOR / t.size)) for t in log_potentials]
 
 
 def _measure(table: PrivateTable, candidate: Candidate, release: PlannedRelease, sensitivity: Fraction,

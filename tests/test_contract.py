@@ -14,7 +14,7 @@ import pytest
 from sklearn.base import clone
 
 import privbayes
-from privbayes import PrivateMRF, PrivBayes, SAPrivBayes
+from privbayes import AdaptiveMarginals, PrivateMRF, PrivBayes, SAPrivBayes
 from privbayes.cli import main
 from privbayes.errors import InputError
 from privbayes.synthesizers.registry import METHODS
@@ -31,6 +31,8 @@ CASES = {
     "mrf-add-remove": lambda **kw: PrivateMRF(CHAIN, 1.0, estimation="naive", neighbours="add-remove",
                                               random_state=3, **kw),
     "mrf-psgd": lambda **kw: PrivateMRF(CHAIN, 1.0, estimation="psgd", psgd_steps=3, random_state=3, **kw),
+    "adaptive": lambda **kw: AdaptiveMarginals(1.0, random_state=3, **kw),
+    "adaptive-add-remove": lambda **kw: AdaptiveMarginals(1.0, neighbours="add-remove", random_state=3, **kw),
 }
 CLI = {"privbayes": ["--method", "privbayes"], "privbayes-add-remove": ["--neighbours", "add-remove"],
        "sa-privbayes": ["--method", "sa-privbayes"], "sa-privbayes-faithful": ["--method", "sa-privbayes", "--mode",
@@ -38,7 +40,12 @@ CLI = {"privbayes": ["--method", "privbayes"], "privbayes-add-remove": ["--neigh
        "mrf": ["--method", "mrf", "--cliques", "a0,a1;a1,a2;a2,a3"],
        "mrf-add-remove": ["--method", "mrf", "--cliques", "a0,a1;a1,a2;a2,a3", "--estimation", "naive",
                           "--neighbours", "add-remove"],
-       "mrf-psgd": ["--method", "mrf", "--cliques", "a0,a1;a1,a2;a2,a3", "--estimation", "psgd", "--psgd-steps", "3"]}
+       "mrf-psgd": ["--method", "mrf", "--cliques", "a0,a1;a1,a2;a2,a3", "--estimation", "psgd", "--psgd-steps", "3"],
+       "adaptive": ["--method", "adaptive"],
+       "adaptive-add-remove": ["--method", "adaptive", "--neighbours", "add-remove"]}
+CLONE_PARAMETER = {"privbayes": ("beta", 0.4), "sa-privbayes": ("beta", 0.4), "mrf": ("l2", 0.5),
+                   "adaptive": ("select_share", 0.3)}
+"""A parameter each method takes, set to a non-default value by the clone test."""
 SCHEMA = categorical_schema(SIZES)
 FRAME = correlated_frame(SIZES, 600, seed=1)
 
@@ -62,13 +69,14 @@ def test_every_registered_method_has_a_case():
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_clone_round_trips_and_repr_shows_the_parameters(name):
-    estimator = CASES[name](beta=0.4) if "privbayes" in name else CASES[name](l2=0.5)
+    key, value = next(p for prefix, p in CLONE_PARAMETER.items() if name.startswith(prefix))
+    estimator = CASES[name](**{key: value})
     twin = clone(estimator)
     assert type(twin) is type(estimator) and twin.get_params() == estimator.get_params()
     assert twin is not estimator
     shown = repr(estimator)
     assert shown.startswith(type(estimator).__name__ + "(") and "random_state=3" in shown
-    assert ("beta=0.4" if "privbayes" in name else "l2=0.5") in shown
+    assert f"{key}={value}" in shown
     assert estimator.set_params(random_state=4) is estimator and estimator.random_state == 4
     with pytest.raises(InputError, match="has no parameter 'nope'"):
         estimator.set_params(nope=1)

@@ -31,7 +31,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from privbayes.adaptive.candidates import Candidate, leaf_candidates, workload_weights
+from privbayes.adaptive.candidates import Candidate, generalise, leaf_candidates, workload_weights
 from privbayes.adaptive.marginals import MarginalOracle, tree_cells
 from privbayes.bayesnet.consistent import FLOOR, Estimate, estimate
 from privbayes.bayesnet.measurements import NoisyTable, estimated_total
@@ -41,6 +41,11 @@ from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import DiscreteLaplace, Exponential
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
 from privbayes.privacy.samplers import RandomSource
+
+
+ROUND_ITERATIONS = 50
+"""Mirror-descent iterations of the re-fit after each round but the last (warm-started; the fit only
+guides the next selection); the last fit runs to the estimator's own stopping rule."""
 
 
 @dataclass(frozen=True)
@@ -93,10 +98,11 @@ def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: in
     for t in range(1, rounds + 1):
         select, measure = releases[("select", t)], releases[("measure", t)]
         penalty = mean_absolute_noise(DiscreteLaplace(measure.epsilon, sensitivity).scale)
-        feasible = _feasible(candidates, measured_sets, sizes, max_model_cells, too_large)
+        cliques = [set(c) for c in fit.calibrated.tree.cliques] + [set(m) for m in measured_sets]
+        feasible = _feasible(candidates, measured_sets, cliques, sizes, max_model_cells, too_large)
         oracle = MarginalOracle(fit.calibrated)
-        scores = [quality(exact[c], oracle.marginal(c.attributes) * total, weights[len(c.attributes)], penalty)
-                  for c in feasible]
+        scores = [quality(exact[c], generalise(oracle.marginal(c.attributes) * total, c, encoding),
+                          weights[len(c.attributes)], penalty) for c in feasible]
         chosen = feasible[Exponential(select.epsilon, sensitivity).release(
             scores, accountant, rng, step=select.step, measured=f"one of {len(feasible)} candidate marginals")]
         label = " × ".join(attrs[a].name for a in chosen.attributes)
@@ -106,7 +112,9 @@ def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: in
         measured_sets.append(chosen.attributes)
         selected.append(chosen)
         total = _total(measurements, n, count_scale)
-        fit = estimate(encoding, measurements, total, start=_warm(fit.log_potentials) + [None])
+        last = t == rounds
+        fit = estimate(encoding, measurements, total, start=_warm(fit.log_potentials) + [None],
+                       max_iterations=None if last else ROUND_ITERATIONS)
         if progress is not None:
             progress(t, rounds)
     return Fitted(tuple(measurements), fit, tuple(selected), total)
@@ -132,17 +140,18 @@ def _total(measurements: Sequence[NoisyTable], n: int, count_scale: Fraction | N
     return float(n) if count_scale is None else estimated_total(measurements, n, count_scale)
 
 
-def _feasible(candidates: Sequence[Candidate], measured: list[tuple[int, ...]], sizes: list[int], cap: int,
-              too_large: set[tuple[int, ...]]) -> list[Candidate]:
+def _feasible(candidates: Sequence[Candidate], measured: list[tuple[int, ...]], cliques: list[set[int]],
+              sizes: list[int], cap: int, too_large: set[tuple[int, ...]]) -> list[Candidate]:
     """The candidates whose attribute set keeps the model's junction tree within ``cap`` cells.  A set
-    found too large stays out for the rest of the fit (measurements are only ever added); one inside a
-    measured set is always in, so every 1-way candidate is.  Reads released selections only."""
+    inside a clique of the current model (or a measured set) is in without a test, so every 1-way
+    candidate is; a set found too large stays out for the rest of the fit (measurements are only ever
+    added).  Reads released selections only."""
     out = []
     for c in candidates:
         s = c.attributes
         if s in too_large:
             continue
-        if not any(set(s) <= set(m) for m in measured):
+        if not any(set(s) <= clique for clique in cliques):
             if tree_cells(sizes, measured + [s]) > cap:
                 too_large.add(s)
                 continue

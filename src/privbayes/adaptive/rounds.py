@@ -80,10 +80,19 @@ def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: in
     attrs = encoding.attributes
     releases = {(r.kind, r.index): r for r in plan.releases}
     measurements: list[NoisyTable] = []
-    for a, attribute in enumerate(attrs):
-        release = releases[("oneway", a)]
-        measurements.append(_measure(table, Candidate((a,), (0,)), release, sensitivity, accountant, rng,
-                                     f"1-way marginal of {attribute.name}", len(measurements)))
+    if ("oneway", 0) in releases:
+        for a, attribute in enumerate(attrs):
+            release = releases[("oneway", a)]
+            measurements.append(_measure(table, Candidate((a,), (0,)), release, sensitivity, accountant, rng,
+                                         f"1-way marginal of {attribute.name}", len(measurements)))
+    else:
+        from privbayes.adaptive.network import measure_network
+        from privbayes.privacy.neighbours import ADD_REMOVE, REPLACE_ONE
+
+        relation = REPLACE_ONE if count_scale is None else ADD_REMOVE
+        initial = BudgetPlan(plan.total, tuple(r for r in plan.releases if r.kind in ("network", "table")),
+                             (("degree", plan.setting("network degree")),))
+        measurements += measure_network(table, encoding, initial, n, relation, accountant, rng)
     total = _total(measurements, n, count_scale)
     fit = estimate(encoding, measurements, total)
     rounds = plan.setting("rounds")

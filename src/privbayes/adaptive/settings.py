@@ -44,6 +44,7 @@ COUNT_STEP = "count n"
 MAX_ROUNDS_PER_ATTRIBUTE = 4
 """The rounds rule gives at most this many rounds per attribute (each round refits the model)."""
 DEGREES = (2, 3)
+INITS = ("oneway", "network")
 DEFAULT_MODEL_CELLS = 2**20
 """Default cap on the cells of the model's junction tree (exact inference at every round)."""
 ENCODING = "hierarchical"
@@ -63,8 +64,10 @@ class AdaptiveSettings:
     theta: float = 0.25
     max_model_cells: int = DEFAULT_MODEL_CELLS
     neighbours: str = REPLACE_ONE.name
+    init: str = "oneway"
 
     def __post_init__(self) -> None:
+        check_choice(self.init, "init", INITS, allow_none=False)
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "degree", check_count(self.degree, "degree", minimum=1))
         if self.degree not in DEGREES:
@@ -102,13 +105,13 @@ class AdaptiveSettings:
                 "oneway_share": float(self.oneway_share), "oneway_share_exact": str(self.oneway_share),
                 "select_share": float(self.select_share), "select_share_exact": str(self.select_share),
                 "theta": self.theta, "max_model_cells": self.max_model_cells, "neighbours": self.neighbours,
-                "encoding": ENCODING}
+                "init": self.init, "encoding": ENCODING}
 
     @classmethod
     def from_parameters(cls, params: Mapping[str, Any]) -> "AdaptiveSettings":
         """Settings from a model file's ``parameters`` (validated; unknown keys refused)."""
         known = {"method", "epsilon", "epsilon_exact", "degree", "rounds", "oneway_share", "oneway_share_exact",
-                 "select_share", "select_share_exact", "theta", "max_model_cells", "neighbours", "encoding"}
+                 "select_share", "select_share_exact", "theta", "max_model_cells", "neighbours", "init", "encoding"}
         if set(params) - known:
             raise InputError(f"unknown adaptive parameters {sorted(set(params) - known)}")
         check_choice(params.get("method"), "method", (METHOD,), allow_none=False)
@@ -126,7 +129,7 @@ class AdaptiveSettings:
         return cls(check_epsilon(rational("epsilon")), degree=params.get("degree"), rounds=params.get("rounds"),
                    oneway_share=rational("oneway_share"), select_share=rational("select_share"),
                    theta=params.get("theta"), max_model_cells=params.get("max_model_cells"),
-                   neighbours=params.get("neighbours"))
+                   neighbours=params.get("neighbours"), init=params.get("init"))
 
 
 def typical_cells(encoding: Encoding) -> float:
@@ -165,9 +168,17 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
     measure = per_round - select
     releases = [] if relation.n_public else [
         PlannedRelease(COUNT_STEP, "discrete Laplace", settings.count_epsilon(), kind="count", sensitivity=Fraction(1))]
-    weights = oneway_weights(encoding)
-    releases += [PlannedRelease(f"1-way marginal {a + 1}/{d}", "discrete Laplace", oneway * w / sum(weights),
-                                kind="oneway", index=a, sensitivity=delta) for a, w in enumerate(weights)]
+    network_settings: tuple = ()
+    if settings.init == "network":
+        from privbayes.adaptive.network import network_plan
+
+        initial = network_plan(oneway, n, encoding, relation)
+        releases += list(initial.releases)
+        network_settings = (("network degree", initial.setting("degree")),)
+    else:
+        weights = oneway_weights(encoding)
+        releases += [PlannedRelease(f"1-way marginal {a + 1}/{d}", "discrete Laplace", oneway * w / sum(weights),
+                                    kind="oneway", index=a, sensitivity=delta) for a, w in enumerate(weights)]
     for t in range(1, T + 1):
         releases += [PlannedRelease(f"round {t}/{T}: select", "exponential", select, kind="select", index=t,
                                     sensitivity=delta),
@@ -180,5 +191,5 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
                      ("epsilon per round", float(per_round)), ("select share", float(settings.select_share)),
                      ("1-way share", float(settings.oneway_share)), ("theta", settings.theta),
                      ("max model cells", settings.max_model_cells), ("n", n), ("attributes", d),
-                     ("neighbours", relation.name))
+                     ("neighbours", relation.name), ("init", settings.init)) + network_settings
     return BudgetPlan(Fraction(epsilon), tuple(releases), plan_settings)

@@ -56,8 +56,8 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
 
     def __init__(self, epsilon: float = 1.0, *, neighbours: str = "replace-one", degree: int = 2,
                  rounds: int | None = None, theta: float = 0.25, oneway_share: float = 0.5,
-                 select_share: float = 0.2, max_model_cells: int = 2**20, random_state: int | None = None,
-                 progress: bool = False) -> None:
+                 select_share: float = 0.2, max_model_cells: int = 2**20, init: str = "oneway",
+                 random_state: int | None = None, progress: bool = False) -> None:
         self.epsilon = epsilon
         self.neighbours = neighbours
         self.degree = degree
@@ -66,6 +66,7 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
         self.oneway_share = oneway_share
         self.select_share = select_share
         self.max_model_cells = max_model_cells
+        self.init = init
         self.random_state = random_state
         self.progress = progress
 
@@ -73,7 +74,7 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
         check_seed(self.random_state, "random_state")
         return AdaptiveSettings(self.epsilon, degree=self.degree, rounds=self.rounds,
                                 oneway_share=self.oneway_share, select_share=self.select_share, theta=self.theta,
-                                max_model_cells=self.max_model_cells, neighbours=self.neighbours)
+                                max_model_cells=self.max_model_cells, neighbours=self.neighbours, init=self.init)
 
     def plan(self, n: int, schema: Schema) -> BudgetPlan:
         """The budget plan of a fit on n rows of ``schema`` (the noisy count under add/remove), before any

@@ -114,6 +114,27 @@ def test_the_ledger_equals_the_plan_for_every_round_structure(relation, degree, 
             other.check(released.ledger)
 
 
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+def test_binary_data_start_from_the_privbayes_network_and_the_ledger_is_the_plan(relation):
+    from privbayes.audit.distinguish import binary_schema
+
+    rng = np.random.default_rng(3)
+    first = rng.integers(0, 2, 1500)
+    frame = pd.DataFrame({c: np.where(rng.random(1500) < 0.8, first, rng.integers(0, 2, 1500)) for c in "abcdef"})
+    model = AdaptiveMarginals(1.0, neighbours=relation, random_state=2).fit(frame, binary_schema("abcdef"))
+    released = model.released_
+    assert released.plan.setting("init") == "network"  # "auto" on an all-binary domain
+    n = len(frame) if relation == "replace-one" else released.n
+    assert model.plan(n, binary_schema("abcdef")) == released.plan
+    released.plan.check(released.ledger)
+    steps = [e.step for e in released.ledger]
+    assert any(s.startswith("network step") for s in steps) and any(s.startswith("conditional") for s in steps)
+    assert not any(s.startswith("1-way") for s in steps)
+    assert sum((e.epsilon for e in released.ledger), Fraction(0)) == 1
+    forced = AdaptiveMarginals(1.0, neighbours=relation, init="oneway", random_state=2).fit(frame, binary_schema("abcdef"))
+    assert any(e.step.startswith("1-way") for e in forced.released_.ledger)
+
+
 def test_a_fit_samples_the_schema_and_keeps_strong_dependence():
     model = AdaptiveMarginals(4.0, random_state=2).fit(FRAME, SCHEMA)
     synthetic = model.sample(4000, random_state=3)

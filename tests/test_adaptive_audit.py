@@ -8,9 +8,10 @@ are the two 1-way marginals; one round (``rounds = 1``) selects one of them and 
 attribute is then a component of its own, estimated in closed form (the projection of the weighted
 mean of its tables), so the released 1-way of the selected attribute reads
 V = 2n·p(1) − n = c₁ − c₀ + D + η, with D = Z₁ − Z₀ the difference of the two cells' discrete
-Laplace noises and η the (weight 2.6·10⁻⁵) share of the 1-way table, |η| < ½ except with
-probability < 10⁻²⁰.  The event is whether V ≤ −1 (K = 2): for A, D ≤ 1; for B, D ≤ −1 — a shift of
-the count table by its full replace-one sensitivity Δ = 2, whichever attribute was selected.
+Laplace noises and η the (weight 2.6·10⁻⁵) share of the 1-way table (a few hundredths; |η| ≥ ½ needs
+a 1-way noise beyond 10⁴ scale units).  The event is whether V < −½ (K = 2): for A, D ≤ 1; for B,
+D ≤ −1 — a shift of the count table by its full replace-one sensitivity Δ = 2, whichever attribute
+was selected.
 """
 
 from __future__ import annotations
@@ -38,14 +39,16 @@ def _frames() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def _low(model) -> bool:
-    """V ≤ −1 for the attribute the round measured (named in the ledger)."""
+    """V < −½ for the attribute the round measured (named in the ledger): V = c₁ − c₀ + D + η with D an
+    integer and |η| < ½, so the event is D ≤ 1 on A and D ≤ −1 on B (a cut between integers: η never
+    decides it)."""
     measured = next(e.measured for e in model.ledger_ if e.step.endswith(": measure"))
     attribute = measured.rsplit(" ", 1)[-1]
     index = model.schema_.names.index(attribute)
     position = [p.child for p in model.network_.pairs].index(index)
     p1 = float(model.conditionals_[position][1])  # a root of its own component: its 1-way marginal
     n = model.n_
-    return 2 * n * p1 - n <= -1 + 1e-9
+    return 2 * n * p1 - n < -0.5
 
 
 def _audit(frames, runs: int, **params):

@@ -113,6 +113,22 @@ def test_adaptive_releases_depend_on_the_mechanisms_only(oblivious, tmp_path, re
         assert json.loads(a)["fitted"]["n"] == PINNED_COUNT
 
 
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+def test_adaptive_network_start_depends_on_the_mechanisms_only(oblivious, tmp_path, relation):
+    # Binary data start from PrivBayes's network and tables (init "auto"): the same check.
+    from privbayes.audit.distinguish import binary_schema
+
+    rng = np.random.default_rng(1)
+    frames = [pd.DataFrame(rng.integers(0, 2, size=(n, 5)), columns=list("abcde"))
+              for n in (300, 300 if relation == "replace-one" else 301)]
+    files = []
+    for i, frame in enumerate(frames):
+        model = AdaptiveMarginals(1.0, neighbours=relation, random_state=5).fit(frame, binary_schema("abcde"))
+        model.save(tmp_path / f"{i}.json")
+        files.append((tmp_path / f"{i}.json").read_text())
+    assert files[0] == files[1] and json.loads(files[0])["plan"]["settings"]["init"] == "network"
+
+
 def test_adaptive_with_an_exact_selection_is_caught(oblivious, tmp_path, monkeypatch):
     # The control: a selection that skips the exponential mechanism (the exact argmax of the scores)
     # lets the data choose what is measured, so the same check must tell the two tables apart.

@@ -44,7 +44,7 @@ COUNT_STEP = "count n"
 MAX_ROUNDS_PER_ATTRIBUTE = 4
 """The rounds rule gives at most this many rounds per attribute (each round refits the model)."""
 DEGREES = (2, 3)
-INITS = ("oneway", "network")
+INITS = ("auto", "oneway", "network")
 DEFAULT_MODEL_CELLS = 2**20
 """Default cap on the cells of the model's junction tree (exact inference at every round)."""
 ENCODING = "hierarchical"
@@ -64,7 +64,7 @@ class AdaptiveSettings:
     theta: float = 0.25
     max_model_cells: int = DEFAULT_MODEL_CELLS
     neighbours: str = REPLACE_ONE.name
-    init: str = "oneway"
+    init: str = "auto"
 
     def __post_init__(self) -> None:
         check_choice(self.init, "init", INITS, allow_none=False)
@@ -89,6 +89,14 @@ class AdaptiveSettings:
 
     def encoding_for(self, schema: Schema) -> Encoding:
         return Encoding.build(schema, ENCODING)
+
+    def init_for(self, encoding: Encoding) -> str:
+        """The first measurements: ``init``, or with "auto" the network's tables when every attribute is
+        binary (Lemma 4.8's high-order tables hold many 2-cell marginals at once) and the 1-way marginals
+        otherwise (docs/decisions.md, "Adaptive marginals")."""
+        if self.init != "auto":
+            return self.init
+        return "network" if encoding.is_binary else "oneway"
 
     def count_epsilon(self) -> Fraction:
         """ε of the noisy count (add/remove neighbours only)."""
@@ -169,7 +177,8 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
     releases = [] if relation.n_public else [
         PlannedRelease(COUNT_STEP, "discrete Laplace", settings.count_epsilon(), kind="count", sensitivity=Fraction(1))]
     network_settings: tuple = ()
-    if settings.init == "network":
+    init = settings.init_for(encoding)
+    if init == "network":
         from privbayes.adaptive.network import network_plan
 
         initial = network_plan(oneway, n, encoding, relation)
@@ -191,5 +200,5 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
                      ("epsilon per round", float(per_round)), ("select share", float(settings.select_share)),
                      ("1-way share", float(settings.oneway_share)), ("theta", settings.theta),
                      ("max model cells", settings.max_model_cells), ("n", n), ("attributes", d),
-                     ("neighbours", relation.name), ("init", settings.init)) + network_settings
+                     ("neighbours", relation.name), ("init", init)) + network_settings
     return BudgetPlan(Fraction(epsilon), tuple(releases), plan_settings)

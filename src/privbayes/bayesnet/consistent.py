@@ -89,9 +89,12 @@ class _Query:
                              f"its variables {self.shape}")
         self.onehot = [np.eye(size)[m] if level else None for m, size, (_, level)
                        in zip(self.maps, self.shape, measurement.variables)]
+        self.leaf = all(level == 0 for level in self.levels)  # A is the identity: nothing to map
 
     def project(self, leaf: np.ndarray) -> np.ndarray:
         """A μ: sum the leaf cells of each generalised parent value."""
+        if self.leaf:
+            return leaf
         for axis, onehot in enumerate(self.onehot):
             if onehot is not None:
                 leaf = np.moveaxis(np.tensordot(leaf, onehot, axes=([axis], [0])), -1, axis)
@@ -99,7 +102,7 @@ class _Query:
 
     def spread(self, cells: np.ndarray) -> np.ndarray:
         """Aᵀ as a potential: every leaf cell gets the value of its generalised cell."""
-        return cells[np.ix_(*self.maps)]
+        return cells if self.leaf else cells[np.ix_(*self.maps)]
 
 
 def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: float, *,

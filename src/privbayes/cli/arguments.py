@@ -122,6 +122,9 @@ PARAMETERS: dict[str, Parameter] = {
                                                                        "marginals (default 0.5)"}),
     "select_share": Parameter("--select-share", {"type": ratio, "help": "adaptive: share of each round's ε for "
                                                                        "its selection (default 0.2)"}),
+    "init": Parameter("--init", {"choices": ("auto", "oneway", "network"), "help": "adaptive: the first "
+                                 "measurements: 1-way marginals, PrivBayes's network tables, or auto (default: the "
+                                 "network when every column is binary)"}),
     "max_model_cells": Parameter("--max-model-cells", {"type": positive_int, "help": "adaptive: cap on the cells "
                                                        "of the model's junction tree (default 2^20)"}),
     "estimation": Parameter("--estimation", {"help": "how the noisy measurements become the model: privbayes "

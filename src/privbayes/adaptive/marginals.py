@@ -12,6 +12,7 @@ in a greedy order.  Everything here reads the model only: post-processing.
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
@@ -44,6 +45,25 @@ class MarginalOracle:
                 self.home.setdefault(v, i)
         self._factors: dict[int, tuple[np.ndarray, tuple[int, ...]]] = {}
 
+    def subtree(self, variables: Sequence[int]) -> set[int]:
+        """The cliques of the smallest subtree joining a home clique of each of ``variables``."""
+        nodes = {self.home[v] for v in variables}
+        while True:
+            tops = [i for i in nodes if self.parent.get(i) not in nodes]
+            if len(tops) == 1:
+                return nodes
+            nodes.add(self.parent[max(tops, key=lambda i: self.depth[i])])
+
+    def merged_cells(self, variables: Sequence[int], sizes: Sequence[int]) -> int:
+        """An upper bound on the tree's cells once a factor over ``variables`` is added: merging the
+        cliques of the subtree that joins them into one clique keeps a junction tree (every separator
+        to the rest lies in the merged clique), so the model has a triangulation of at most this size."""
+        nodes = {i for i in self.subtree(variables)} if len(variables) > 1 else {self.home[variables[0]]}
+        union = set().union(*(self.cliques[i] for i in nodes))
+        cells = lambda scope: math.prod(sizes[v] for v in scope)  # noqa: E731
+        total = sum(cells(c) for c in self.cliques)
+        return total - sum(cells(self.cliques[i]) for i in nodes) + cells(union)
+
     def _factor(self, i: int, root: int) -> tuple[np.ndarray, tuple[int, ...]]:
         """Clique i's factor when ``root`` is the subtree's root: p(x_C) at the root, else p(x_C | x_S)."""
         p = self.calibrated.clique_probabilities(i)
@@ -67,12 +87,7 @@ class MarginalOracle:
             return self.calibrated.marginal(variables)
         # The smallest subtree joining the home cliques of the variables: climb from each home to the
         # shallowest clique on the way (the tree is rooted at clique 0).
-        nodes = {self.home[v] for v in variables}
-        while True:
-            tops = [i for i in nodes if self.parent.get(i) not in nodes]
-            if len(tops) == 1:
-                break
-            nodes.add(self.parent[max(tops, key=lambda i: self.depth[i])])
+        nodes = self.subtree(variables)
         root = min(nodes, key=lambda i: self.depth[i])
         operands: list = []
         letters: dict[int, int] = {}

@@ -107,9 +107,8 @@ def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: in
     for t in range(1, rounds + 1):
         select, measure = releases[("select", t)], releases[("measure", t)]
         penalty = mean_absolute_noise(DiscreteLaplace(measure.epsilon, sensitivity).scale)
-        cliques = [set(c) for c in fit.calibrated.tree.cliques] + [set(m) for m in measured_sets]
-        feasible = _feasible(candidates, measured_sets, cliques, sizes, max_model_cells, too_large)
         oracle = MarginalOracle(fit.calibrated)
+        feasible = _feasible(candidates, measured_sets, oracle, sizes, max_model_cells, too_large)
         scores = [quality(exact[c], generalise(oracle.marginal(c.attributes) * total, c, encoding),
                           weights[len(c.attributes)], penalty) for c in feasible]
         chosen = feasible[Exponential(select.epsilon, sensitivity).release(
@@ -149,20 +148,21 @@ def _total(measurements: Sequence[NoisyTable], n: int, count_scale: Fraction | N
     return float(n) if count_scale is None else estimated_total(measurements, n, count_scale)
 
 
-def _feasible(candidates: Sequence[Candidate], measured: list[tuple[int, ...]], cliques: list[set[int]],
+def _feasible(candidates: Sequence[Candidate], measured: list[tuple[int, ...]], oracle: MarginalOracle,
               sizes: list[int], cap: int, too_large: set[tuple[int, ...]]) -> list[Candidate]:
-    """The candidates whose attribute set keeps the model's junction tree within ``cap`` cells.  A set
-    inside a clique of the current model (or a measured set) is in without a test, so every 1-way
-    candidate is; a set found too large stays out for the rest of the fit (measurements are only ever
-    added).  Reads released selections only."""
+    """The candidates whose attribute set keeps the model's junction tree within ``cap`` cells (AIM's
+    model-size filter).  A set passes at once when merging the cliques that join it keeps the tree
+    within the cap (:meth:`MarginalOracle.merged_cells`: no larger tree is needed), else when the
+    triangulation of all measured sets with it does; a set found too large stays out for the rest of
+    the fit (measurements are only ever added).  Every 1-way candidate passes.  Reads released values
+    only: the selections made so far and the model fitted to the measurements."""
     out = []
     for c in candidates:
         s = c.attributes
         if s in too_large:
             continue
-        if not any(set(s) <= clique for clique in cliques):
-            if tree_cells(sizes, measured + [s]) > cap:
-                too_large.add(s)
-                continue
+        if oracle.merged_cells(s, sizes) > cap and tree_cells(sizes, measured + [s]) > cap:
+            too_large.add(s)
+            continue
         out.append(c)
     return out

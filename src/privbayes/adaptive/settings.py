@@ -41,7 +41,7 @@ MECHANISM = "adaptive marginals (AIM-style selection under pure ε, consistent e
 COUNT_SHARE = Fraction(1, 100)
 """Share of ε spent on the noisy count under add/remove neighbours (as PrivBayes)."""
 COUNT_STEP = "count n"
-MAX_ROUNDS_PER_ATTRIBUTE = 4
+MAX_ROUNDS_PER_ATTRIBUTE = 2
 """The rounds rule gives at most this many rounds per attribute (each round refits the model)."""
 DEGREES = (2, 3)
 INITS = ("auto", "oneway", "network")

@@ -14,7 +14,7 @@ from privbayes import AdaptiveMarginals, counting
 from privbayes.adaptive.candidates import Candidate, leaf_candidates, workload_weights
 from privbayes.adaptive.marginals import MarginalOracle, tree_cells
 from privbayes.adaptive.rounds import mean_absolute_noise, quality
-from privbayes.adaptive.settings import COUNT_STEP, MAX_ROUNDS_PER_ATTRIBUTE, AdaptiveSettings, typical_cells
+from privbayes.adaptive.settings import COUNT_STEP, MAX_ROUNDS_PER_ATTRIBUTE, AdaptiveSettings
 from privbayes.bayesnet.measurements import discrete_laplace_variance
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
@@ -56,18 +56,17 @@ def test_the_plan_spends_exactly_epsilon_in_its_stated_shares(relation, epsilon)
 def test_the_rounds_rule_grows_with_the_square_root_of_the_signal():
     settings = AdaptiveSettings(Fraction(1, 10))
     encoding = settings.encoding_for(SCHEMA)
-    c = typical_cells(encoding)
-    assert math.isclose(c, math.exp(2 * sum(math.log(s) for s in SIZES) / 4))
     rounds = []
-    for n in (1000, 4000, 16000):
+    for n in (4000, 16000, 64000):
         plan = settings.plan(n, encoding)
         measure = float(sum(plan.budgets("measure").values()))
-        expected = round(math.sqrt(n * measure / (2 * c * 0.25)))
+        expected = round(math.sqrt(n * measure / (2 * 25)))  # Δ = 2 (replace-one), θ = 25
         assert plan.setting("rounds") == min(max(1, expected), MAX_ROUNDS_PER_ATTRIBUTE * 4)
         rounds.append(plan.setting("rounds"))
     assert rounds[0] < rounds[1] < rounds[2]
     assert AdaptiveSettings(1, rounds=3).plan(10**6, encoding).setting("rounds") == 3  # given: no rule
     assert AdaptiveSettings(1).plan(10**9, encoding).setting("rounds") == MAX_ROUNDS_PER_ATTRIBUTE * 4  # capped
+    assert AdaptiveSettings(1).plan(1, encoding).setting("rounds") == 1  # at least one
 
 
 @pytest.mark.parametrize("bad, message", [

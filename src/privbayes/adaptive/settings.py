@@ -9,13 +9,13 @@ A fit spends ε in a fixed order (docs/decisions.md, "Adaptive marginals"):
 3. T rounds, each an exponential-mechanism selection with ``select_share`` of the round's budget
    and a discrete-Laplace measurement of the selected marginal with the rest.
 
-T is fixed before the data: ``rounds`` if given, else the largest T whose per-round measurement budget
-ε_m = E_m/T (E_m all the rounds' measurement budget) keeps a typical candidate θ·T-useful in the sense of
-PrivBayes's θ-usefulness (TODS 2017, §4.3): n·ε_m / (Δ·c̄) ≥ θ·T, with c̄ the geometric mean of the cells
-of the 2-way marginals, i.e. T = √(n·E_m / (Δ·c̄·θ)), at least 1 and at most
-:data:`MAX_ROUNDS_PER_ATTRIBUTE`·d.  Under pure ε every extra round makes every measurement noisier
-(ε composes linearly), so the number of rounds grows with the square root of the signal, not linearly
-(docs/decisions.md, "Adaptive marginals": measured on Adult).  So the plan is a function of the
+T is fixed before the data: ``rounds`` if given, else T = √(n·E_m / (Δ·θ)), E_m all the rounds'
+measurement budget, at least 1 and at most :data:`MAX_ROUNDS_PER_ATTRIBUTE`·d.  Read as PrivBayes's
+θ-usefulness (TODS 2017, §4.3) of the rounds themselves: n·ε_m/Δ, the count a measurement at the
+per-round ε_m = E_m/T resolves against its noise, must be at least θ·T (θ = 25 by default).  Under pure ε
+every extra round makes every measurement noisier (ε composes linearly), so the number of rounds grows
+with the square root of the signal, not linearly (docs/decisions.md, "Adaptive marginals": measured on
+Adult, NLTCS, ACS and BR2000).  So the plan is a function of the
 parameters, the schema and n (under add/remove: the noisy count, released first), and the fit checks
 its ledger against it; a model file's loader recomputes it.
 """
@@ -61,7 +61,7 @@ class AdaptiveSettings:
     rounds: int | None = None
     oneway_share: Fraction = Fraction(1, 2)
     select_share: Fraction = Fraction(1, 5)
-    theta: float = 0.25
+    theta: float = 25.0
     max_model_cells: int = DEFAULT_MODEL_CELLS
     neighbours: str = REPLACE_ONE.name
     init: str = "auto"
@@ -140,19 +140,13 @@ class AdaptiveSettings:
                    neighbours=params.get("neighbours"), init=params.get("init"))
 
 
-def typical_cells(encoding: Encoding) -> float:
-    """c̄: the geometric mean of the cells of the 2-way leaf marginals (of the one attribute if d = 1)."""
-    logs = [math.log(a.size) for a in encoding.attributes]
-    return math.exp((2 if len(logs) > 1 else 1) * sum(logs) / len(logs))
-
-
 def rounds_for(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_budget: Fraction) -> int:
     """T: the given ``rounds``, else the rounds rule of the module docstring."""
     if settings.rounds is not None:
         return settings.rounds
     d = len(encoding.attributes)
     measure = float(rounds_budget * (1 - settings.select_share))
-    signal = n * measure / (float(settings.relation.count_sensitivity) * typical_cells(encoding))
+    signal = n * measure / float(settings.relation.count_sensitivity)
     return int(min(max(1, round(math.sqrt(signal / settings.theta))), MAX_ROUNDS_PER_ATTRIBUTE * d))
 
 

@@ -55,7 +55,7 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
     method = "adaptive"
 
     def __init__(self, epsilon: float = 1.0, *, neighbours: str = "replace-one", degree: int = 2,
-                 rounds: int | None = None, theta: float = 0.25, oneway_share: float = 0.5,
+                 rounds: int | None = None, theta: float = 25.0, oneway_share: float = 0.5,
                  select_share: float = 0.2, max_model_cells: int = 2**20, init: str = "auto",
                  random_state: int | None = None, progress: bool = False) -> None:
         self.epsilon = epsilon

@@ -151,8 +151,8 @@ def _total(measurements: Sequence[NoisyTable], n: int, count_scale: Fraction | N
 def _feasible(candidates: Sequence[Candidate], measured: list[tuple[int, ...]], oracle: MarginalOracle,
               sizes: list[int], cap: int, too_large: set[tuple[int, ...]]) -> list[Candidate]:
     """The candidates whose attribute set keeps the model's junction tree within ``cap`` cells (AIM's
-    model-size filter).  A set passes at once when merging the cliques that join it keeps the tree
-    within the cap (:meth:`MarginalOracle.merged_cells`: no larger tree is needed), else when the
+    model-size filter).  A set inside one clique of the model passes (it adds nothing to the tree); a
+    set passes at once when merging the cliques that join it keeps the tree within the cap (:meth:`MarginalOracle.merged_cells`: no larger tree is needed), else when the
     triangulation of all measured sets with it does; a set found too large stays out for the rest of
     the fit (measurements are only ever added).  Every 1-way candidate passes.  Reads released values
     only: the selections made so far and the model fitted to the measurements."""
@@ -161,7 +161,8 @@ def _feasible(candidates: Sequence[Candidate], measured: list[tuple[int, ...]], 
         s = c.attributes
         if s in too_large:
             continue
-        if oracle.merged_cells(s, sizes) > cap and tree_cells(sizes, measured + [s]) > cap:
+        inside = len(oracle.subtree(s)) == 1  # within one clique: the model does not grow
+        if not inside and oracle.merged_cells(s, sizes) > cap and tree_cells(sizes, measured + [s]) > cap:
             too_large.add(s)
             continue
         out.append(c)

@@ -70,7 +70,7 @@ def test_the_rounds_rule_grows_with_the_square_root_of_the_signal():
 
 
 @pytest.mark.parametrize("bad, message", [
-    (dict(degree=4), "degree"), (dict(rounds=0), "rounds"), (dict(oneway_share=1), "oneway_share"),
+    (dict(degree=4), "degree"), (dict(rounds=0), "rounds"), (dict(initial_share=1), "initial_share"),
     (dict(select_share=0), "select_share"), (dict(theta=-1), "theta"), (dict(neighbours="swap"), "neighbours"),
     (dict(max_model_cells=2**30), "max_model_cells"), (dict(epsilon=0), "epsilon")])
 def test_bad_parameters_are_one_line_errors_naming_the_parameter(bad, message):
@@ -80,7 +80,7 @@ def test_bad_parameters_are_one_line_errors_naming_the_parameter(bad, message):
 
 
 def test_settings_round_trip_through_the_model_parameters():
-    settings = AdaptiveSettings(Fraction(3, 10), degree=3, rounds=4, oneway_share=Fraction(2, 5),
+    settings = AdaptiveSettings(Fraction(3, 10), degree=3, rounds=4, initial_share=Fraction(2, 5),
                                 select_share=Fraction(1, 10), theta=0.5, max_model_cells=1000,
                                 neighbours="add-remove")
     assert AdaptiveSettings.from_parameters(settings.to_parameters()) == settings

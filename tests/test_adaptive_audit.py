@@ -28,7 +28,7 @@ from privbayes import AdaptiveMarginals, counting
 from privbayes.audit.distinguish import binary_schema, distinguish, miss_probability
 
 LN3 = math.log(3)
-PARAMS = dict(rounds=1, oneway_share=Fraction(1, 100), select_share=Fraction(1, 100), max_model_cells=3)
+PARAMS = dict(rounds=1, initial_share=Fraction(1, 100), select_share=Fraction(1, 100), max_model_cells=3)
 ALPHA = 1e-3
 
 
@@ -72,7 +72,7 @@ def _difference_pmf(d: int, q: float) -> float:
 def _half_noise_violation() -> float:
     """δ_ε of the event above when every noise scale is halved: Pr_A[D ≤ 1], Pr_B[D ≤ −1] at q = e^{−ε_m}
     (scale Δ/ε_m halved to 1/ε_m), in the direction A ‖ B and B ‖ A, the larger of the two."""
-    measure = LN3 * (1 - PARAMS["oneway_share"]) * (1 - PARAMS["select_share"])
+    measure = LN3 * (1 - PARAMS["initial_share"]) * (1 - PARAMS["select_share"])
     q = math.exp(-float(measure))
     low_a = sum(_difference_pmf(d, q) for d in range(-400, 2))
     low_b = sum(_difference_pmf(d, q) for d in range(-400, 0))
@@ -123,7 +123,7 @@ def test_end_to_end_adaptive_audit_rejects_half_noise(monkeypatch):
 def test_the_half_noise_violation_formula_is_zero_at_the_right_noise():
     # The same computation at the correct scale (q = e^{−ε_m/2}) finds no violation: the formula is the
     # event's law, not a number picked to make the slow test pass.
-    measure = LN3 * (1 - PARAMS["oneway_share"]) * (1 - PARAMS["select_share"])
+    measure = LN3 * (1 - PARAMS["initial_share"]) * (1 - PARAMS["select_share"])
     q = math.exp(-float(measure) / 2)
     low_a = sum(_difference_pmf(d, q) for d in range(-400, 2))
     low_b = sum(_difference_pmf(d, q) for d in range(-400, 0))

@@ -3,9 +3,11 @@
 A fit spends ε in a fixed order (docs/decisions.md, "Adaptive marginals"):
 
 1. under add/remove neighbours, a noisy count n̂ with ε/100 (as PrivBayes: n is private there);
-2. the 1-way marginal of every attribute, with ``oneway_share`` of the rest split in proportion to
-   the square root of the attribute's size (the split that minimises the summed L1 noise
-   Σ_a |Ω_a|·Δ/ε_a for a fixed total);
+2. the first measurements with ``initial_share`` of the rest: the 1-way marginal of every attribute,
+   split in proportion to the square root of the attribute's size (the split that minimises the
+   summed L1 noise Σ_a |Ω_a|·Δ/ε_a for a fixed total), or with ``init="network"`` (the default when
+   every attribute is binary) PrivBayes's network and tables (:mod:`privbayes.adaptive.network`);
+   by default 1/2 of the rest for the 1-way marginals, 3/4 for the network;
 3. T rounds, each an exponential-mechanism selection with ``select_share`` of the round's budget
    and a discrete-Laplace measurement of the selected marginal with the rest.
 
@@ -59,7 +61,7 @@ class AdaptiveSettings:
     epsilon: Fraction
     degree: int = 2
     rounds: int | None = None
-    oneway_share: Fraction = Fraction(1, 2)
+    initial_share: Fraction | None = None
     select_share: Fraction = Fraction(1, 5)
     theta: float = 25.0
     max_model_cells: int = DEFAULT_MODEL_CELLS
@@ -74,7 +76,8 @@ class AdaptiveSettings:
             raise InputError(f"degree ({self.degree!r}) must be one of {', '.join(map(str, DEGREES))}")
         if self.rounds is not None:
             object.__setattr__(self, "rounds", check_count(self.rounds, "rounds", minimum=1))
-        object.__setattr__(self, "oneway_share", check_share(self.oneway_share, "oneway_share"))
+        if self.initial_share is not None:
+            object.__setattr__(self, "initial_share", check_share(self.initial_share, "initial_share"))
         object.__setattr__(self, "select_share", check_share(self.select_share, "select_share"))
         object.__setattr__(self, "theta", float(check_positive(self.theta, "theta")))
         object.__setattr__(self, "max_model_cells", check_count(self.max_model_cells, "max_model_cells", minimum=1))
@@ -98,6 +101,13 @@ class AdaptiveSettings:
             return self.init
         return "network" if encoding.is_binary else "oneway"
 
+    def share_for(self, init: str) -> Fraction:
+        """The first measurements' share of ε: ``initial_share``, else 1/2 for the 1-way marginals (AIM's and
+        OpenDP's default) and 3/4 for the network's tables (docs/decisions.md, "Adaptive marginals")."""
+        if self.initial_share is not None:
+            return self.initial_share
+        return Fraction(1, 2) if init == "oneway" else Fraction(3, 4)
+
     def count_epsilon(self) -> Fraction:
         """ε of the noisy count (add/remove neighbours only)."""
         return self.epsilon * COUNT_SHARE
@@ -110,7 +120,8 @@ class AdaptiveSettings:
         """The model file's ``parameters``: numbers for readers, exact text for the budgets."""
         return {"method": METHOD, "epsilon": float(self.epsilon), "epsilon_exact": str(self.epsilon),
                 "degree": self.degree, "rounds": self.rounds,
-                "oneway_share": float(self.oneway_share), "oneway_share_exact": str(self.oneway_share),
+                "initial_share": None if self.initial_share is None else float(self.initial_share),
+                "initial_share_exact": None if self.initial_share is None else str(self.initial_share),
                 "select_share": float(self.select_share), "select_share_exact": str(self.select_share),
                 "theta": self.theta, "max_model_cells": self.max_model_cells, "neighbours": self.neighbours,
                 "init": self.init, "encoding": ENCODING}
@@ -118,7 +129,7 @@ class AdaptiveSettings:
     @classmethod
     def from_parameters(cls, params: Mapping[str, Any]) -> "AdaptiveSettings":
         """Settings from a model file's ``parameters`` (validated; unknown keys refused)."""
-        known = {"method", "epsilon", "epsilon_exact", "degree", "rounds", "oneway_share", "oneway_share_exact",
+        known = {"method", "epsilon", "epsilon_exact", "degree", "rounds", "initial_share", "initial_share_exact",
                  "select_share", "select_share_exact", "theta", "max_model_cells", "neighbours", "init", "encoding"}
         if set(params) - known:
             raise InputError(f"unknown adaptive parameters {sorted(set(params) - known)}")
@@ -135,7 +146,8 @@ class AdaptiveSettings:
             return value
 
         return cls(check_epsilon(rational("epsilon")), degree=params.get("degree"), rounds=params.get("rounds"),
-                   oneway_share=rational("oneway_share"), select_share=rational("select_share"),
+                   initial_share=None if params.get("initial_share") is None else rational("initial_share"),
+                   select_share=rational("select_share"),
                    theta=params.get("theta"), max_model_cells=params.get("max_model_cells"),
                    neighbours=params.get("neighbours"), init=params.get("init"))
 
@@ -162,7 +174,9 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
     delta = relation.count_sensitivity
     epsilon = settings.epsilon
     rest = epsilon - (0 if relation.n_public else settings.count_epsilon())
-    oneway = rest * settings.oneway_share
+    init = settings.init_for(encoding)
+    share = settings.share_for(init)
+    oneway = rest * share
     d = len(encoding.attributes)
     T = rounds_for(settings, n, encoding, rest - oneway)
     per_round = (rest - oneway) / T
@@ -171,7 +185,6 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
     releases = [] if relation.n_public else [
         PlannedRelease(COUNT_STEP, "discrete Laplace", settings.count_epsilon(), kind="count", sensitivity=Fraction(1))]
     network_settings: tuple = ()
-    init = settings.init_for(encoding)
     if init == "network":
         from privbayes.adaptive.network import network_plan
 
@@ -192,7 +205,7 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
                  "measurement, consistent estimation after each")
     plan_settings = (("algorithm", algorithm), ("rounds", T), ("marginal degree", settings.degree),
                      ("epsilon per round", float(per_round)), ("select share", float(settings.select_share)),
-                     ("1-way share", float(settings.oneway_share)), ("theta", settings.theta),
+                     ("initial share", float(share)), ("theta", settings.theta),
                      ("max model cells", settings.max_model_cells), ("n", n), ("attributes", d),
                      ("neighbours", relation.name), ("init", init)) + network_settings
     return BudgetPlan(Fraction(epsilon), tuple(releases), plan_settings)

@@ -107,7 +107,7 @@ PARAMETERS: dict[str, Parameter] = {
                                                         "sa-privbayes; default 0.3)"}),
     "theta": Parameter("--theta", {"type": number, "help": "privbayes: how much signal each noisy table must keep "
                                                            "(θ-usefulness, default 4); higher gives simpler models; "
-                                                           "adaptive: the rounds rule's θ (default 0.25; higher "
+                                                           "adaptive: the rounds rule's θ (default 25; higher "
                                                            "gives fewer, less noisy rounds)"}),
     "score": Parameter("--score", {"choices": ("I", "R", "F"), "help": "privbayes: score function (I mutual "
                                    "information, R, F; default F for binary data, else R)"}),
@@ -118,8 +118,9 @@ PARAMETERS: dict[str, Parameter] = {
                                                             "marginal measured, 2 (default) or 3"}),
     "rounds": Parameter("--rounds", {"type": positive_int, "help": "adaptive: select-and-measure rounds (default: "
                                                                    "from n, ε and the domain; --dry-run shows it)"}),
-    "oneway_share": Parameter("--oneway-share", {"type": ratio, "help": "adaptive: share of ε for the 1-way "
-                                                                       "marginals (default 0.5)"}),
+    "initial_share": Parameter("--initial-share", {"type": ratio, "help": "adaptive: share of ε for the first "
+                                                   "measurements (default 0.5 for 1-way marginals, 0.75 for the "
+                                                   "network)"}),
     "select_share": Parameter("--select-share", {"type": ratio, "help": "adaptive: share of each round's ε for "
                                                                        "its selection (default 0.2)"}),
     "init": Parameter("--init", {"choices": ("auto", "oneway", "network"), "help": "adaptive: the first "

@@ -44,18 +44,21 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
     Parameters: ``epsilon`` total budget; ``neighbours`` "replace-one" (default; n public) or
     "add-remove" (n private, as MST/AIM: 1% of ε buys a noisy count); ``degree`` 2 (candidates: all
     1- and 2-way marginals) or 3 (also the 3-way ones); ``rounds`` the number of select-and-measure
-    rounds (default: θ-usefulness's rule, :mod:`privbayes.adaptive.settings`); ``theta`` that rule's
-    signal-to-noise target (default 4); ``oneway_share`` share of ε for the 1-way marginals (default
-    0.5); ``select_share`` share of each round's budget for its selection (default 0.2);
-    ``max_model_cells`` cap on the model's junction tree (default 2²⁰ cells); ``random_state`` seeds the
-    DP noise (reproducible experiments; the report says so); ``progress`` a progress bar on stderr.
-    Budgets and shares are taken as the decimals written (0.2 is exactly 1/5).
+    rounds (default: the rule T = √(n·E_m/(Δ·θ)) of :mod:`privbayes.adaptive.settings`); ``theta`` that
+    rule's signal per round per round (default 25: larger gives fewer, less noisy rounds); ``init`` the
+    first measurements: "oneway" (the 1-way marginals), "network" (PrivBayes's network and tables) or
+    "auto" (default: the network when every attribute is binary); ``initial_share`` their share of ε
+    (default 1/2 for the 1-way marginals, 3/4 for the network); ``select_share`` share of each round's
+    budget for its selection (default 0.2); ``max_model_cells`` cap on the model's junction tree (default
+    2²⁰ cells); ``random_state`` seeds the DP noise (reproducible experiments; the report says so);
+    ``progress`` a progress bar on stderr.  Budgets and shares are taken as the decimals written (0.2 is
+    exactly 1/5).
     """
 
     method = "adaptive"
 
     def __init__(self, epsilon: float = 1.0, *, neighbours: str = "replace-one", degree: int = 2,
-                 rounds: int | None = None, theta: float = 25.0, oneway_share: float = 0.5,
+                 rounds: int | None = None, theta: float = 25.0, initial_share: float | None = None,
                  select_share: float = 0.2, max_model_cells: int = 2**20, init: str = "auto",
                  random_state: int | None = None, progress: bool = False) -> None:
         self.epsilon = epsilon
@@ -63,7 +66,7 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
         self.degree = degree
         self.rounds = rounds
         self.theta = theta
-        self.oneway_share = oneway_share
+        self.initial_share = initial_share
         self.select_share = select_share
         self.max_model_cells = max_model_cells
         self.init = init
@@ -73,7 +76,7 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
     def settings(self) -> AdaptiveSettings:
         check_seed(self.random_state, "random_state")
         return AdaptiveSettings(self.epsilon, degree=self.degree, rounds=self.rounds,
-                                oneway_share=self.oneway_share, select_share=self.select_share, theta=self.theta,
+                                initial_share=self.initial_share, select_share=self.select_share, theta=self.theta,
                                 max_model_cells=self.max_model_cells, neighbours=self.neighbours, init=self.init)
 
     def plan(self, n: int, schema: Schema) -> BudgetPlan:

@@ -21,6 +21,15 @@ Methods (each peer imported lazily; a method whose package is missing gets a "no
   best that any private structure learning could give this model family at that ε.
 * ``ours-add-remove``: ``ours-consistent`` with ``neighbours="add-remove"``: ε-DP under MST's and
   AIM's neighbouring relation (add or remove one tuple, n private), the like-for-like guarantee.
+* ``ours-adaptive`` / ``ours-adaptive-replace-one``: ``AdaptiveMarginals(eps, neighbours=..., random_state=r)``
+  (issue 31: AIM-style adaptive selection under pure ε, consistent estimation) fitted on
+  ``counting.open(train, schema)``, sampled with ``random_state=r``; add/remove (n private, the relation of
+  MST and AIM) and replace-one (n public, the library's default relation).
+* ``mst-opendp`` / ``mst-opendp-pure`` / ``aim-opendp`` / ``aim-opendp-pure``: MST and AIM of OpenDP 0.16
+  (``dp.mbi``, private-pgm inside) with their defaults, every column's keys given as the public code range,
+  add/remove neighbours, rows drawn i.i.d. from the fitted model; ``-pure`` at ``loss_of(epsilon=ε)``
+  (Laplace noise), the others at the zCDP ρ that OpenDP converts to (ε, δ = 1e-9) (Gaussian noise).  Two
+  compatibility shims, documented in ``_opendp``, let OpenDP's pure-ε budget splitting run at all.
 * ``datasynthesizer``: DataSynthesizer's correlated attribute mode (its own PrivBayes variant,
   PyPI ``DataSynthesizer``), given the schema's public domain; ``--datasynthesizer-k`` sets its degree.
 * ``mst`` / ``aim``: MST and AIM of SmartNoise Synth (PyPI ``smartnoise-synth``, on private-pgm
@@ -97,13 +106,13 @@ OURS = {"ours": None, "ours-paper": "paper", "ours-projected": "projected", "our
         "ours-exact-network": "consistent", "ours-add-remove": "consistent"}
 OURS_OPTIONS = {"ours-exact-network": {"non_private_phase": "network"}, "ours-add-remove": {"neighbours": "add-remove"}}
 OPENDP = ("mst-opendp", "mst-opendp-pure", "aim-opendp", "aim-opendp-pure")
-METHODS = (*OURS, "datasynthesizer", "mst", "mst-r1", "aim", "authors-cpp", *OPENDP)
+METHODS = (*OURS, "ours-adaptive", "ours-adaptive-replace-one", "datasynthesizer", "mst", "mst-r1", "aim", "authors-cpp", *OPENDP)
 # Default degree of DataSynthesizer's network.  Its Adult example notebook uses 2, but one fit at
 # k = 2 takes about 20 CPU minutes here (its greedy search joins parent values row by row in pandas).
 DATASYNTHESIZER_K = 1
 DATASYNTHESIZER_BINS = 20  # its default histogram size for numeric attributes
 # Order of methods in the tables (variants included).
-ORDER = ("ours-paper", "ours-projected", "ours-consistent", "ours-add-remove", "ours-exact-network", "ours",
+ORDER = ("ours-adaptive", "ours-adaptive-replace-one", "ours-paper", "ours-projected", "ours-consistent", "ours-add-remove", "ours-exact-network", "ours",
          "authors-cpp",
          "mst+sample", "mst", "mst-r1+sample", "mst-r1", "aim+sample", "aim", *OPENDP)
 
@@ -147,6 +156,20 @@ def _ours(estimation: str | None, **options: str) -> Callable[..., np.ndarray]:
 
 
 NOTES: list[str] = []  # the model's caveats, reported with the run
+
+
+def _adaptive(neighbours: str) -> Callable[..., np.ndarray]:
+    """``AdaptiveMarginals(eps, neighbours=..., random_state=r)`` fitted on ``counting.open(train, schema)``,
+    sampled with ``random_state=r`` (issue 31)."""
+    def run(eps: float, schema: Schema, train: pd.DataFrame, codes: np.ndarray, rep: int) -> np.ndarray:
+        from privbayes import AdaptiveMarginals
+
+        model = AdaptiveMarginals(eps, neighbours=neighbours, random_state=rep).fit(counting.open(train, schema))
+        return leaf_codes(model.sample(len(train), random_state=rep), schema)
+    return run
+
+
+ADAPTIVE = {"ours-adaptive": "add-remove", "ours-adaptive-replace-one": "replace-one"}
 
 
 datasynthesizer_k = DATASYNTHESIZER_K  # --datasynthesizer-k
@@ -289,6 +312,9 @@ def _opendp(name: str, pure: bool) -> Callable[..., dict]:
     steps with ``prior(d / k)`` and then refuses its own query by a few units in the last place
     ("insufficient budget for query: 0.019999999999999993 > 0.019999999999999983"); the shim makes
     ``prior`` also take off a relative 1e-9, so every step asks for slightly less than it may spend.
+    AIM's searches for a noise scale (``binary_search_chain`` without bounds) try negative scales at
+    small pure-ε budgets and fail ("scale (-0.5) must not be ... non-negative"); the shim gives them the
+    bounds (1e-9, 1e15), inside which the search finds the same scale.
     Keys get a null category appended by OpenDP (``_with_null``); a sampled null (rare: the model's
     probability of an empty cell) is mapped to code 0 and counted in the run's notes."""
     def run(eps: float, schema: Schema, train: pd.DataFrame, codes: np.ndarray, rep: int) -> dict:
@@ -302,6 +328,9 @@ def _opendp(name: str, pure: bool) -> Callable[..., dict]:
         dp.enable_features("contrib")
         for module in (aim_module, mst_module):
             module.prior = lambda x: np.nextafter(x * (1 - 1e-9), -np.inf)
+        search = dp.binary_search_chain
+        aim_module.binary_search_chain = lambda make, d_in, d_out, T=None, bounds=None: search(
+            make, d_in, d_out, bounds=bounds or (1e-9, 1e15), T=T)
         label = f"{name}-opendp" + ("-pure" if pure else "")
         columns = [f"c{j}" for j in range(codes.shape[1])]
         frame = pl.DataFrame({c: codes[:, j].astype(np.int64) for j, c in enumerate(columns)})
@@ -339,6 +368,7 @@ def run_authors_cpp(eps: float, schema: Schema, train: pd.DataFrame, codes: np.n
 
 RUNNERS: dict[str, Callable[..., np.ndarray | dict]] = {
     **{method: _ours(estimation, **OURS_OPTIONS.get(method, {})) for method, estimation in OURS.items()},
+    **{method: _adaptive(neighbours) for method, neighbours in ADAPTIVE.items()},
     "datasynthesizer": run_datasynthesizer, "mst": _smartnoise("mst"), "mst-r1": _smartnoise("mst", replace_one=True),
     "aim": _smartnoise("aim"),
     "authors-cpp": run_authors_cpp,

@@ -1,10 +1,9 @@
-"""Candidate marginals: attribute sets at generalisation levels, their cells, weights and answers.
+"""Candidate marginals: attribute sets, their cells and their workload weights.
 
-A candidate is a marginal over up to ``degree`` attributes, each at a level of its taxonomy
-(level 0 = the leaves; the hierarchical encoding of TODS 2017 §5.1).  Its answer on the data is a
-linear query on the leaf marginal of its attributes (a generalised value is a sum of leaves), so
-one count table per attribute set serves every level combination, and the L1 sensitivity of every
-answer is the count table's (1 under add/remove, 2 under replace-one).
+A candidate is the marginal over a set of up to ``degree`` attributes at their leaves (a level is kept
+per attribute, always 0 here: candidates at taxonomy levels were measured and not adopted,
+docs/decisions.md).  Its answer on the data is a count table, whose L1 sensitivity is the relation's
+(1 under add/remove, 2 under replace-one).
 
 Weights follow AIM (VLDB 2022, §4.1): a candidate r scores w_r = Σ_{q ∈ W} |r ∩ q| over the
 workload W of all ``degree``-way attribute sets, normalised so that the largest weight is 1 (the
@@ -19,8 +18,6 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
-
-import numpy as np
 
 from privbayes.encoding import Encoding
 from privbayes.limits import limits
@@ -49,20 +46,6 @@ class Candidate:
         return " × ".join(names[a].name + (f"@{lvl}" if lvl else "") for a, lvl in self.variables)
 
 
-def all_candidates(encoding: Encoding, degree: int, max_cells: int) -> tuple[Candidate, ...]:
-    """Every attribute set of 1..``degree`` attributes at every level combination with at most
-    ``max_cells`` cells, in a fixed order (attribute sets by size then lexicographically, levels
-    lexicographically): a function of the public domain only."""
-    attrs = encoding.attributes
-    out = []
-    for size in range(1, degree + 1):
-        for subset in itertools.combinations(range(len(attrs)), size):
-            for levels in itertools.product(*(range(attrs[a].height) for a in subset)):
-                if math.prod(attrs[a].level_size(lvl) for a, lvl in zip(subset, levels)) <= max_cells:
-                    out.append(Candidate(subset, levels))
-    return tuple(out)
-
-
 def leaf_candidates(encoding: Encoding, degree: int) -> tuple[Candidate, ...]:
     """AIM's candidates: every set of 1..``degree`` attributes, at the leaves, that fits the table cell
     limit, in a fixed order (by size, then lexicographically): a function of the public domain only."""
@@ -83,17 +66,3 @@ def workload_weights(candidates: Sequence[Candidate], d: int, degree: int) -> di
                         for j in range(1, min(size, degree) + 1))
     top = max(raw.values())
     return {size: Fraction(w, top) for size, w in raw.items()}
-
-
-def generalise(leaf: np.ndarray, candidate: Candidate, encoding: Encoding) -> np.ndarray:
-    """The candidate's table from the leaf table of its attributes (sum of the leaves of each
-    generalised value): exact integer arithmetic on counts, float on probabilities."""
-    out = leaf
-    for axis, (a, level) in enumerate(candidate.variables):
-        if level:
-            mapping = encoding.attributes[a].levels[level]
-            moved = np.moveaxis(out, axis, 0)
-            summed = np.zeros((encoding.attributes[a].level_size(level),) + moved.shape[1:], dtype=out.dtype)
-            np.add.at(summed, mapping, moved)
-            out = np.moveaxis(summed, 0, axis)
-    return out

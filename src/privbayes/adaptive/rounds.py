@@ -31,7 +31,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from privbayes.adaptive.candidates import Candidate, generalise, leaf_candidates, workload_weights
+from privbayes.adaptive.candidates import Candidate, leaf_candidates, workload_weights
 from privbayes.adaptive.marginals import MarginalOracle, tree_cells
 from privbayes.bayesnet.consistent import FLOOR, Estimate, estimate
 from privbayes.bayesnet.measurements import NoisyTable, estimated_total
@@ -109,8 +109,8 @@ def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: in
         penalty = mean_absolute_noise(DiscreteLaplace(measure.epsilon, sensitivity).scale)
         oracle = MarginalOracle(fit.calibrated)
         feasible = _feasible(candidates, measured_sets, oracle, sizes, max_model_cells, too_large)
-        scores = [quality(exact[c], generalise(oracle.marginal(c.attributes) * total, c, encoding),
-                          weights[len(c.attributes)], penalty) for c in feasible]
+        scores = [quality(exact[c], oracle.marginal(c.attributes) * total, weights[len(c.attributes)], penalty)
+                  for c in feasible]
         chosen = feasible[Exponential(select.epsilon, sensitivity).release(
             scores, accountant, rng, step=select.step, measured=f"one of {len(feasible)} candidate marginals")]
         label = " × ".join(attrs[a].name for a in chosen.attributes)

@@ -200,7 +200,8 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
                                     sensitivity=delta),
                      PlannedRelease(f"round {t}/{T}: measure", "discrete Laplace", measure, kind="measure", index=t,
                                     sensitivity=delta)]
-    algorithm = (f"1-way marginals, then {T} rounds of exponential-mechanism selection among the "
+    first = "PrivBayes's network and noisy tables" if init == "network" else "1-way marginals"
+    algorithm = (f"{first}, then {T} rounds of exponential-mechanism selection among the "
                  f"{'2' if settings.degree == 2 else '2- and 3'}-way marginals (AIM's score) and a discrete-Laplace "
                  "measurement, consistent estimation after each")
     plan_settings = (("algorithm", algorithm), ("rounds", T), ("marginal degree", settings.degree),

@@ -21,6 +21,15 @@ Methods (each peer imported lazily; a method whose package is missing gets a "no
   best that any private structure learning could give this model family at that ε.
 * ``ours-add-remove``: ``ours-consistent`` with ``neighbours="add-remove"``: ε-DP under MST's and
   AIM's neighbouring relation (add or remove one tuple, n private), the like-for-like guarantee.
+* ``ours-adaptive`` / ``ours-adaptive-replace-one``: ``AdaptiveMarginals(eps, neighbours=..., random_state=r)``
+  (issue 31: AIM-style adaptive selection under pure ε, consistent estimation) fitted on
+  ``counting.open(train, schema)``, sampled with ``random_state=r``; add/remove (n private, the relation of
+  MST and AIM) and replace-one (n public, the library's default relation).
+* ``mst-opendp`` / ``mst-opendp-pure`` / ``aim-opendp`` / ``aim-opendp-pure``: MST and AIM of OpenDP 0.16
+  (``dp.mbi``, private-pgm inside) with their defaults, every column's keys given as the public code range,
+  add/remove neighbours, rows drawn i.i.d. from the fitted model; ``-pure`` at ``loss_of(epsilon=ε)``
+  (Laplace noise), the others at the zCDP ρ that OpenDP converts to (ε, δ = 1e-9) (Gaussian noise).  Two
+  compatibility shims, documented in ``_opendp``, let OpenDP's pure-ε budget splitting run at all.
 * ``datasynthesizer``: DataSynthesizer's correlated attribute mode (its own PrivBayes variant,
   PyPI ``DataSynthesizer``), given the schema's public domain; ``--datasynthesizer-k`` sets its degree.
 * ``mst`` / ``aim``: MST and AIM of SmartNoise Synth (PyPI ``smartnoise-synth``, on private-pgm
@@ -96,15 +105,16 @@ DATASETS = ("bundled", "adult", "nltcs", "acs", "br2000")
 OURS = {"ours": None, "ours-paper": "paper", "ours-projected": "projected", "ours-consistent": "consistent",
         "ours-exact-network": "consistent", "ours-add-remove": "consistent"}
 OURS_OPTIONS = {"ours-exact-network": {"non_private_phase": "network"}, "ours-add-remove": {"neighbours": "add-remove"}}
-METHODS = (*OURS, "datasynthesizer", "mst", "mst-r1", "aim", "authors-cpp")
+OPENDP = ("mst-opendp", "mst-opendp-pure", "aim-opendp", "aim-opendp-pure")
+METHODS = (*OURS, "ours-adaptive", "ours-adaptive-replace-one", "datasynthesizer", "mst", "mst-r1", "aim", "authors-cpp", *OPENDP)
 # Default degree of DataSynthesizer's network.  Its Adult example notebook uses 2, but one fit at
 # k = 2 takes about 20 CPU minutes here (its greedy search joins parent values row by row in pandas).
 DATASYNTHESIZER_K = 1
 DATASYNTHESIZER_BINS = 20  # its default histogram size for numeric attributes
 # Order of methods in the tables (variants included).
-ORDER = ("ours-paper", "ours-projected", "ours-consistent", "ours-add-remove", "ours-exact-network", "ours",
+ORDER = ("ours-adaptive", "ours-adaptive-replace-one", "ours-paper", "ours-projected", "ours-consistent", "ours-add-remove", "ours-exact-network", "ours",
          "authors-cpp",
-         "mst+sample", "mst", "mst-r1+sample", "mst-r1", "aim+sample", "aim")
+         "mst+sample", "mst", "mst-r1+sample", "mst-r1", "aim+sample", "aim", *OPENDP)
 
 
 class NotInstalled(Exception):
@@ -146,6 +156,20 @@ def _ours(estimation: str | None, **options: str) -> Callable[..., np.ndarray]:
 
 
 NOTES: list[str] = []  # the model's caveats, reported with the run
+
+
+def _adaptive(neighbours: str) -> Callable[..., np.ndarray]:
+    """``AdaptiveMarginals(eps, neighbours=..., random_state=r)`` fitted on ``counting.open(train, schema)``,
+    sampled with ``random_state=r`` (issue 31)."""
+    def run(eps: float, schema: Schema, train: pd.DataFrame, codes: np.ndarray, rep: int) -> np.ndarray:
+        from privbayes import AdaptiveMarginals
+
+        model = AdaptiveMarginals(eps, neighbours=neighbours, random_state=rep).fit(counting.open(train, schema))
+        return leaf_codes(model.sample(len(train), random_state=rep), schema)
+    return run
+
+
+ADAPTIVE = {"ours-adaptive": "add-remove", "ours-adaptive-replace-one": "replace-one"}
 
 
 datasynthesizer_k = DATASYNTHESIZER_K  # --datasynthesizer-k
@@ -258,6 +282,78 @@ def _smartnoise(name: str, replace_one: bool = False) -> Callable[..., dict]:
     return run
 
 
+def opendp_rho(eps: float, delta: float) -> float:
+    """The largest zCDP ρ that OpenDP 0.16 itself converts to (ε, δ)-DP (``make_zCDP_to_approxDP`` then
+    ``make_fix_delta`` on a Gaussian measurement of that ρ; bisection on its noise scale)."""
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    space = dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float)
+
+    def epsilon_of(scale: float) -> float:
+        gaussian = dp.m.make_gaussian(*space, scale=scale)
+        return dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(gaussian), delta=delta).map(1.0)[0]
+
+    low, high = 1e-3, 1e6  # noise scales: ε falls as the scale grows
+    for _ in range(200):
+        middle = (low * high) ** 0.5
+        low, high = (middle, high) if epsilon_of(middle) > eps else (low, middle)
+    return 1.0 / (2.0 * high * high)
+
+
+def _opendp(name: str, pure: bool) -> Callable[..., dict]:
+    """MST or AIM of OpenDP 0.16 (``dp.mbi``, private-pgm inside) with its defaults, on our leaf codes with
+    every column's keys given as the public code range (so the domain is ours, nothing is spent on
+    discovering keys), add/remove-one neighbours (``unit_of(contributions=1)``), synthetic rows drawn i.i.d.
+    from the fitted model (``synthesize(method="sample")``).  ``pure``: ε-DP (``loss_of(epsilon=ε)``,
+    Laplace noise); otherwise zCDP at the ρ that OpenDP converts to (ε, δ = 1e-9)-DP (Gaussian noise).
+
+    Compatibility shim, not a change of method: OpenDP 0.16 splits a pure-ε budget over the selection
+    steps with ``prior(d / k)`` and then refuses its own query by a few units in the last place
+    ("insufficient budget for query: 0.019999999999999993 > 0.019999999999999983"); the shim makes
+    ``prior`` also take off a relative 1e-9, so every step asks for slightly less than it may spend.
+    AIM's searches for a noise scale (``binary_search_chain`` without bounds) try negative scales at
+    small pure-ε budgets and fail ("scale (-0.5) must not be ... non-negative"); the shim gives them the
+    bounds (1e-9, 1e15), inside which the search finds the same scale.
+    Keys get a null category appended by OpenDP (``_with_null``); a sampled null (rare: the model's
+    probability of an empty cell) is mapped to code 0 and counted in the run's notes."""
+    def run(eps: float, schema: Schema, train: pd.DataFrame, codes: np.ndarray, rep: int) -> dict:
+        try:
+            import opendp.prelude as dp
+            import polars as pl
+            import opendp.extras.mbi._aim as aim_module
+            import opendp.extras.mbi._mst as mst_module
+        except ImportError as exc:
+            raise NotInstalled(str(exc)) from None
+        dp.enable_features("contrib")
+        for module in (aim_module, mst_module):
+            module.prior = lambda x: np.nextafter(x * (1 - 1e-9), -np.inf)
+        search = dp.binary_search_chain
+        aim_module.binary_search_chain = lambda make, d_in, d_out, T=None, bounds=None: search(
+            make, d_in, d_out, bounds=bounds or (1e-9, 1e15), T=T)
+        label = f"{name}-opendp" + ("-pure" if pure else "")
+        columns = [f"c{j}" for j in range(codes.shape[1])]
+        frame = pl.DataFrame({c: codes[:, j].astype(np.int64) for j, c in enumerate(columns)})
+        keys = {c: list(range(a.size)) for c, a in zip(columns, schema.attributes)}
+        np.random.seed(2000 + rep)  # mbi's sampling draws from the global np.random
+        wall, cpu = time.perf_counter(), _cpu_seconds()
+        loss = dp.loss_of(epsilon=eps) if pure else dp.loss_of(rho=opendp_rho(eps, 1e-9))
+        context = dp.Context.compositor(data=frame.lazy(), privacy_unit=dp.unit_of(contributions=1),
+                                        privacy_loss=loss, split_evenly_over=1)
+        algorithm = dp.mbi.MST() if name == "mst" else dp.mbi.AIM()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            table = context.query().select(*columns).contingency_table(keys=keys, algorithm=algorithm).release()
+            synthetic = table.synthesize(rows=len(train), method="sample")
+        out = np.column_stack([synthetic[c].to_numpy() for c in columns])
+        missing = int(np.isnan(out).sum()) if out.dtype.kind == "f" else 0
+        if missing:
+            NOTES.append(f"{missing} sampled null values mapped to code 0")
+        out = np.nan_to_num(out, nan=0).astype(np.int64)
+        return {label: (out, time.perf_counter() - wall, _cpu_seconds() - cpu)}
+    return run
+
+
 def run_authors_cpp(eps: float, schema: Schema, train: pd.DataFrame, codes: np.ndarray, rep: int) -> dict:
     """The authors' C++ release (TODS 2017), built from its mirror and run by benchmarks/authors_cpp.py:
     one process reads the training rows (.dat), fits (θ = 4, β = 1/2) and samples len(train) rows."""
@@ -272,15 +368,20 @@ def run_authors_cpp(eps: float, schema: Schema, train: pd.DataFrame, codes: np.n
 
 RUNNERS: dict[str, Callable[..., np.ndarray | dict]] = {
     **{method: _ours(estimation, **OURS_OPTIONS.get(method, {})) for method, estimation in OURS.items()},
+    **{method: _adaptive(neighbours) for method, neighbours in ADAPTIVE.items()},
     "datasynthesizer": run_datasynthesizer, "mst": _smartnoise("mst"), "mst-r1": _smartnoise("mst", replace_one=True),
     "aim": _smartnoise("aim"),
     "authors-cpp": run_authors_cpp,
+    **{f"{name}-opendp" + ("-pure" if pure else ""): _opendp(name, pure) for name in ("mst", "aim")
+       for pure in (False, True)},
 }
 # Imported by the child before its baseline memory is read, so that a peer's peak memory
 # counts its fit and sampling, not the loading of its libraries.
 PACKAGES = {"datasynthesizer": ("DataSynthesizer.DataDescriber",), "mst": ("jax", "mbi", "snsynth"),
             "mst-r1": ("jax", "mbi", "snsynth"),
-            "aim": ("jax", "mbi", "snsynth")}
+            "aim": ("jax", "mbi", "snsynth"),
+            **{f"{name}-opendp{suffix}": ("jax", "mbi", "polars", "opendp.prelude") for name in ("mst", "aim")
+               for suffix in ("", "-pure")}}
 
 
 # --- one run, in a child process -----------------------------------------------------------------

@@ -159,7 +159,7 @@ LAYERS = (
     ("privacy", ("privbayes.privacy",)),
     ("counting", ("privbayes.counting",)),
     ("inference", ("privbayes.inference",)),
-    ("algorithms", ("privbayes.bayesnet", "privbayes.undirected", "privbayes.nbc", "privbayes.baselines",
+    ("algorithms", ("privbayes.bayesnet", "privbayes.adaptive", "privbayes.undirected", "privbayes.nbc", "privbayes.baselines",
                     "privbayes.bayesnet.model_file")),
     ("estimators", ("privbayes.synthesizers",)),
     ("around", ("privbayes.evaluation", "privbayes.audit", "privbayes.demo", "privbayes.cli",

@@ -14,7 +14,7 @@ import pytest
 from sklearn.base import clone
 
 import privbayes
-from privbayes import PrivateMRF, PrivBayes, SAPrivBayes
+from privbayes import AdaptiveMarginals, PrivateMRF, PrivBayes, SAPrivBayes
 from privbayes.synthesizers.nbc import SafeNBC
 from privbayes.cli import main
 from privbayes.errors import InputError
@@ -35,6 +35,8 @@ CASES = {
     # not DP: an empty plan, a privacy-breach bound; γ so large that the counts are published as they are
     # (SafetyTransform's identity case), so that the synthetic table has the table's own size
     "nbc": lambda **kw: SafeNBC("a3", gamma=10**14, **kw),
+    "adaptive": lambda **kw: AdaptiveMarginals(1.0, random_state=3, **kw),
+    "adaptive-add-remove": lambda **kw: AdaptiveMarginals(1.0, neighbours="add-remove", random_state=3, **kw),
 }
 CLI = {"privbayes": ["--method", "privbayes"], "privbayes-add-remove": ["--neighbours", "add-remove"],
        "sa-privbayes": ["--method", "sa-privbayes"], "sa-privbayes-faithful": ["--method", "sa-privbayes", "--mode",
@@ -43,10 +45,13 @@ CLI = {"privbayes": ["--method", "privbayes"], "privbayes-add-remove": ["--neigh
        "mrf-add-remove": ["--method", "mrf", "--cliques", "a0,a1;a1,a2;a2,a3", "--estimation", "naive",
                           "--neighbours", "add-remove"],
        "mrf-psgd": ["--method", "mrf", "--cliques", "a0,a1;a1,a2;a2,a3", "--estimation", "psgd", "--psgd-steps", "3"],
-       "nbc": ["--method", "nbc", "--class", "a3", "--gamma", "100000000000000"]}
+       "nbc": ["--method", "nbc", "--class", "a3", "--gamma", "100000000000000"],
+       "adaptive": ["--method", "adaptive"],
+       "adaptive-add-remove": ["--method", "adaptive", "--neighbours", "add-remove"]}
 NOT_DP_FLAGS = {"nbc"}
 """Cases that take no --epsilon and no --seed."""
-PARAMETER = {"privbayes": ("beta", 0.4), "sa-privbayes": ("beta", 0.4), "mrf": ("l2", 0.5), "nbc": ("condition", "corollary4")}
+PARAMETER = {"privbayes": ("beta", 0.4), "sa-privbayes": ("beta", 0.4), "mrf": ("l2", 0.5), "nbc": ("condition", "corollary4"),
+             "adaptive": ("select_share", 0.3)}
 """A parameter to set, by method, for the clone test."""
 SCHEMA = categorical_schema(SIZES)
 FRAME = correlated_frame(SIZES, 600, seed=1)

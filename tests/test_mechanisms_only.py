@@ -30,7 +30,7 @@ from privbayes.privacy.mechanisms import DiscreteLaplace, Exponential
 from privbayes.privacy.neighbours import ADD_REMOVE
 from privbayes.synthesizers.privbayes import PrivBayes
 from privbayes.synthesizers.sa_privbayes import SAPrivBayes
-from privbayes import PrivateMRF
+from privbayes import AdaptiveMarginals, PrivateMRF
 from tests.helpers import categorical_schema, correlated_frame, random_frame
 
 SIZES = [3, 4, 2, 5]
@@ -95,6 +95,52 @@ def test_sa_privbayes_faithful_is_not_private_and_the_check_sees_it(oblivious, t
     # DP), so the same check must tell the two tables apart — the check has teeth.
     first, second = _two_tables(300, 300)
     make = lambda: SAPrivBayes(1.0, mode="faithful", random_state=5)  # noqa: E731
+    assert _privbayes_file(make(), first, tmp_path / "a.json") != _privbayes_file(make(), second, tmp_path / "b.json")
+
+
+@pytest.mark.parametrize("degree", [2, 3])
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+def test_adaptive_releases_depend_on_the_mechanisms_only(oblivious, tmp_path, relation, degree):
+    # The selection's scores and every measured table are computed from the data, but reach the
+    # release only through the (pinned) exponential and discrete Laplace mechanisms; the rounds,
+    # the candidate filter and every re-fit read released values only.
+    first, second = _two_tables(300, 300 if relation == "replace-one" else 301)
+    make = lambda: AdaptiveMarginals(1.0, neighbours=relation, degree=degree, random_state=5)  # noqa: E731
+    a = _privbayes_file(make(), first, tmp_path / "a.json")
+    b = _privbayes_file(make(), second, tmp_path / "b.json")
+    assert a == b
+    if relation == "add-remove":
+        assert json.loads(a)["fitted"]["n"] == PINNED_COUNT
+
+
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+def test_adaptive_network_start_depends_on_the_mechanisms_only(oblivious, tmp_path, relation):
+    # Binary data start from PrivBayes's network and tables (init "auto"): the same check.
+    from privbayes.audit.distinguish import binary_schema
+
+    rng = np.random.default_rng(1)
+    frames = [pd.DataFrame(rng.integers(0, 2, size=(n, 5)), columns=list("abcde"))
+              for n in (300, 300 if relation == "replace-one" else 301)]
+    files = []
+    for i, frame in enumerate(frames):
+        model = AdaptiveMarginals(1.0, neighbours=relation, random_state=5).fit(frame, binary_schema("abcde"))
+        model.save(tmp_path / f"{i}.json")
+        files.append((tmp_path / f"{i}.json").read_text())
+    assert files[0] == files[1] and json.loads(files[0])["plan"]["settings"]["init"] == "network"
+
+
+def test_adaptive_with_an_exact_selection_is_caught(oblivious, tmp_path, monkeypatch):
+    # The control: a selection that skips the exponential mechanism (the exact argmax of the scores)
+    # lets the data choose what is measured, so the same check must tell the two tables apart.
+    import privbayes.adaptive.rounds as rounds_module
+
+    class Argmax(Exponential):
+        def release(self, scores, accountant, rng, *, step, measured):
+            accountant.charge(self, step=step, measured=measured)
+            return int(np.argmax(scores))
+    monkeypatch.setattr(rounds_module, "Exponential", Argmax)
+    first, second = _two_tables(300, 300)
+    make = lambda: AdaptiveMarginals(1.0, random_state=5)  # noqa: E731
     assert _privbayes_file(make(), first, tmp_path / "a.json") != _privbayes_file(make(), second, tmp_path / "b.json")
 
 

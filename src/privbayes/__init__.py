@@ -16,6 +16,7 @@ from privbayes._version import __version__
 
 _EXPORTS = {
     "Accountant": "privbayes.privacy.accountant",
+    "AdaptiveMarginals": "privbayes.synthesizers.adaptive",
     "Attribute": "privbayes.schema",
     "BayesNetModel": "privbayes.bayesnet.model",
     "BudgetExceededError": "privbayes.privacy.accountant",
@@ -37,6 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from privbayes.errors import InputError
     from privbayes.synthesizers.registry import load
     from privbayes.privacy.accountant import Accountant, BudgetExceededError
+    from privbayes.synthesizers.adaptive import AdaptiveMarginals
     from privbayes.schema import Attribute, Schema
     from privbayes.privacy.report import PrivacyReport
     from privbayes.synthesizers.mrf import PrivateMRF
@@ -60,6 +62,6 @@ def __dir__() -> list[str]:
     return sorted(list(globals()) + list(_EXPORTS))
 
 
-__all__ = ["Accountant", "Attribute", "BayesNetModel", "BudgetExceededError", "InputError", "PrivBayes", "PrivacyReport",
+__all__ = ["Accountant", "AdaptiveMarginals", "Attribute", "BayesNetModel", "BudgetExceededError", "InputError", "PrivBayes", "PrivacyReport",
            "PrivateMRF", "SAPrivBayes",
            "Schema", "__version__", "infer_schema", "load"]

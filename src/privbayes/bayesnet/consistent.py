@@ -89,9 +89,12 @@ class _Query:
                              f"its variables {self.shape}")
         self.onehot = [np.eye(size)[m] if level else None for m, size, (_, level)
                        in zip(self.maps, self.shape, measurement.variables)]
+        self.leaf = all(level == 0 for level in self.levels)  # A is the identity: nothing to map
 
     def project(self, leaf: np.ndarray) -> np.ndarray:
         """A μ: sum the leaf cells of each generalised parent value."""
+        if self.leaf:
+            return leaf
         for axis, onehot in enumerate(self.onehot):
             if onehot is not None:
                 leaf = np.moveaxis(np.tensordot(leaf, onehot, axes=([axis], [0])), -1, axis)
@@ -99,11 +102,12 @@ class _Query:
 
     def spread(self, cells: np.ndarray) -> np.ndarray:
         """Aᵀ as a potential: every leaf cell gets the value of its generalised cell."""
-        return cells[np.ix_(*self.maps)]
+        return cells if self.leaf else cells[np.ix_(*self.maps)]
 
 
-def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: int, *,
-             max_iterations: int | None = None, tolerance: float = TOLERANCE, floor: float = FLOOR) -> Estimate:
+def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: float, *,
+             max_iterations: int | None = None, tolerance: float = TOLERANCE, floor: float = FLOOR,
+             start: Sequence[np.ndarray | None] | None = None) -> Estimate:
     """The model whose marginals best explain ``measurements`` (ICML 2019, Alg. 1), on the leaf
     domain of ``encoding``.  Receives measurements only: post-processing, charges nothing.
 
@@ -113,7 +117,12 @@ def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: int, *,
     messages through the rest of the network), and the model is their product.  A component of
     one table over one attribute (a child without parents, a parent of nobody) is solved in closed
     form: L is then ½ w‖μ − y/n‖² over the simplex, whose minimiser is the Euclidean projection of
-    y/n (Duchi et al. 2008); with ``max_iterations = 0`` it keeps the paper's start, like the rest."""
+    y/n (Duchi et al. 2008), and so is a component of several tables over one attribute's leaves (the
+    projection of their weighted mean); with ``max_iterations = 0`` it keeps the paper's start, like the rest.
+
+    ``start`` (optional, one entry per measurement): log-potentials to start from instead of the
+    paper's (a warm start from an earlier fit, e.g. :attr:`Estimate.log_potentials`); ``None``
+    entries keep the paper's start for that table."""
     if not measurements:
         raise ValueError("estimation needs at least one measured table")
     exact = [m.scale is None for m in measurements]
@@ -124,18 +133,23 @@ def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: int, *,
     queries = [_Query(encoding, m) for m in measurements]
     targets = [np.asarray(m.counts, dtype=np.float64) / n for m in measurements]
     sizes = tuple(a.size for a in encoding.attributes)
-    start = _paper_start(measurements, floor)
+    initial = _paper_start(measurements, floor)
+    if start is not None:
+        if len(start) != len(measurements):
+            raise ValueError("start needs one entry per measurement")
+        initial = [s if s is not None else p for s, p in zip(start, initial)]
     noise_loss = [0.0 if m.scale is None else 0.5 * w * m.counts.size * m.variance / n**2
                   for m, w in zip(measurements, weights)]
     parts = []
     for variables, members in _components(len(sizes), [q.scope for q in queries]):
-        one_leaf_table = len(members) == 1 and len(variables) == 1 and queries[members[0]].onehot[0] is None
-        if one_leaf_table and max_iterations != 0:
-            parts.append(_one_table(variables, members, queries, targets, weights))
+        one_leaf_attribute = bool(members) and len(variables) == 1 and all(
+            queries[i].onehot[0] is None for i in members)
+        if one_leaf_attribute and max_iterations != 0:
+            parts.append(_one_attribute(variables, members, targets, weights))
         else:
-            parts.append(_mirror_descent(variables, members, sizes, queries, targets, weights, start,
+            parts.append(_mirror_descent(variables, members, sizes, queries, targets, weights, initial,
                                          max_iterations, tolerance, sum(noise_loss[i] for i in members)))
-    theta: list[np.ndarray] = list(start)
+    theta: list[np.ndarray] = list(initial)
     for part in parts:
         for i, t in zip(part.members, part.theta):
             theta[i] = t
@@ -177,15 +191,19 @@ def _components(d: int, scopes: Sequence[tuple[int, ...]]) -> list[tuple[tuple[i
     return [(tuple(variables), tuple(members)) for variables, members in groups.values()]
 
 
-def _one_table(variables, members, queries, targets, weights) -> _Part:
-    """A one-attribute component: the projection of y/n onto the simplex (exact minimiser)."""
-    (i,) = members
-    p = project_simplex(targets[i])
+def _one_attribute(variables, members, targets, weights) -> _Part:
+    """A component of one attribute measured at its leaves, by one table or several: L is then
+    ½ Σ_i w_i‖μ − y_i/n‖² = ½ W‖μ − ȳ‖² + const over the simplex (ȳ the w-weighted mean of the
+    tables, W = Σ w_i), whose minimiser is the Euclidean projection of ȳ (exact)."""
+    w = np.array([weights[i] for i in members])
+    mean = sum(wi * targets[i] for wi, i in zip(w, members)) / float(w.sum())
+    p = project_simplex(mean)
     with np.errstate(divide="ignore"):
         theta = np.log(p)
-    loss = 0.5 * weights[i] * float(np.sum((p - targets[i]) ** 2))
+    loss = 0.5 * sum(float(weights[i]) * float(np.sum((p - targets[i]) ** 2)) for i in members)
     tree = JunctionTree(((0,),), ())
-    return _Part(variables, members, (theta,), CalibratedTree(tree, (theta,), 0.0), loss, 0)
+    thetas = (theta,) + tuple(np.zeros_like(theta) for _ in members[1:])
+    return _Part(variables, members, thetas, CalibratedTree(tree, (theta,), 0.0), loss, 0)
 
 
 def _mirror_descent(variables, members, sizes, queries, targets, weights, start, max_iterations, tolerance,

@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 
 from privbayes._version import __version__
+from privbayes.adaptive.settings import ENCODING, MECHANISM as ADAPTIVE_MECHANISM, METHOD as ADAPTIVE_METHOD
+from privbayes.adaptive.settings import AdaptiveSettings
 from privbayes.bayesnet.privbayes.settings import PrivBayesSettings
 from privbayes.bayesnet.model import FORMAT, VERSION, BayesNetModel
 from privbayes.bayesnet.network import Network
@@ -97,14 +99,21 @@ def _model_from_document(doc: Any, path: str) -> BayesNetModel:
         _require(sorted(p.child for p in learned.pairs) == list(range(d)), path,
                  "the learned network must cover every attribute once")
     ledger = ledger_entries(doc["ledger"], path)
-    method = check_choice(params.get("method", "privbayes"), "method", ("privbayes", SA_METHOD), allow_none=False)
+    method = check_choice(params.get("method", "privbayes"), "method", ("privbayes", SA_METHOD, ADAPTIVE_METHOD),
+                          allow_none=False)
     n = check_count(fitted.get("n"), "n", minimum=1)
     _require(n <= MAX_N, path, f"n must be at most {MAX_N}")
     _require(fitted.get("degree") is None or isinstance(fitted["degree"], int) and fitted["degree"] >= 0, path,
              "fitted degree must be an integer ≥ 0")
     _require(isinstance(fitted.get("seeded"), bool), path, "fitted seeded must be true or false")
     _require(isinstance(fitted.get("algorithm"), str), path, "fitted algorithm must be text")
-    if method == SA_METHOD:
+    if method == ADAPTIVE_METHOD:  # the adaptive method's plan (issue 31): recomputed from its own settings
+        _require(version >= 3, path, "an adaptive model is version 3 or later")
+        adaptive = AdaptiveSettings.from_parameters(params)
+        _require(encoding.name == ENCODING, path, f"an adaptive model uses the {ENCODING} encoding")
+        plan, dp, parameters, mechanism, required = adaptive.plan(n, encoding), True, adaptive.to_parameters(), \
+            ADAPTIVE_MECHANISM, ()
+    elif method == SA_METHOD:
         _require(version >= 2 and encoding.name == "vanilla", path, "an SA-PrivBayes model is version 2 or later, "
                  "vanilla encoding")
         sa = SASettings.from_parameters(params, version=version)

@@ -109,13 +109,28 @@ PARAMETERS: dict[str, Parameter] = {
     "beta": Parameter("--beta", {"type": ratio, "help": "share of ε for learning the structure (β; privbayes, "
                                                         "sa-privbayes; default 0.3)"}),
     "theta": Parameter("--theta", {"type": number, "help": "privbayes: how much signal each noisy table must keep "
-                                                           "(θ-usefulness, default 4); higher gives simpler models"}),
+                                                           "(θ-usefulness, default 4); higher gives simpler models; "
+                                                           "adaptive: the rounds rule's θ (default 25; higher "
+                                                           "gives fewer, less noisy rounds)"}),
     "score": Parameter("--score", {"choices": ("I", "R", "F"), "help": "privbayes: score function (I mutual "
                                    "information, R, F; default F for binary data, else R)"}),
     "encoding": Parameter("--encoding", {"choices": MODEL_ENCODINGS, "help": "privbayes: how columns become model "
                                          "variables (default hierarchical with taxonomies, else vanilla)"}),
     "degree": Parameter("--degree", {"type": count, "help": "privbayes, sa-privbayes: a fixed number of parents per "
-                                                            "column (network degree k)"}),
+                                                            "column (network degree k); adaptive: the largest "
+                                                            "marginal measured, 2 (default) or 3"}),
+    "rounds": Parameter("--rounds", {"type": positive_int, "help": "adaptive: select-and-measure rounds (default: "
+                                                                   "from n, ε and the domain; --dry-run shows it)"}),
+    "initial_share": Parameter("--initial-share", {"type": ratio, "help": "adaptive: share of ε for the first "
+                                                   "measurements (default 0.5 for 1-way marginals, 0.75 for the "
+                                                   "network)"}),
+    "select_share": Parameter("--select-share", {"type": ratio, "help": "adaptive: share of each round's ε for "
+                                                                       "its selection (default 0.2)"}),
+    "init": Parameter("--init", {"choices": ("auto", "oneway", "network"), "help": "adaptive: the first "
+                                 "measurements: 1-way marginals, PrivBayes's network tables, or auto (default: the "
+                                 "network when every column is binary)"}),
+    "max_model_cells": Parameter("--max-model-cells", {"type": positive_int, "help": "adaptive: cap on the cells "
+                                                       "of the model's junction tree (default 2^20)"}),
     "estimation": Parameter("--estimation", {"help": "how the noisy measurements become the model: privbayes "
                                              "consistent (default), projected or paper; mrf auto (default), naive, "
                                              "cgm or psgd"}),

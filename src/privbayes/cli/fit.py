@@ -21,8 +21,8 @@ def add_parser(commands: Any) -> None:
     fit = commands.add_parser("fit", help="release a private model of a table (CSV, compressed CSV, Parquet, .dat)")
     fit.add_argument("data", help="input table: .csv with a header (also .csv.gz/.bz2/.xz/.zip), .parquet, or .dat")
     fit.add_argument("--method", default="privbayes",
-                     help="privbayes (TODS 2017, default), sa-privbayes (Future Internet 2026) or mrf (ICML 2017: "
-                          "needs --cliques)")
+                     help="privbayes (TODS 2017, default), adaptive (issue 31: adaptive marginals, pure ε), "
+                          "sa-privbayes (Future Internet 2026) or mrf (ICML 2017: needs --cliques)")
     fit.add_argument("--schema", help="the public description of the columns (.yaml/.json, or the authors' .domain)")
     fit.add_argument("--infer-schema", action="store_true",
                      help="read the columns' description from the data itself (NOT covered by the privacy budget; "

@@ -1,0 +1,212 @@
+"""The adaptive method's settings and budget plan, from public inputs before any data is read.
+
+A fit spends ε in a fixed order (docs/decisions.md, "Adaptive marginals"):
+
+1. under add/remove neighbours, a noisy count n̂ with ε/100 (as PrivBayes: n is private there);
+2. the first measurements with ``initial_share`` of the rest: the 1-way marginal of every attribute,
+   split in proportion to the square root of the attribute's size (the split that minimises the
+   summed L1 noise Σ_a |Ω_a|·Δ/ε_a for a fixed total), or with ``init="network"`` (the default when
+   every attribute is binary) PrivBayes's network and tables (:mod:`privbayes.adaptive.network`);
+   by default 1/2 of the rest for the 1-way marginals, 3/4 for the network;
+3. T rounds, each an exponential-mechanism selection with ``select_share`` of the round's budget
+   and a discrete-Laplace measurement of the selected marginal with the rest.
+
+T is fixed before the data: ``rounds`` if given, else T = √(n·E_m / (Δ·θ)), E_m all the rounds'
+measurement budget, at least 1 and at most :data:`MAX_ROUNDS_PER_ATTRIBUTE`·d.  Read as PrivBayes's
+θ-usefulness (TODS 2017, §4.3) of the rounds themselves: n·ε_m/Δ, the count a measurement at the
+per-round ε_m = E_m/T resolves against its noise, must be at least θ·T (θ = 25 by default).  Under pure ε
+every extra round makes every measurement noisier (ε composes linearly), so the number of rounds grows
+with the square root of the signal, not linearly (docs/decisions.md, "Adaptive marginals": measured on
+Adult, NLTCS, ACS and BR2000).  So the plan is a function of the
+parameters, the schema and n (under add/remove: the noisy count, released first), and the fit checks
+its ledger against it; a model file's loader recomputes it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Mapping
+
+from privbayes.encoding import Encoding
+from privbayes.errors import InputError
+from privbayes.inference import MAX_EXACT_CELLS
+from privbayes.privacy.neighbours import RELATIONS, REPLACE_ONE, Neighbours, neighbours
+from privbayes.privacy.plan import BudgetPlan, PlannedRelease
+from privbayes.schema import Schema
+from privbayes.validation import (check_choice, check_count, check_epsilon, check_positive, check_share, exact,
+                                  is_real)
+
+METHOD = "adaptive"
+MECHANISM = "adaptive marginals (AIM-style selection under pure ε, consistent estimation on a junction tree)"
+COUNT_SHARE = Fraction(1, 100)
+"""Share of ε spent on the noisy count under add/remove neighbours (as PrivBayes)."""
+COUNT_STEP = "count n"
+MAX_ROUNDS_PER_ATTRIBUTE = 2
+"""The rounds rule gives at most this many rounds per attribute (each round refits the model)."""
+DEGREES = (2, 3)
+INITS = ("auto", "oneway", "network")
+DEFAULT_MODEL_CELLS = 2**20
+"""Default cap on the cells of the model's junction tree (exact inference at every round)."""
+ENCODING = "hierarchical"
+"""The candidates are leaf marginals; the hierarchical encoding keeps the schema's attributes as they are."""
+
+
+@dataclass(frozen=True)
+class AdaptiveSettings:
+    """The public parameters of an adaptive fit, validated once (one-line :class:`InputError` naming the
+    parameter).  Budgets and shares are exact rationals of the decimals written (0.2 → 1/5)."""
+
+    epsilon: Fraction
+    degree: int = 2
+    rounds: int | None = None
+    initial_share: Fraction | None = None
+    select_share: Fraction = Fraction(1, 5)
+    theta: float = 25.0
+    max_model_cells: int = DEFAULT_MODEL_CELLS
+    neighbours: str = REPLACE_ONE.name
+    init: str = "auto"
+
+    def __post_init__(self) -> None:
+        check_choice(self.init, "init", INITS, allow_none=False)
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "degree", check_count(self.degree, "degree", minimum=1))
+        if self.degree not in DEGREES:
+            raise InputError(f"degree ({self.degree!r}) must be one of {', '.join(map(str, DEGREES))}")
+        if self.rounds is not None:
+            object.__setattr__(self, "rounds", check_count(self.rounds, "rounds", minimum=1))
+        if self.initial_share is not None:
+            object.__setattr__(self, "initial_share", check_share(self.initial_share, "initial_share"))
+        object.__setattr__(self, "select_share", check_share(self.select_share, "select_share"))
+        object.__setattr__(self, "theta", float(check_positive(self.theta, "theta")))
+        object.__setattr__(self, "max_model_cells", check_count(self.max_model_cells, "max_model_cells", minimum=1))
+        if self.max_model_cells > MAX_EXACT_CELLS:
+            raise InputError(f"max_model_cells ({self.max_model_cells}) must be at most {MAX_EXACT_CELLS:,} "
+                             "(the released model is sampled by exact inference)")
+        check_choice(self.neighbours, "neighbours", tuple(RELATIONS), allow_none=False)
+
+    @property
+    def relation(self) -> Neighbours:
+        return neighbours(self.neighbours)
+
+    def encoding_for(self, schema: Schema) -> Encoding:
+        return Encoding.build(schema, ENCODING)
+
+    def init_for(self, encoding: Encoding) -> str:
+        """The first measurements: ``init``, or with "auto" the network's tables when every attribute is
+        binary (Lemma 4.8's high-order tables hold many 2-cell marginals at once) and the 1-way marginals
+        otherwise (docs/decisions.md, "Adaptive marginals")."""
+        if self.init != "auto":
+            return self.init
+        return "network" if encoding.is_binary else "oneway"
+
+    def share_for(self, init: str) -> Fraction:
+        """The first measurements' share of ε: ``initial_share``, else 1/2 for the 1-way marginals (AIM's and
+        OpenDP's default) and 3/4 for the network's tables (docs/decisions.md, "Adaptive marginals")."""
+        if self.initial_share is not None:
+            return self.initial_share
+        return Fraction(1, 2) if init == "oneway" else Fraction(3, 4)
+
+    def count_epsilon(self) -> Fraction:
+        """ε of the noisy count (add/remove neighbours only)."""
+        return self.epsilon * COUNT_SHARE
+
+    def plan(self, n: int, encoding: Encoding) -> BudgetPlan:
+        """Every release of a fit on n rows (the noisy count under add/remove), in the fit's order."""
+        return adaptive_plan(self, n, encoding)
+
+    def to_parameters(self) -> dict[str, Any]:
+        """The model file's ``parameters``: numbers for readers, exact text for the budgets."""
+        return {"method": METHOD, "epsilon": float(self.epsilon), "epsilon_exact": str(self.epsilon),
+                "degree": self.degree, "rounds": self.rounds,
+                "initial_share": None if self.initial_share is None else float(self.initial_share),
+                "initial_share_exact": None if self.initial_share is None else str(self.initial_share),
+                "select_share": float(self.select_share), "select_share_exact": str(self.select_share),
+                "theta": self.theta, "max_model_cells": self.max_model_cells, "neighbours": self.neighbours,
+                "init": self.init, "encoding": ENCODING}
+
+    @classmethod
+    def from_parameters(cls, params: Mapping[str, Any]) -> "AdaptiveSettings":
+        """Settings from a model file's ``parameters`` (validated; unknown keys refused)."""
+        known = {"method", "epsilon", "epsilon_exact", "degree", "rounds", "initial_share", "initial_share_exact",
+                 "select_share", "select_share_exact", "theta", "max_model_cells", "neighbours", "init", "encoding"}
+        if set(params) - known:
+            raise InputError(f"unknown adaptive parameters {sorted(set(params) - known)}")
+        check_choice(params.get("method"), "method", (METHOD,), allow_none=False)
+        check_choice(params.get("encoding", ENCODING), "encoding", (ENCODING,), allow_none=False)
+
+        def rational(name: str) -> Fraction:
+            shown, text = params.get(name), params.get(f"{name}_exact")
+            if not isinstance(text, str):
+                raise InputError(f"parameter {name}_exact must be the exact value as text")
+            value = exact(text, name)
+            if not is_real(shown) or not math.isclose(float(value), shown, rel_tol=1e-12):
+                raise InputError(f"parameters {name} and {name}_exact disagree")
+            return value
+
+        return cls(check_epsilon(rational("epsilon")), degree=params.get("degree"), rounds=params.get("rounds"),
+                   initial_share=None if params.get("initial_share") is None else rational("initial_share"),
+                   select_share=rational("select_share"),
+                   theta=params.get("theta"), max_model_cells=params.get("max_model_cells"),
+                   neighbours=params.get("neighbours"), init=params.get("init"))
+
+
+def rounds_for(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_budget: Fraction) -> int:
+    """T: the given ``rounds``, else the rounds rule of the module docstring."""
+    if settings.rounds is not None:
+        return settings.rounds
+    d = len(encoding.attributes)
+    measure = float(rounds_budget * (1 - settings.select_share))
+    signal = n * measure / float(settings.relation.count_sensitivity)
+    return int(min(max(1, round(math.sqrt(signal / settings.theta))), MAX_ROUNDS_PER_ATTRIBUTE * d))
+
+
+def oneway_weights(encoding: Encoding) -> list[Fraction]:
+    """√|Ω_a| per attribute, as exact rationals (two decimals: a public, deterministic split)."""
+    return [Fraction(math.isqrt(10**4 * a.size), 100) for a in encoding.attributes]
+
+
+def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> BudgetPlan:
+    """Every release of an adaptive fit, in the order the fit makes them (``n``: the noisy count under
+    add/remove)."""
+    relation = settings.relation
+    delta = relation.count_sensitivity
+    epsilon = settings.epsilon
+    rest = epsilon - (0 if relation.n_public else settings.count_epsilon())
+    init = settings.init_for(encoding)
+    share = settings.share_for(init)
+    oneway = rest * share
+    d = len(encoding.attributes)
+    T = rounds_for(settings, n, encoding, rest - oneway)
+    per_round = (rest - oneway) / T
+    select = per_round * settings.select_share
+    measure = per_round - select
+    releases = [] if relation.n_public else [
+        PlannedRelease(COUNT_STEP, "discrete Laplace", settings.count_epsilon(), kind="count", sensitivity=Fraction(1))]
+    network_settings: tuple = ()
+    if init == "network":
+        from privbayes.adaptive.network import network_plan
+
+        initial = network_plan(oneway, n, encoding, relation)
+        releases += list(initial.releases)
+        network_settings = (("network degree", initial.setting("degree")),)
+    else:
+        weights = oneway_weights(encoding)
+        releases += [PlannedRelease(f"1-way marginal {a + 1}/{d}", "discrete Laplace", oneway * w / sum(weights),
+                                    kind="oneway", index=a, sensitivity=delta) for a, w in enumerate(weights)]
+    for t in range(1, T + 1):
+        releases += [PlannedRelease(f"round {t}/{T}: select", "exponential", select, kind="select", index=t,
+                                    sensitivity=delta),
+                     PlannedRelease(f"round {t}/{T}: measure", "discrete Laplace", measure, kind="measure", index=t,
+                                    sensitivity=delta)]
+    first = "PrivBayes's network and noisy tables" if init == "network" else "1-way marginals"
+    algorithm = (f"{first}, then {T} rounds of exponential-mechanism selection among the "
+                 f"{'2' if settings.degree == 2 else '2- and 3'}-way marginals (AIM's score) and a discrete-Laplace "
+                 "measurement, consistent estimation after each")
+    plan_settings = (("algorithm", algorithm), ("rounds", T), ("marginal degree", settings.degree),
+                     ("epsilon per round", float(per_round)), ("select share", float(settings.select_share)),
+                     ("initial share", float(share)), ("theta", settings.theta),
+                     ("max model cells", settings.max_model_cells), ("n", n), ("attributes", d),
+                     ("neighbours", relation.name), ("init", init)) + network_settings
+    return BudgetPlan(Fraction(epsilon), tuple(releases), plan_settings)

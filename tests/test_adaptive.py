@@ -1,0 +1,293 @@
+"""Adaptive marginals (issue 31): plan, ledger, candidates, the marginal oracle, the score's sensitivity."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from privbayes import AdaptiveMarginals, counting
+from privbayes.adaptive.candidates import Candidate, leaf_candidates, workload_weights
+from privbayes.adaptive.marginals import MarginalOracle, tree_cells
+from privbayes.adaptive.rounds import mean_absolute_noise, quality
+from privbayes.adaptive.settings import COUNT_STEP, MAX_ROUNDS_PER_ATTRIBUTE, AdaptiveSettings
+from privbayes.bayesnet.measurements import discrete_laplace_variance
+from privbayes.encoding import Encoding
+from privbayes.errors import InputError
+from privbayes.inference import Domain, make_engine
+from privbayes.privacy.plan import PlanMismatchError
+from privbayes.privacy.samplers import discrete_laplace, random_source
+from tests.helpers import categorical_schema, correlated_frame
+
+SIZES = [3, 4, 2, 5]
+SCHEMA = categorical_schema(SIZES)
+FRAME = correlated_frame(SIZES, 800, seed=4)
+
+
+# --- settings and plan ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+@pytest.mark.parametrize("epsilon", [Fraction(1, 10), Fraction(2, 5), Fraction(8, 5)])
+def test_the_plan_spends_exactly_epsilon_in_its_stated_shares(relation, epsilon):
+    settings = AdaptiveSettings(epsilon, neighbours=relation)
+    encoding = settings.encoding_for(SCHEMA)
+    plan = settings.plan(1000, encoding)
+    assert plan.spent == epsilon == plan.total
+    delta = settings.relation.count_sensitivity
+    rest = epsilon - (0 if relation == "replace-one" else epsilon / 100)
+    oneway = plan.budgets("oneway")
+    assert sorted(oneway) == list(range(len(SIZES))) and sum(oneway.values()) == rest / 2
+    # split in proportion to √|Ω_a| (two decimals): the larger attribute gets more
+    assert [oneway[a] / oneway[0] for a in range(4)] == [Fraction(math.isqrt(10**4 * s), math.isqrt(10**4 * 3))
+                                                       for s in SIZES]
+    T = plan.setting("rounds")
+    select, measure = plan.budgets("select"), plan.budgets("measure")
+    assert sorted(select) == sorted(measure) == list(range(1, T + 1))
+    assert all(select[t] == select[1] and measure[t] == measure[1] for t in select)
+    assert select[1] == (select[1] + measure[1]) / 5  # select_share = 1/5
+    assert all(r.sensitivity == (1 if r.kind == "count" else delta) for r in plan.releases)
+    assert (plan.releases[0].step == COUNT_STEP) == (relation == "add-remove")
+
+
+def test_the_rounds_rule_grows_with_the_square_root_of_the_signal():
+    settings = AdaptiveSettings(Fraction(1, 10))
+    encoding = settings.encoding_for(SCHEMA)
+    rounds = []
+    for n in (4000, 16000, 64000):
+        plan = settings.plan(n, encoding)
+        measure = float(sum(plan.budgets("measure").values()))
+        expected = round(math.sqrt(n * measure / (2 * 25)))  # Δ = 2 (replace-one), θ = 25
+        assert plan.setting("rounds") == min(max(1, expected), MAX_ROUNDS_PER_ATTRIBUTE * 4)
+        rounds.append(plan.setting("rounds"))
+    assert rounds[0] < rounds[1] < rounds[2]
+    assert AdaptiveSettings(1, rounds=3).plan(10**6, encoding).setting("rounds") == 3  # given: no rule
+    assert AdaptiveSettings(1).plan(10**9, encoding).setting("rounds") == MAX_ROUNDS_PER_ATTRIBUTE * 4  # capped
+    assert AdaptiveSettings(1).plan(1, encoding).setting("rounds") == 1  # at least one
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(degree=4), "degree"), (dict(rounds=0), "rounds"), (dict(initial_share=1), "initial_share"),
+    (dict(select_share=0), "select_share"), (dict(theta=-1), "theta"), (dict(neighbours="swap"), "neighbours"),
+    (dict(max_model_cells=2**30), "max_model_cells"), (dict(epsilon=0), "epsilon")])
+def test_bad_parameters_are_one_line_errors_naming_the_parameter(bad, message):
+    params = {"epsilon": 1.0, **bad}
+    with pytest.raises(InputError, match=f"^{message} "):
+        AdaptiveMarginals(**params).settings()
+
+
+def test_settings_round_trip_through_the_model_parameters():
+    settings = AdaptiveSettings(Fraction(3, 10), degree=3, rounds=4, initial_share=Fraction(2, 5),
+                                select_share=Fraction(1, 10), theta=0.5, max_model_cells=1000,
+                                neighbours="add-remove")
+    assert AdaptiveSettings.from_parameters(settings.to_parameters()) == settings
+    tampered = settings.to_parameters() | {"select_share_exact": "1/20"}
+    with pytest.raises(InputError, match="disagree"):
+        AdaptiveSettings.from_parameters(tampered)
+    with pytest.raises(InputError, match="unknown adaptive parameters"):
+        AdaptiveSettings.from_parameters(settings.to_parameters() | {"beta": 0.3})
+
+
+# --- fits: the ledger is the plan --------------------------------------------------------------------
+
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+@pytest.mark.parametrize("degree, rounds", [(2, None), (3, 2), (2, 1)])
+def test_the_ledger_equals_the_plan_for_every_round_structure(relation, degree, rounds):
+    model = AdaptiveMarginals(0.8, neighbours=relation, degree=degree, rounds=rounds, random_state=1).fit(
+        FRAME, SCHEMA)
+    released = model.released_
+    n = len(FRAME) if relation == "replace-one" else released.n
+    plan = model.plan(n, SCHEMA)
+    assert plan == released.plan
+    plan.check(released.ledger)
+    assert sum((e.epsilon for e in released.ledger), Fraction(0)) == Fraction(4, 5)
+    measured = [e.measured for e in released.ledger if e.step.endswith(": measure")]
+    assert len(measured) == plan.setting("rounds")
+    assert all("-cell marginal " in m for m in measured)
+    if rounds is not None:  # a different round count is a different plan: refused
+        other = AdaptiveMarginals(0.8, neighbours=relation, degree=degree, rounds=rounds + 1).plan(n, SCHEMA)
+        with pytest.raises(PlanMismatchError):
+            other.check(released.ledger)
+
+
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+def test_binary_data_start_from_the_privbayes_network_and_the_ledger_is_the_plan(relation):
+    from privbayes.audit.distinguish import binary_schema
+
+    rng = np.random.default_rng(3)
+    first = rng.integers(0, 2, 1500)
+    frame = pd.DataFrame({c: np.where(rng.random(1500) < 0.8, first, rng.integers(0, 2, 1500)) for c in "abcdef"})
+    model = AdaptiveMarginals(1.0, neighbours=relation, random_state=2).fit(frame, binary_schema("abcdef"))
+    released = model.released_
+    assert released.plan.setting("init") == "network"  # "auto" on an all-binary domain
+    n = len(frame) if relation == "replace-one" else released.n
+    assert model.plan(n, binary_schema("abcdef")) == released.plan
+    released.plan.check(released.ledger)
+    steps = [e.step for e in released.ledger]
+    assert any(s.startswith("network step") for s in steps) and any(s.startswith("conditional") for s in steps)
+    assert not any(s.startswith("1-way") for s in steps)
+    assert sum((e.epsilon for e in released.ledger), Fraction(0)) == 1
+    forced = AdaptiveMarginals(1.0, neighbours=relation, init="oneway", random_state=2).fit(frame, binary_schema("abcdef"))
+    assert any(e.step.startswith("1-way") for e in forced.released_.ledger)
+
+
+def test_a_fit_samples_the_schema_and_keeps_strong_dependence():
+    model = AdaptiveMarginals(4.0, random_state=2).fit(FRAME, SCHEMA)
+    synthetic = model.sample(4000, random_state=3)
+    assert list(synthetic.columns) == list(FRAME.columns) and len(synthetic) == 4000
+    # a1 copies a0 (mod 4) 70 % of the time: the model must see it (independence gives ≈ 1/4 + ...)
+    agree_real = np.mean(FRAME["a1"] == FRAME["a0"] % 4)
+    agree_synth = np.mean(synthetic["a1"] == synthetic["a0"] % 4)
+    assert abs(agree_synth - agree_real) < 0.08
+    assert model.privacy_report()["method"] == "adaptive"
+
+
+def test_seeded_fits_are_reproducible_and_flagged():
+    a = AdaptiveMarginals(1.0, random_state=9).fit(FRAME, SCHEMA).released_.to_document()
+    b = AdaptiveMarginals(1.0, random_state=9).fit(FRAME, SCHEMA).released_.to_document()
+    assert a == b and any("seeded" in c for c in a["fitted"]["caveats"])
+
+
+# --- candidates and weights --------------------------------------------------------------------------
+
+def test_leaf_candidates_are_every_subset_up_to_the_degree():
+    encoding = Encoding.build(SCHEMA, "hierarchical")
+    for degree in (2, 3):
+        candidates = leaf_candidates(encoding, degree)
+        expected = [s for k in range(1, degree + 1) for s in itertools.combinations(range(4), k)]
+        assert [c.attributes for c in candidates] == expected
+        assert all(c.levels == (0,) * len(c.attributes) for c in candidates)
+
+
+@pytest.mark.parametrize("d, degree", [(4, 2), (4, 3), (15, 3), (2, 2)])
+def test_workload_weights_are_aims_overlap_counts(d, degree):
+    candidates = [Candidate(s, (0,) * len(s)) for k in range(1, degree + 1)
+                  for s in itertools.combinations(range(d), k)]
+    weights = workload_weights(candidates, d, degree)
+    workload = list(itertools.combinations(range(d), min(degree, d)))
+    raw = {k: sum(len(set(range(k)) & set(q)) for q in workload) for k in range(1, degree + 1)}  # by brute force
+    top = max(raw.values())
+    assert weights == {k: Fraction(raw[k], top) for k in raw}
+    assert max(weights.values()) == 1
+
+
+# --- the marginal oracle against brute force ---------------------------------------------------------
+
+def _brute_joint(sizes, scopes, potentials):
+    joint = np.zeros(sizes)
+    for cell in itertools.product(*(range(s) for s in sizes)):
+        joint[cell] = math.exp(sum(float(p[tuple(cell[v] for v in scope)]) for scope, p in zip(scopes, potentials)))
+    return joint / joint.sum()
+
+
+@pytest.mark.parametrize("sizes, scopes", [
+    ([2, 3, 2, 2, 3], [(0, 1), (1, 2), (2, 3), (3, 4)]),          # a chain: far ends in different cliques
+    ([3, 2, 2, 2, 2], [(0, 1), (0, 2), (0, 3), (3, 4)]),          # a star with a tail
+    ([2, 2, 3, 2, 2], [(0, 1, 2), (2, 3), (1, 4)]),               # a 3-clique and a cycle-free rest
+    ([2, 3, 2, 2, 2], [(0, 1), (2, 3), (4,)]),                    # disconnected components
+    ([2, 2, 2, 2], [(0, 1), (1, 2), (2, 3), (3, 0)]),             # a cycle (triangulated)
+])
+def test_the_marginal_oracle_matches_brute_force_for_every_subset(sizes, scopes):
+    rng = np.random.default_rng(len(sizes) + len(scopes))
+    domain = Domain(tuple(sizes))
+    potentials = [rng.normal(size=domain.shape(s)) for s in scopes]
+    engine = make_engine(domain, scopes, method="exact")
+    oracle = MarginalOracle(engine.infer(potentials))
+    joint = _brute_joint(sizes, scopes, potentials)
+    for k in (1, 2, 3):
+        for subset in itertools.permutations(range(len(sizes)), k):
+            expected = joint.sum(axis=tuple(v for v in range(len(sizes)) if v not in subset))
+            expected = np.transpose(expected, np.argsort(np.argsort(subset)))
+            np.testing.assert_allclose(oracle.marginal(subset), expected, atol=1e-12)
+
+
+def test_tree_cells_counts_the_cliques_of_the_triangulated_model():
+    assert tree_cells([2, 3, 4], [(0,), (1,), (2,)]) == 2 + 3 + 4
+    assert tree_cells([2, 3, 4], [(0, 1), (1, 2)]) == 6 + 12
+    assert tree_cells([2, 3, 4, 5], [(0, 1), (1, 2), (2, 3), (3, 0)]) >= 2 * 3 * 4  # a cycle gets a chord
+
+
+# --- the selection's sensitivity --------------------------------------------------------------------
+
+def _neighbours(counts: np.ndarray, relation: str):
+    cells = list(itertools.product(*(range(s) for s in counts.shape)))
+    for c in cells:
+        if relation == "add-remove":
+            added = counts.copy()
+            added[c] += 1
+            yield added
+            if counts[c] > 0:
+                removed = counts.copy()
+                removed[c] -= 1
+                yield removed
+        else:
+            for target in cells:
+                if counts[c] > 0 and target != c:
+                    moved = counts.copy()
+                    moved[c] -= 1
+                    moved[target] += 1
+                    yield moved
+
+
+@pytest.mark.parametrize("relation, delta", [("add-remove", 1), ("replace-one", 2)])
+def test_the_quality_moves_by_at_most_the_count_sensitivity_and_reaches_it(relation, delta):
+    rng = np.random.default_rng(7)
+    attained = 0.0
+    for shape in [(2,), (2, 2), (3, 2), (2, 2, 2)]:
+        for _ in range(5):
+            counts = rng.integers(0, 4, size=shape)
+            model = rng.random(shape) * counts.sum()  # any released model, held fixed between neighbours
+            for weight in (Fraction(1), Fraction(1, 2)):
+                penalty = mean_absolute_noise(Fraction(3))
+                base = quality(counts, model, weight, penalty)
+                for other in _neighbours(counts, relation):
+                    change = abs(quality(other, model, weight, penalty) - base)
+                    assert change <= float(weight) * delta + 1e-9
+                    attained = max(attained, change)
+    assert attained == pytest.approx(delta)  # the bound is tight: Δ is not an overestimate
+
+
+def test_mean_absolute_noise_is_the_discrete_laplace_mean_of_abs():
+    for scale in (Fraction(1, 2), Fraction(3), Fraction(40)):
+        q = math.exp(-1 / float(scale))
+        pmf = lambda z: (1 - q) / (1 + q) * q ** abs(z)  # noqa: E731
+        direct = sum(abs(z) * pmf(z) for z in range(-4000, 4001))
+        assert mean_absolute_noise(scale) == pytest.approx(direct, rel=1e-9)
+        draws = discrete_laplace(scale, 20000, random_source(3))
+        # 5 standard errors of the mean of |Z| (its variance ≤ E Z² = the discrete Laplace variance)
+        assert abs(np.abs(draws).mean() - direct) < 5 * math.sqrt(discrete_laplace_variance(scale) / 20000)
+
+
+# --- estimation pieces -------------------------------------------------------------------------------
+
+def test_repeated_one_attribute_measurements_are_solved_in_closed_form():
+    from privbayes.bayesnet.consistent import estimate
+    from privbayes.bayesnet.measurements import NoisyTable
+
+    encoding = Encoding.build(categorical_schema([4, 2]), "vanilla")
+    tables = [NoisyTable(0, ((0, 0),), np.array([50, 30, -5, 25]), Fraction(2)),
+              NoisyTable(1, ((0, 0),), np.array([40, 45, 3, 12]), Fraction(1))]
+    fitted = estimate(encoding, tables, 100)
+    w = np.array([discrete_laplace_variance(Fraction(1)) / discrete_laplace_variance(Fraction(2)), 1.0])
+    mean = (w[0] * tables[0].counts + w[1] * tables[1].counts) / w.sum() / 100
+    from privbayes.inference.projection import project_simplex
+    np.testing.assert_allclose(fitted.calibrated.marginal([0]), project_simplex(mean), atol=1e-12)
+    assert fitted.iterations == 0
+
+
+def test_fits_need_rows_under_replace_one_only():
+    empty = FRAME.iloc[:0]
+    with pytest.raises(InputError, match="no rows"):
+        AdaptiveMarginals(1.0).fit(empty, SCHEMA)
+    model = AdaptiveMarginals(1.0, neighbours="add-remove", random_state=0).fit(empty, SCHEMA)
+    assert model.model_.n >= 1 and len(model.sample(7, random_state=0)) == 7
+
+
+def test_counting_layer_tables_give_the_same_model_as_frames():
+    table = counting.open(FRAME, SCHEMA)
+    a = AdaptiveMarginals(1.0, random_state=4).fit(table).released_.to_document()
+    b = AdaptiveMarginals(1.0, random_state=4).fit(FRAME, SCHEMA).released_.to_document()
+    assert a == b and isinstance(FRAME, pd.DataFrame)

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privbayes import PrivateMRF, PrivBayes, SAPrivBayes
+from privbayes import AdaptiveMarginals, PrivateMRF, PrivBayes, SAPrivBayes
 from privbayes.bayesnet.network import APPair, Network
 from privbayes.cli import main
 from privbayes.evaluation.caveats import DRAFT_LINE, privacy_summary
@@ -40,6 +40,7 @@ CASES = {
     "sa-privbayes": lambda: SAPrivBayes(1.0, random_state=3),
     "mrf": lambda: PrivateMRF([("a0", "a1"), ("a1", "a2", "a3")], 1.0, random_state=3),
     "nbc": lambda: SafeNBC("a3", gamma=10**14),   # identity case: the synthetic table has the table's size
+    "adaptive": lambda: AdaptiveMarginals(1.0, random_state=3),
 }
 
 

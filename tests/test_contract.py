@@ -38,7 +38,7 @@ CASES = {
     "adaptive": lambda **kw: AdaptiveMarginals(1.0, random_state=3, **kw),
     "adaptive-add-remove": lambda **kw: AdaptiveMarginals(1.0, neighbours="add-remove", random_state=3, **kw),
 }
-CLI = {"privbayes": ["--method", "privbayes"], "privbayes-add-remove": ["--neighbours", "add-remove"],
+CLI = {"privbayes": ["--method", "privbayes"], "privbayes-add-remove": ["--method", "privbayes", "--neighbours", "add-remove"],
        "sa-privbayes": ["--method", "sa-privbayes"], "sa-privbayes-faithful": ["--method", "sa-privbayes", "--mode",
                                                                                "faithful"],
        "mrf": ["--method", "mrf", "--cliques", "a0,a1;a1,a2;a2,a3"],
@@ -174,3 +174,16 @@ def test_the_command_line_verbs_work_for_every_method(name, files, tmp_path, cap
     capsys.readouterr()
     assert main(["evaluate", data, str(tmp_path / "s.csv"), "--model", model, "--no-classifier"]) == 0
     assert "verdict" in capsys.readouterr().out
+
+
+def test_the_default_method_is_the_same_for_the_command_line_and_python():
+    """``privbayes fit`` without --method and ``privbayes.synthesizer()`` build the registry's default,
+    the adaptive method of issue 31; ``--method privbayes`` keeps TODS 2017's algorithm."""
+    import privbayes
+    from privbayes.cli import _parser
+    from privbayes.synthesizers.registry import DEFAULT_METHOD
+
+    assert DEFAULT_METHOD == "adaptive"
+    assert type(privbayes.synthesizer(epsilon=1.0)) is AdaptiveMarginals
+    assert type(privbayes.synthesizer("privbayes", epsilon=1.0, estimation="paper")) is PrivBayes
+    assert _parser().parse_args(["fit", "d.csv"]).method is None  # resolved to DEFAULT_METHOD by fit

@@ -191,7 +191,7 @@ def _cli_fit(frame: pd.DataFrame, tmp_path, name: str, *extra: str) -> int:
     data, schema = tmp_path / f"{name}.csv", tmp_path / "schema.json"
     frame.to_csv(data, index=False)
     schema.write_text(json.dumps(categorical_schema(SIZES).to_dict()))
-    return cli.main(["fit", str(data), "--schema", str(schema), "--epsilon", "1", "--neighbours", "add-remove",
+    return cli.main(["fit", "--method", "privbayes", str(data), "--schema", str(schema), "--epsilon", "1", "--neighbours", "add-remove",
                      "-o", str(tmp_path / f"{name}.json"), *extra])
 
 
@@ -210,7 +210,7 @@ def test_cli_dry_run_under_add_remove_reads_no_data(tmp_path, capsys):
     # The data file does not even exist: nothing is read, and no n is printed.
     schema = tmp_path / "schema.json"
     schema.write_text(json.dumps(categorical_schema(SIZES).to_dict()))
-    args = ["fit", str(tmp_path / "absent.csv"), "--schema", str(schema), "--epsilon", "1", "--neighbours",
+    args = ["fit", "--method", "privbayes", str(tmp_path / "absent.csv"), "--schema", str(schema), "--epsilon", "1", "--neighbours",
             "add-remove", "--dry-run"]
     assert cli.main(args) == 0
     out = capsys.readouterr().out

@@ -253,10 +253,10 @@ def _build(argv):
     """The estimator ``privbayes fit --method … <argv>`` builds, its parameters checked."""
     from privbayes.cli import _parser
     from privbayes.cli.arguments import checked, estimator_arguments
-    from privbayes.synthesizers.registry import method
+    from privbayes.synthesizers.registry import DEFAULT_METHOD, method
 
     args = _parser().parse_args(["fit", "data.csv", *argv])
-    chosen = method(args.method)
+    chosen = method(args.method or DEFAULT_METHOD)
     estimator = chosen.estimator_class()(**estimator_arguments(args, chosen.estimator_class(), chosen.name))
     checked(estimator)
     return estimator
@@ -267,8 +267,9 @@ def test_cli_builds_either_estimator():
     settings = sa.settings()
     assert isinstance(sa, SAPrivBayes) and settings.mode == "faithful" and settings.degree == 2
     assert (settings.q, settings.keep_fraction, settings.alpha) == (Fraction(13, 10), Fraction(1, 2), Fraction(3, 10))
-    assert isinstance(_build(["--epsilon", "1"]), privbayes.PrivBayes)
-    for argv, message in ((["--q", "1.2"], "--q does not apply to --method privbayes"),
+    assert isinstance(_build(["--epsilon", "1", "--method", "privbayes"]), privbayes.PrivBayes)
+    assert isinstance(_build(["--epsilon", "1"]), privbayes.AdaptiveMarginals)  # the default (issue 31)
+    for argv, message in ((["--method", "privbayes", "--q", "1.2"], "--q does not apply to --method privbayes"),
                           (["--method", "sa-privbayes", "--score", "R"], "--score does not apply"),
                           (["--method", "sa-privbayes", "--theta", "2"], "--theta does not apply"),
                           (["--method", "sa-privbayes", "--alpha", "0.3"], "alpha applies to mode 'faithful'"),

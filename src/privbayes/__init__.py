@@ -28,6 +28,7 @@ _EXPORTS = {
     "Schema": "privbayes.schema",
     "infer_schema": "privbayes.counting.draft",
     "load": "privbayes.synthesizers.registry",
+    "synthesizer": "privbayes.synthesizers.registry",
 }
 """Public names and their modules, imported on first use (PEP 562) so that ``import privbayes``
 and ``privbayes --help`` do not pay for pandas, pyarrow or numba."""
@@ -36,7 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from privbayes.bayesnet.model import BayesNetModel
     from privbayes.counting.draft import infer_schema
     from privbayes.errors import InputError
-    from privbayes.synthesizers.registry import load
+    from privbayes.synthesizers.registry import load, synthesizer
     from privbayes.privacy.accountant import Accountant, BudgetExceededError
     from privbayes.synthesizers.adaptive import AdaptiveMarginals
     from privbayes.schema import Attribute, Schema
@@ -64,4 +65,4 @@ def __dir__() -> list[str]:
 
 __all__ = ["Accountant", "AdaptiveMarginals", "Attribute", "BayesNetModel", "BudgetExceededError", "InputError", "PrivBayes", "PrivacyReport",
            "PrivateMRF", "SAPrivBayes",
-           "Schema", "__version__", "infer_schema", "load"]
+           "Schema", "__version__", "infer_schema", "load", "synthesizer"]

@@ -1,6 +1,6 @@
 """``privbayes fit``: release a private model of a table with any registered method.
 
-The method (``--method``, default privbayes) comes from :mod:`privbayes.synthesizers.registry`; its
+The method (``--method``, default :data:`~privbayes.synthesizers.registry.DEFAULT_METHOD`, adaptive) comes from :mod:`privbayes.synthesizers.registry`; its
 estimator's parameters from the shared flags (:mod:`privbayes.cli.arguments`).  Under add/remove
 neighbours n is private: nothing here uses it — ``--dry-run`` opens no data, and the plan and the
 cost checks happen inside the fit, at the noisy count.
@@ -15,14 +15,16 @@ from typing import Any, Callable
 
 from privbayes.cli import arguments
 from privbayes.errors import InputError
+from privbayes.synthesizers.registry import DEFAULT_METHOD
 
 
 def add_parser(commands: Any) -> None:
     fit = commands.add_parser("fit", help="release a private model of a table (CSV, compressed CSV, Parquet, .dat)")
     fit.add_argument("data", help="input table: .csv with a header (also .csv.gz/.bz2/.xz/.zip), .parquet, or .dat")
-    fit.add_argument("--method", default="privbayes",
-                     help="privbayes (TODS 2017, default), adaptive (issue 31: adaptive marginals, pure ε), "
-                          "sa-privbayes (Future Internet 2026) or mrf (ICML 2017: needs --cliques)")
+    fit.add_argument("--method",
+                     help="adaptive (default: adaptive marginals, pure ε, the most accurate), privbayes (TODS 2017; "
+                          "--estimation paper for the paper's algorithm), sa-privbayes (Future Internet 2026), mrf "
+                          "(ICML 2017: needs --cliques) or nbc (safe naive Bayes views: NOT differential privacy)")
     fit.add_argument("--schema", help="the public description of the columns (.yaml/.json, or the authors' .domain)")
     fit.add_argument("--infer-schema", action="store_true",
                      help="read the columns' description from the data itself (NOT covered by the privacy budget; "
@@ -47,9 +49,10 @@ def run(args: argparse.Namespace) -> None:
     from privbayes.synthesizers.contract import INFERRED, INFERRED_WARNING, open_private
     from privbayes.synthesizers.registry import method
 
-    chosen = method(args.method)
+    chosen = method(args.method or DEFAULT_METHOD)
+    named = chosen.name if args.method else f"{chosen.name} (the default; --method privbayes for PrivBayes)"
     estimator_class = chosen.estimator_class()
-    estimator = estimator_class(**arguments.estimator_arguments(args, estimator_class, chosen.name))
+    estimator = estimator_class(**arguments.estimator_arguments(args, estimator_class, named))
     settings = arguments.checked(estimator)  # every parameter checked before any input is read
     if args.schema is None and not args.infer_schema:
         raise InputError("fit needs --schema (the public domain), or --infer-schema to read it from the data "

@@ -57,7 +57,16 @@ METHODS: dict[str, Method] = {m.name: m for m in (
 )}
 """Every method by its registry name."""
 
-DEFAULT_METHOD = "privbayes"
+DEFAULT_METHOD = "adaptive"
+"""The method ``privbayes fit`` and :func:`synthesizer` use when none is named: the most accurate at the
+library's guarantee (pure ε; issue 31, docs/peers.md).  ``privbayes`` with ``estimation="paper"`` is the
+TODS 2017 algorithm as published, for reproductions."""
+
+
+def synthesizer(method: str = DEFAULT_METHOD, **parameters: Any) -> Any:
+    """An unfitted estimator of the registered ``method`` (default: :data:`DEFAULT_METHOD`) with
+    ``parameters`` (e.g. ``epsilon=1.0``); fit it with ``.fit(data, schema)``."""
+    return globals()["method"](method).estimator_class()(**parameters)
 
 
 def method(name: str) -> Method:

@@ -30,7 +30,8 @@ def ws(tmp_path):
     frame.to_csv(tmp_path / "d.csv", index=False)
     (tmp_path / "s.yaml").write_text("attributes:\n- {name: x, kind: numeric, lower: 1, upper: 100, bins: 4, "
                                      "integer: true, special_values: [0]}\n"
-                                     "- {name: a, kind: categorical, categories: [0, 1, 2]}\n- {name: b, kind: binary}\n")
+                                     "- {name: a, kind: categorical, categories: [0, 1, 2]}\n"
+                                     "- {name: b, kind: binary}\n")
     return tmp_path
 
 

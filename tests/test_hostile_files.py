@@ -433,7 +433,8 @@ def test_mrf_log_potentials_at_the_bound_sample(ws, capsys, tmp_path):
 def test_an_mrf_fit_checks_its_seed_first(ws, capsys, seed):
     """39cde02: `mrf fit --seed -1` ended in numpy's ValueError traceback (the CLI package checks it now)."""
     code, err = run_cli(["fit", str(ws / "data.csv"), "--method", "mrf", "--schema", str(ws / "schema.yaml"),
-                         "--cliques", "a,b", "--epsilon", "1", "--seed", seed, "-o", str(ws / "out" / "m.json")], capsys)
+                         "--cliques", "a,b", "--epsilon", "1", "--seed", seed, "-o", str(ws / "out" / "m.json")],
+                        capsys)
     assert_one_line_refusal(code, err, ws / "out", mentions="--seed")
 
 

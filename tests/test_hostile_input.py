@@ -181,7 +181,8 @@ def test_bad_parameters(ws, capsys, args, argparse_error):
 
 def test_single_attribute_table(ws, capsys):
     data = write(ws, "single.csv", "a\n0\n1\n2\n")
-    code, err = run_cli(["fit", str(data), "--infer-schema", "--epsilon", "1", "-o", str(ws / "out" / "m.json")], capsys)
+    code, err = run_cli(["fit", str(data), "--infer-schema", "--epsilon", "1", "-o", str(ws / "out" / "m.json")],
+                        capsys)
     assert_clean_failure(code, err, ws / "out")
     assert "at least 2 attributes" in err
 

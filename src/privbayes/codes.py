@@ -6,7 +6,7 @@ the baselines (which receive them); nothing here reads a file or labels a value.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -25,9 +25,10 @@ its ledger against it; a model file's loader recomputes it.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any
 
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
@@ -35,8 +36,7 @@ from privbayes.inference import MAX_EXACT_CELLS
 from privbayes.privacy.neighbours import RELATIONS, REPLACE_ONE, Neighbours, neighbours
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
 from privbayes.schema import Schema
-from privbayes.validation import (check_choice, check_count, check_epsilon, check_positive, check_share, exact,
-                                  is_real)
+from privbayes.validation import check_choice, check_count, check_epsilon, check_positive, check_share, exact, is_real
 
 METHOD = "adaptive"
 MECHANISM = "adaptive marginals (AIM-style selection under pure ε, consistent estimation on a junction tree)"
@@ -127,7 +127,7 @@ class AdaptiveSettings:
                 "init": self.init, "encoding": ENCODING}
 
     @classmethod
-    def from_parameters(cls, params: Mapping[str, Any]) -> "AdaptiveSettings":
+    def from_parameters(cls, params: Mapping[str, Any]) -> AdaptiveSettings:
         """Settings from a model file's ``parameters`` (validated; unknown keys refused)."""
         known = {"method", "epsilon", "epsilon_exact", "degree", "rounds", "initial_share", "initial_share_exact",
                  "select_share", "select_share_exact", "theta", "max_model_cells", "neighbours", "init", "encoding"}

@@ -11,7 +11,8 @@ probability zero under the model, or a tree over the exact-inference cap, is ref
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 

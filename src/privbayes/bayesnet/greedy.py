@@ -15,9 +15,9 @@ Candidates come from one of two rules:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from itertools import combinations
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -52,7 +52,7 @@ def fixed_degree_candidates(k: int) -> CandidateRule:
         previous = state["placed"]
         if len(previous) > k and placed[:-1] == previous:
             newest = placed[-1]
-            state["options"].extend(tuple(sorted(((a, 0) for a in (*subset, newest))))
+            state["options"].extend(tuple(sorted((a, 0) for a in (*subset, newest)))
                                     for subset in combinations(sorted(previous), k - 1))
         else:
             state["options"] = [tuple((a, 0) for a in subset)

@@ -10,9 +10,9 @@ same numbers whichever estimation follows, and the ledger matches the same plan.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Mapping, Sequence
 
 import numpy as np
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from privbayes.cli import arguments
 from privbayes.errors import InputError

@@ -12,7 +12,6 @@ from typing import Any
 from privbayes.cli import arguments
 from privbayes.errors import InputError
 
-
 NBC_PARAMETERS = ("class_name", "gamma", "breach", "prior", "r", "condition")
 
 
@@ -108,4 +107,5 @@ def _check(args: argparse.Namespace) -> None:
         raise InputError(f"check failed: {args.views} does not satisfy {what} for its stated bound")
     name = "r" if prior is not None else "γ"
     print(f"OK: NBC-equivalent on all {verdict.tuples} domain tuples and class pairs; {what} holds with "
-          f"{name} = {float(bound):.6g} (achieved {float(achieved):.6g}); privacy breach guarantee, NOT differential privacy")
+          f"{name} = {float(bound):.6g} (achieved {float(achieved):.6g}); "
+          "privacy breach guarantee, NOT differential privacy")

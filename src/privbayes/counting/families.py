@@ -151,9 +151,11 @@ def binary_family_counts(columns: np.ndarray, weights: np.ndarray, parents: np.n
         parallel = len(block) * n_rows > _PARALLEL_WORK
         if joint:
             out[first:first + step] = 0
-            (kernels.joint_parallel if parallel else kernels.joint_serial)(columns, pattern, weights, block, u, out[first:first + step])
+            joint = kernels.joint_parallel if parallel else kernels.joint_serial
+            joint(columns, pattern, weights, block, u, out[first:first + step])
         else:
-            ones, totals = (kernels.families_parallel if parallel else kernels.families_serial)(columns, child_bits, weights, block)
+            families = kernels.families_parallel if parallel else kernels.families_serial
+            ones, totals = families(columns, child_bits, weights, block)
             ones = ones.transpose(0, 2, 1)
             out[first:first + step, :, 1, :] = ones
             out[first:first + step, :, 0, :] = totals[:, None, :] - ones

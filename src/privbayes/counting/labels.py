@@ -208,7 +208,8 @@ def label_column(attr: Attribute, positions: np.ndarray, distinct: np.ndarray, w
     """Leaf codes of one column given as ``distinct`` values and each row's position in them
     (−1 for a null, −2 for a malformed row).  Refuses, clips or recodes per the attribute's policies."""
     typed = np.asarray(distinct)
-    distinct = np.array(list(pd.DatetimeIndex(typed)), dtype=object) if typed.dtype.kind == "M" else typed.astype(object)
+    distinct = (np.array(list(pd.DatetimeIndex(typed)), dtype=object) if typed.dtype.kind == "M"
+                else typed.astype(object))
     if attr.kind == "numeric" and typed.dtype.kind in "biuf":
         labels = _label_numeric_numbers(attr, typed.astype(np.float64))
     elif attr.kind == "numeric" and len(distinct) and all(isinstance(v, str) for v in distinct):
@@ -239,9 +240,9 @@ def _apply_policies(attr: Attribute, codes: np.ndarray, positions: np.ndarray, d
                                                                  "categories")),
     ]
     if attr.numeric:
-        problems.append((outside, "a value is outside the schema's bounds "
-                                  f"[{date_text(attr.lower, attr.granularity) if attr.kind == 'date' else format(attr.lower, 'g')}, "
-                                  f"{date_text(attr.upper, attr.granularity) if attr.kind == 'date' else format(attr.upper, 'g')}]"))
+        low, high = ((date_text(attr.lower, attr.granularity), date_text(attr.upper, attr.granularity))
+                     if attr.kind == "date" else (format(attr.lower, "g"), format(attr.upper, "g")))
+        problems.append((outside, f"a value is outside the schema's bounds [{low}, {high}]"))
     for mask, problem in problems:
         if mask.any():
             if attr.invalid == "category":

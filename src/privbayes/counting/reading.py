@@ -27,9 +27,10 @@ from __future__ import annotations
 import codecs
 import os
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -52,7 +53,7 @@ SEPARATORS = (",", ";", "\t", "|")
 
 
 @dataclass(frozen=True)
-class TableFile(os.PathLike):
+class TableFile(os.PathLike[str]):
     """A table file with its reading options: ``sep`` (None: detected from the header line)
     and ``encoding``.  Accepted wherever a path is (``counting.open``, ``PrivBayes.fit``)."""
 
@@ -114,11 +115,12 @@ def _suffix(path: Path) -> str:
         return suffixes[0]
     suffix = path.suffix.lower()
     if suffix not in TABLE_SUFFIXES:
-        raise InputError(f"{path}: unknown table format {suffix or '(none)'!r}; expected .csv, .parquet or .dat (CSV/.dat may be compressed: .gz, .bz2, .xz, .zip, .zst)")
+        raise InputError(f"{path}: unknown table format {suffix or '(none)'!r}; expected .csv, .parquet or .dat "
+                         "(CSV/.dat may be compressed: .gz, .bz2, .xz, .zip, .zst)")
     return suffix
 
 
-def read_frame(path: str | os.PathLike, schema: Schema | None, sep: str | None = None,
+def read_frame(path: str | os.PathLike[str], schema: Schema | None, sep: str | None = None,
                encoding: str | None = None) -> pd.DataFrame:
     """A table file as a DataFrame of raw values: text for CSV/.dat, each value's own type for Parquet.
 
@@ -169,7 +171,8 @@ class TextTable:
                 yield self.dialect.fields(rows, len(self.columns), self.wanted)
 
 
-def open_text(path: str | os.PathLike, schema: Schema | None, sep: str | None = None, encoding: str = "utf-8") -> TextTable:
+def open_text(path: str | os.PathLike[str], schema: Schema | None, sep: str | None = None,
+              encoding: str = "utf-8") -> TextTable:
     """A CSV or ``.dat`` file opened for streaming: its header read (CSV), the separator detected,
     the columns checked; the data rows are read by :meth:`TextTable.batches`."""
     path = Path(path)

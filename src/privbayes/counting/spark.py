@@ -199,7 +199,8 @@ def _coded(frame: Any, maps: list[tuple[Any, Any]], schema: Schema) -> Any:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        def canonical(values: Any) -> Any:  # Spark groups −0.0 with 0.0 (so its distinct values hold one); Arrow does not
+        # Spark groups −0.0 with 0.0 (so its distinct values hold one); Arrow does not
+        def canonical(values: Any) -> Any:
             return pc.add(values, pa.scalar(0.0, values.type)) if pa.types.is_floating(values.type) else values
 
         for batch in batches:

@@ -35,8 +35,9 @@ import lzma
 import os
 import zipfile
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any
 
 import numpy as np
 import pyarrow as pa
@@ -280,7 +281,7 @@ class TextLines:
     Reading the header reads only the first chunk (bounded by the line cap); iterating streams
     the rest once."""
 
-    def __init__(self, path: str | os.PathLike, encoding: str = "utf-8", *, quoted_newlines: bool = False,
+    def __init__(self, path: str | os.PathLike[str], encoding: str = "utf-8", *, quoted_newlines: bool = False,
                  header: bool = True) -> None:
         self.path = Path(path)
         self.where = str(path)

@@ -27,6 +27,7 @@ import numpy as np
 
 from privbayes.codes import check_codes, check_sizes, distinct_rows, flat_index
 
+
 def _check_alpha(alpha: int, d: int, low: int = 1) -> None:
     if not low <= alpha <= d:
         raise ValueError(f"alpha ({alpha}) must be between {low} and d ({d})")

@@ -168,7 +168,8 @@ def render_html(ev: Evaluation, pairs: np.ndarray, privacy: PrivacySummary, mode
     parts = ["<h1>Evaluation of a synthetic table</h1>",
              f'<p class="files">synthetic: {escape(synth_name)} (n = {ev.n_synth:,}) · real: {escape(real_name)} '
              f"(n = {ev.n_real:,}) · {len(ev.attributes)} columns</p>",
-             '<div class="top">' + (verdict_block(ev, term) if ev.verdict else "") + privacy_block(privacy, term) + "</div>",
+             '<div class="top">' + (verdict_block(ev, term) if ev.verdict else "") + privacy_block(privacy, term)
+             + "</div>",
              '<nav><a href="#numbers">numbers</a><a href="#columns">columns</a>'
              + ('<a href="#raw">raw values</a>' if ev.numeric else "") + '<a href="#classifier">classifier</a>'
              + ('<a href="#model">model</a>' if model is not None else "") + '<a href="#glossary">glossary</a></nav>']

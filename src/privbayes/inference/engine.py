@@ -10,7 +10,7 @@ exact junction-tree calibration, loopy belief propagation, and brute-force enume
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from privbayes.inference.brute_force import BruteForceEngine
 from privbayes.inference.exact import JunctionTreeEngine

@@ -10,13 +10,13 @@ geometrically in the number of sweeps for strictly positive models.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from privbayes.inference.protocol import check_potentials
 from privbayes.inference.exact import CalibratedTree
 from privbayes.inference.factor import Domain, Factor, logsumexp
+from privbayes.inference.protocol import check_potentials
 
 
 def draw_rows(probabilities: np.ndarray, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import decimal
 import math
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 from privbayes.errors import InputError
 from privbayes.nbc.approx import gap_lower_bound, ln_float, log_count, zero_logs

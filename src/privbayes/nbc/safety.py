@@ -29,9 +29,9 @@ checked exactly against Corollary 4 and k is doubled in the (unexpected) case it
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 from privbayes.errors import InputError
 from privbayes.nbc.approx import (

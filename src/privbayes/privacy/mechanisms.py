@@ -21,9 +21,9 @@ so Δ = 1 there; the caller passes the relation's sensitivity.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 import numpy as np
 

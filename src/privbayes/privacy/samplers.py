@@ -23,8 +23,9 @@ import math
 import os
 import random
 import secrets
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -216,8 +217,8 @@ def exponential_choice(scores: Sequence[float] | np.ndarray | RationalScores, fa
                        rng: RandomSource) -> int:
     """Index i with probability exp(factor·scores[i]) / Σ_j exp(factor·scores[j]), exactly.
 
-    Scores (floats, Fractions or :class:`RationalScores`) are taken as the exact rationals they denote.  Uniform proposals
-    are accepted with probability exp(−factor·(max − score_i)); the accepted index is
+    Scores (floats, Fractions or :class:`RationalScores`) are taken as the exact rationals they denote.
+    Uniform proposals are accepted with probability exp(−factor·(max − score_i)); the accepted index is
     then distributed exactly as the softmax.  The expected number of proposals is at
     most len(scores); each gap is computed only when its candidate is proposed.
     """

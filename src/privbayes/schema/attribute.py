@@ -124,14 +124,16 @@ class Attribute:
         if not isinstance(self.integer, bool):
             raise InputError(f"schema: {where}: integer must be true or false, got {self.integer!r}")
         if self.taxonomy is not None:
-            raise InputError(f"schema: {where}: numeric attributes get their taxonomy from their bins; remove 'taxonomy'")
+            raise InputError(f"schema: {where}: numeric attributes get their taxonomy from their bins; "
+                             "remove 'taxonomy'")
         if self.scale not in ("linear", "log"):
             raise InputError(f"schema: {where}: scale must be linear or log, got {self.scale!r}")
         if self.scale == "log" and self.edges is not None:
             raise InputError(f"schema: {where}: give either edges or scale: log, not both")
         if self.decimals is not None and (not isinstance(self.decimals, int) or isinstance(self.decimals, bool)
                                           or not 0 <= self.decimals <= MAX_DECIMALS):
-            raise InputError(f"schema: {where}: decimals must be an integer in [0, {MAX_DECIMALS}], got {self.decimals!r}")
+            raise InputError(f"schema: {where}: decimals must be an integer in [0, {MAX_DECIMALS}], "
+                             f"got {self.decimals!r}")
         self._check_special_values(where)
         if self.kind == "date" and self.bins > self.upper - self.lower + 1:  # at most one bin per day/month/year
             object.__setattr__(self, "bins", int(self.upper - self.lower + 1))

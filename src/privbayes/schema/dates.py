@@ -30,7 +30,8 @@ def date_ordinal(value: Any, granularity: str) -> float | None:
     else:
         text = str(value).strip()
     match = _DATE_TEXT.fullmatch(text)
-    if match is None or (granularity == "day" and match["d"] is None) or (granularity == "month" and match["m"] is None):
+    if (match is None or (granularity == "day" and match["d"] is None)
+            or (granularity == "month" and match["m"] is None)):
         return None
     year, month, day = int(match["y"]), int(match["m"] or 1), int(match["d"] or 1)
     try:

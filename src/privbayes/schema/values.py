@@ -10,7 +10,8 @@ its ISO text's bin; ``None`` is the missing code where the attribute has one.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 

@@ -10,7 +10,8 @@ possible-worlds attacker.  Its plan is empty: nothing is paid for.
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from privbayes.counting import PrivateTable
 from privbayes.errors import InputError

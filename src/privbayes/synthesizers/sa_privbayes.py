@@ -22,15 +22,14 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-
 from privbayes._version import __version__
-from privbayes.bayesnet.sa.allocation import node_budgets, strict_node_budgets
-from privbayes.bayesnet.sa.ami import mutual_information_matrix, noisy_mutual_information_matrix
 from privbayes.bayesnet.conditionals import noisy_conditionals
 from privbayes.bayesnet.model import BayesNetModel
-from privbayes.bayesnet.sa.settings import FAITHFUL_CAVEATS, METHOD, SASettings
+from privbayes.bayesnet.sa.allocation import node_budgets, strict_node_budgets
+from privbayes.bayesnet.sa.ami import mutual_information_matrix, noisy_mutual_information_matrix
 from privbayes.bayesnet.sa.greedy import Screen, list_sensitivity, ordered_greedy_bayes
 from privbayes.bayesnet.sa.screening import paper_screening, strict_screening
+from privbayes.bayesnet.sa.settings import FAITHFUL_CAVEATS, METHOD, SASettings
 from privbayes.counting import PrivateTable
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
@@ -113,7 +112,7 @@ class SAPrivBayes(BayesNetViews, PrivateEstimator):
         exact = mutual_information_matrix(table, d)  # leaves only through the exponential mechanism (strict)
         if settings.mode == "strict":
             guide = noisy_mutual_information_matrix(table, d, settings.epsilon_tau, accountant, rng)
-            screen: Screen = lambda step, child, sets: strict_screening(guide, child, sets, settings.keep_fraction)
+            screen: Screen = lambda step, child, sets: strict_screening(guide, child, sets, settings.keep_fraction)  # noqa: E731
         else:
             guide = exact
             screen = _paper_rule(settings, table.n, sizes, exact, accountant, rng)

@@ -18,8 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from privbayes.documents import ledger_problem
-from privbayes.documents import read_model_document
+from privbayes.documents import ledger_problem, read_model_document
 from privbayes.errors import InputError
 from privbayes.inference import Domain
 from privbayes.privacy.accountant import LedgerEntry

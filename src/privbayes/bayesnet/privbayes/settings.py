@@ -15,9 +15,10 @@ count, so the plan is computed after that one release (docs/decisions.md).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any
 
 from privbayes.bayesnet.candidates import candidate_cap, cap_settings, parent_bound
 from privbayes.bayesnet.registry import SCORES, get_score
@@ -28,8 +29,7 @@ from privbayes.limits import limits
 from privbayes.privacy.neighbours import RELATIONS, REPLACE_ONE, Neighbours, neighbours
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
 from privbayes.schema import Schema
-from privbayes.validation import (check_choice, check_count, check_epsilon, check_positive, check_share, exact,
-                                  is_real)
+from privbayes.validation import check_choice, check_count, check_epsilon, check_positive, check_share, exact, is_real
 
 METHOD = "privbayes"
 MECHANISM = "PrivBayes (Zhang et al., ACM TODS 2017)"
@@ -111,7 +111,7 @@ class PrivBayesSettings:
                 "neighbours": self.neighbours}
 
     @classmethod
-    def from_parameters(cls, params: Mapping[str, Any], *, version: int) -> "PrivBayesSettings":
+    def from_parameters(cls, params: Mapping[str, Any], *, version: int) -> PrivBayesSettings:
         """Settings from a model file's ``parameters`` (validated; unknown keys refused).  Files before
         version 3 kept ε and β as binary floats, and used them so: they are read back the same way."""
         known = {"method", "epsilon", "epsilon_exact", "beta", "beta_exact", "theta", "score", "encoding", "degree",

@@ -38,8 +38,8 @@ the exponential mechanism nothing to choose from).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 import numpy as np
 

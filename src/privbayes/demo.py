@@ -31,7 +31,7 @@ def run_demo(output: str, epsilon: float = 1.0) -> dict[str, float]:
         tvd_synth, tvd_uniform = average_tvd_against(data_path, [synthetic, uniform], schema, alpha=2)
         judged = verdict_against(data_path, synthetic, schema)
     report = model.privacy_report()
-    print(f"network: degree {model.degree_}, {report['algorithm']}")
+    print(f"network: degree {model.degree_}, {report['algorithm']}")  # type: ignore[attr-defined]
     for line in model.model_.describe():
         print(f"  {line}")
     print(f"privacy: ε spent {report['epsilon_spent']:g} of {report['epsilon']:g} "

@@ -48,7 +48,7 @@ def _parse_groups(tokens: list[str], where: str) -> tuple[tuple, list[str]]:
 
 
 def _to_tuple(items: list) -> tuple:
-    return tuple(_to_tuple(x) if isinstance(x, (list, tuple)) else x for x in items)
+    return tuple(_to_tuple(x) if isinstance(x, (list, tuple)) else x for x in items)  # type: ignore[arg-type]
 
 
 def read_domain(path: str | os.PathLike, names: Sequence[str] | None = None) -> Schema:
@@ -87,7 +87,7 @@ def read_domain(path: str | os.PathLike, names: Sequence[str] | None = None) -> 
             tree, leaves = _parse_groups(rest, where)
             has_groups = any(isinstance(node, tuple) for node in tree)
             kind_name = "binary" if len(leaves) == 2 and not has_groups else "categorical"
-            attributes.append(Attribute(name, kind_name, categories=tuple(leaves),
+            attributes.append(Attribute(name, kind_name, categories=tuple(leaves),  # type: ignore[arg-type]
                                         taxonomy=tree if has_groups else None))
         else:
             raise InputError(f"{where}: expected 'C' or 'D', got {kind!r}")

@@ -61,7 +61,7 @@ def atomic_write_many(outputs: Sequence[tuple[str | os.PathLike, Callable[[Path]
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))  # type: ignore[arg-type]
 
 
 def _output_suffix(path: Path) -> str:

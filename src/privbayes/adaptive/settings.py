@@ -141,15 +141,15 @@ class AdaptiveSettings:
             if not isinstance(text, str):
                 raise InputError(f"parameter {name}_exact must be the exact value as text")
             value = exact(text, name)
-            if not is_real(shown) or not math.isclose(float(value), shown, rel_tol=1e-12):
+            if not is_real(shown) or not math.isclose(float(value), shown, rel_tol=1e-12):  # type: ignore[arg-type]
                 raise InputError(f"parameters {name} and {name}_exact disagree")
             return value
 
-        return cls(check_epsilon(rational("epsilon")), degree=params.get("degree"), rounds=params.get("rounds"),
+        return cls(check_epsilon(rational("epsilon")), degree=params.get("degree"), rounds=params.get("rounds"),  # type: ignore[arg-type]
                    initial_share=None if params.get("initial_share") is None else rational("initial_share"),
                    select_share=rational("select_share"),
-                   theta=params.get("theta"), max_model_cells=params.get("max_model_cells"),
-                   neighbours=params.get("neighbours"), init=params.get("init"))
+                   theta=params.get("theta"), max_model_cells=params.get("max_model_cells"),  # type: ignore[arg-type]
+                   neighbours=params.get("neighbours"), init=params.get("init"))  # type: ignore[arg-type]
 
 
 def rounds_for(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_budget: Fraction) -> int:

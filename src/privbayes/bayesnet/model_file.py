@@ -121,7 +121,7 @@ def _model_from_document(doc: Any, path: str) -> BayesNetModel:
                  "vanilla encoding")
         sa = SASettings.from_parameters(params, version=version)
         plan, dp, parameters = sa.plan(n, encoding), sa.differentially_private, sa.to_parameters()
-        mechanism, required = sa.mechanism, () if sa.differentially_private else FAITHFUL_CAVEATS
+        mechanism, required = sa.mechanism, () if sa.differentially_private else FAITHFUL_CAVEATS  # type: ignore[assignment]
     else:
         settings = PrivBayesSettings.from_parameters(params, version=version)
         _require(params.get("encoding") in (None, encoding.name), path, "parameters encoding contradicts the model's")

@@ -91,7 +91,7 @@ def _notes() -> Iterator[None]:
         for category in lines:
             warnings.simplefilter("always", category)
         original = warnings.showwarning
-        warnings.showwarning = show  # type: ignore[assignment]
+        warnings.showwarning = show
         try:
             yield
         finally:

@@ -139,7 +139,7 @@ class BatchedEncodedView(EncodedView):
         for key in unique:
             check_cells([self.schema.attributes[s].size for s in key], "the leaf table behind an encoded table")
         base = self.base
-        self.base = _Prefetched(base.n, dict(zip(unique, base.counts_many([(list(k), None) for k in unique]))))
+        self.base = _Prefetched(base.n, dict(zip(unique, base.counts_many([(list(k), None) for k in unique]))))  # type: ignore[assignment]
         try:
             return [self.counts(attributes, levels) for attributes, levels in requests]
         finally:

@@ -107,8 +107,8 @@ class InMemoryTable(PrivateTable):
         cells = math.prod(shape)
         index = self._column(attributes[0], levels[0]).astype(np.int32 if cells < 2**31 else np.int64)
         for a, l, size in zip(attributes[1:], levels[1:], shape[1:]):
-            index *= size
-            index += self._column(a, l)
+            index *= size  # type: ignore[misc]
+            index += self._column(a, l)  # type: ignore[misc]
         if self._weights is None:
             return np.bincount(index, minlength=cells).reshape(shape)
         return np.bincount(index, weights=self._weights, minlength=cells).astype(np.int64).reshape(shape)
@@ -144,7 +144,7 @@ class InMemoryTable(PrivateTable):
             elif i in direct_tables:
                 answers.append(direct_tables[i])
             else:
-                answers.append(self._from_leaf(leaves[tuple(sorted(attributes))], attributes, levels))
+                answers.append(self._from_leaf(leaves[tuple(sorted(attributes))], attributes, levels))  # type: ignore[arg-type]
         return answers
 
 

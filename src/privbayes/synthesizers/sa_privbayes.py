@@ -79,9 +79,9 @@ class SAPrivBayes(BayesNetViews, PrivateEstimator):
         check_seed(self.random_state, "random_state")
         if self.alpha is not None and self.mode != "faithful":
             raise InputError("alpha applies to mode 'faithful' only (strict screening has no fuzzy band)")
-        return SASettings(self.epsilon, mode=self.mode, degree=self.degree, keep_fraction=self.lam, q=self.q,
-                          alpha=Fraction(1, 5) if self.alpha is None else self.alpha, beta=self.beta,
-                          screening_share=self.screening_share)
+        return SASettings(self.epsilon, mode=self.mode, degree=self.degree, keep_fraction=self.lam, q=self.q,  # type: ignore[arg-type]
+                          alpha=Fraction(1, 5) if self.alpha is None else self.alpha, beta=self.beta,  # type: ignore[arg-type]
+                          screening_share=self.screening_share)  # type: ignore[arg-type]
 
     @staticmethod
     def encoding_for(schema: Schema) -> Encoding:
@@ -94,7 +94,7 @@ class SAPrivBayes(BayesNetViews, PrivateEstimator):
 
     # --- fitting -----------------------------------------------------------------------------------
 
-    def _release(self, settings: SASettings, table: PrivateTable, domain_source: str) -> BayesNetModel:
+    def _release(self, settings: SASettings, table: PrivateTable, domain_source: str) -> BayesNetModel:  # type: ignore[override]
         with Progress(f"SA-PrivBayes ({settings.mode})", enabled=self.progress) as progress:
             return self._fit_table(settings, table, domain_source, progress)
 

@@ -90,7 +90,7 @@ class MRFSettings:
                                        delta=self.delta_for(n)),)
         else:
             share = self.epsilon / len(indices)
-            releases = tuple(PlannedRelease(table_step(schema, c), "discrete Laplace", share, kind="table", index=i,
+            releases = tuple(PlannedRelease(table_step(schema, c), "discrete Laplace", share, kind="table", index=i,  # type: ignore[assignment]
                                             sensitivity=self.relation.count_sensitivity)
                              for i, c in enumerate(indices))
         shown = n if self.relation.n_public else "private (estimated from the noisy tables)"
@@ -114,9 +114,9 @@ class MRFSettings:
             if set(params) - known:
                 raise InputError(f"unknown MRF parameters {sorted(set(params) - known)}")
             delta = params.get("delta")
-            return cls(check_epsilon(params.get("epsilon"), binary=True), estimation=params.get("method"),
-                       neighbours=params.get("relation"), l2=params.get("lam"), inference=params.get("inference"),
-                       delta=Fraction(delta) if is_real(delta) else delta)
+            return cls(check_epsilon(params.get("epsilon"), binary=True), estimation=params.get("method"),  # type: ignore[arg-type]
+                       neighbours=params.get("relation"), l2=params.get("lam"), inference=params.get("inference"),  # type: ignore[arg-type]
+                       delta=Fraction(delta) if is_real(delta) else delta)  # type: ignore[arg-type]
         known = {"method", "epsilon", "epsilon_exact", "estimation", "neighbours", "l2", "inference", "delta"}
         if set(params) - known:
             raise InputError(f"unknown MRF parameters {sorted(set(params) - known)}")
@@ -126,5 +126,5 @@ class MRFSettings:
         if (epsilon is None or not is_real(params.get("epsilon"))
                 or not math.isclose(float(epsilon), params["epsilon"], rel_tol=1e-12)):
             raise InputError("parameters epsilon and epsilon_exact disagree")
-        return cls(epsilon, estimation=params.get("estimation"), neighbours=params.get("neighbours"),
-                   l2=params.get("l2"), inference=params.get("inference"), delta=params.get("delta"))
+        return cls(epsilon, estimation=params.get("estimation"), neighbours=params.get("neighbours"),  # type: ignore[arg-type]
+                   l2=params.get("l2"), inference=params.get("inference"), delta=params.get("delta"))  # type: ignore[arg-type]

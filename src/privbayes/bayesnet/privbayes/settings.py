@@ -123,17 +123,17 @@ class PrivBayesSettings:
         def rational(name: str) -> Fraction:
             value = params.get(name)
             if version < 3:
-                return Fraction(value) if is_real(value) else check_epsilon(value, name)
+                return Fraction(value) if is_real(value) else check_epsilon(value, name)  # type: ignore[arg-type]
             shown, text = value, params.get(f"{name}_exact")
             if not isinstance(text, str):
                 raise InputError(f"parameter {name}_exact must be the exact value as text")
             value = exact(text, name)
-            if not is_real(shown) or not math.isclose(float(value), shown, rel_tol=1e-12):
+            if not is_real(shown) or not math.isclose(float(value), shown, rel_tol=1e-12):  # type: ignore[arg-type]
                 raise InputError(f"parameters {name} and {name}_exact disagree")
             return value
 
         check_choice(params.get("score"), "score", tuple(SCORES), allow_none=False)
-        return cls(check_epsilon(rational("epsilon")), beta=rational("beta"), theta=params.get("theta"),
+        return cls(check_epsilon(rational("epsilon")), beta=rational("beta"), theta=params.get("theta"),  # type: ignore[arg-type]
                    score=params["score"], encoding=params.get("encoding"), degree=params.get("degree"),
                    non_private_phase=params.get("non_private_phase"),
                    estimation=params.get("estimation", "paper"), neighbours=params.get("neighbours", REPLACE_ONE.name))
@@ -168,7 +168,7 @@ def privbayes_plan(*, epsilon: Fraction, beta: Fraction, theta: float, degree: i
     if k is None:
         _check_table_bound(n, d, eps2, theta, encoding, delta)
     both = eps1 + eps2  # ε less the noisy count's share
-    learn, release = {"network": (None, both), "marginals": (both, None)}.get(non_private_phase, (eps1, eps2))
+    learn, release = {"network": (None, both), "marginals": (both, None)}.get(non_private_phase, (eps1, eps2))  # type: ignore[arg-type]
     if k == 0 and release is not None:
         release = both
     releases = [] if relation.n_public else [

@@ -178,7 +178,7 @@ class SASettings:
             epsilon = exact(epsilon, "epsilon")
         else:
             epsilon = check_epsilon(epsilon, binary=version < 3)
-        return cls(epsilon, mode=params.get("mode"), degree=params.get("degree"),
+        return cls(epsilon, mode=params.get("mode"), degree=params.get("degree"),  # type: ignore[arg-type]
                    keep_fraction=exact(params.get("lambda"), "lambda"), q=exact(params.get("q"), "q"),
                    alpha=exact(params.get("alpha"), "alpha"), beta=exact(params.get("beta"), "beta"),
                    screening_share=exact(params.get("screening_share"), "screening_share"))

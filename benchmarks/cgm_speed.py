@@ -74,12 +74,12 @@ def main(argv: list[str] | None = None) -> int:
         for eps in (float(e) for e in args.epsilons.split(",")):
             for draw in range(args.draws):
                 stats = noisy(counts, args.n, truth.cliques, eps, seed=draw)
-                methods = {"naive MLE": lambda: naive_mle(start, stats, NAIVE_LAMBDA),
-                           "CGM (dual E-step, default)": lambda: cgm_em(start, stats, CGMOptions())[0],
-                           "CGM (NLBP E-step)": lambda: cgm_em(start, stats, CGMOptions(estep="nlbp"))[0]}
+                methods = {"naive MLE": lambda: naive_mle(start, stats, NAIVE_LAMBDA),  # noqa: B023
+                           "CGM (dual E-step, default)": lambda: cgm_em(start, stats, CGMOptions())[0],  # noqa: B023
+                           "CGM (NLBP E-step)": lambda: cgm_em(start, stats, CGMOptions(estep="nlbp"))[0]}  # noqa: B023
                 if use_mbi:
-                    methods["mbi mirror descent L1"] = lambda: mbi_fit(truth, stats, "l1")
-                    methods["mbi mirror descent L2"] = lambda: mbi_fit(truth, stats, "l2")
+                    methods["mbi mirror descent L1"] = lambda: mbi_fit(truth, stats, "l1")  # noqa: B023
+                    methods["mbi mirror descent L2"] = lambda: mbi_fit(truth, stats, "l2")  # noqa: B023
                 for name, run in methods.items():
                     began = time.perf_counter()
                     model = run()

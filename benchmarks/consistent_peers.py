@@ -89,7 +89,8 @@ def summarise(rows: list[dict]) -> list[dict]:
 
 
 def markdown_table(summary: list[dict]) -> str:
-    lines = ["| dataset | ε | estimation | runs (refused; projected fallbacks) | fit+sample s | TVD 2-way | TVD 3-way |",
+    lines = ["| dataset | ε | estimation | runs (refused; projected fallbacks) | fit+sample s | TVD 2-way "
+             "| TVD 3-way |",
              "| --- | ---: | --- | ---: | ---: | ---: | ---: |"]
     for e in summary:
         runs = f"{e['runs']}" + (f" ({e['refused']} refused)" if e["refused"] else "") + \
@@ -119,7 +120,8 @@ def main() -> None:
     summary = summarise(rows)
     document = {"benchmark": "consistent_peers", "date": datetime.datetime.now(datetime.UTC).isoformat(
         timespec="seconds"), "command": " ".join(sys.argv), "cpus": os.cpu_count(),
-        "load_average": [round(x, 2) for x in os.getloadavg()], "total_seconds": round(time.perf_counter() - started, 1),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "total_seconds": round(time.perf_counter() - started, 1),
         "results": rows, "summary": summary}
     table = markdown_table(summary)
     print(json.dumps(document, indent=1))

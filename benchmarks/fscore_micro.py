@@ -64,11 +64,11 @@ def measure(source: str, rows: np.ndarray, args: argparse.Namespace) -> list[dic
         if fscore.HAVE_NUMBA:
             assert [fscore.min_l1_counts(t, use_numba=True) for t in few] == expected
             fscore.f_scores(tables[:2], use_numba=True)  # compile or load the cache
-            single = best_time(lambda: [fscore.min_l1_counts(t, use_numba=True) for t in tables], args.repeat)
-            batched = best_time(lambda: fscore.f_scores(tables, use_numba=True), args.repeat)
+            single = best_time(lambda: [fscore.min_l1_counts(t, use_numba=True) for t in tables], args.repeat)  # noqa: B023
+            batched = best_time(lambda: fscore.f_scores(tables, use_numba=True), args.repeat)  # noqa: B023
             record["numba_us"] = 1e6 * single / len(tables)
             record["numba_batched_us"] = 1e6 * batched / len(tables)
-        numpy_time = best_time(lambda: [fscore.min_l1_counts(t, use_numba=False) for t in few], args.repeat)
+        numpy_time = best_time(lambda: [fscore.min_l1_counts(t, use_numba=False) for t in few], args.repeat)  # noqa: B023
         record["numpy_us"] = 1e6 * numpy_time / len(few)
         record["mean_F"] = float(np.mean(fscore.f_scores(tables)))
         records.append(record)

@@ -16,10 +16,10 @@ import platform
 import time
 from pathlib import Path
 
+from privbayes import PrivBayes, counting
 from privbayes.bayesnet.fscore import HAVE_NUMBA
 from privbayes.bayesnet.greedy import fixed_degree_candidates, greedy_bayes
 from privbayes.bayesnet.registry import get_score
-from privbayes import PrivBayes, counting
 from privbayes.domainfile import read_domain
 from privbayes.encoding import Encoding
 from privbayes.privacy.accountant import Accountant

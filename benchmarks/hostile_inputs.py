@@ -42,9 +42,9 @@ import sys
 import tempfile
 import time
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 TIME = Path("/usr/bin/time")
@@ -253,7 +253,8 @@ def _nbc_seed(w: Path) -> list[str]:
 
 def _labels(w: Path) -> list[str]:
     _base(w)
-    (w / "dollar.yaml").write_text('attributes:\n- {name: "$\\\\foo$", kind: categorical, categories: ["a$b", "$x^$"]}\n'
+    (w / "dollar.yaml").write_text('attributes:\n'
+                                   '- {name: "$\\\\foo$", kind: categorical, categories: ["a$b", "$x^$"]}\n'
                                    '- {name: "a$b", kind: categorical, categories: [u, "$v"]}\n')
     rows = ["a$b,u", "$x^$,$v", "a$b,$v", "$x^$,u"] * 10
     (w / "real.csv").write_text("\n".join(["$\\foo$,a$b", *rows]) + "\n")
@@ -376,7 +377,8 @@ def run_case(case: Case, folder: Path, timeout: float, kill_mb: float) -> dict:
         text = report.read_text()
         if TIME.exists():
             peak_mb = max(peak_mb, int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", text).group(1)) / 1024)
-            cpu = sum(float(re.search(rf"{kind} time \(seconds\): ([0-9.]+)", text).group(1)) for kind in ("User", "System"))
+            cpu = sum(float(re.search(rf"{kind} time \(seconds\): ([0-9.]+)", text).group(1))
+                      for kind in ("User", "System"))
         else:
             rss_kb, cpu = (float(v) for v in text.split())
             peak_mb = max(peak_mb, rss_kb / 1024)
@@ -430,14 +432,16 @@ def main() -> None:
                "measured_with": "/usr/bin/time -v" if TIME.exists() else "getrusage(RUSAGE_CHILDREN)",
                "commit": commit}
     print(json.dumps({"benchmark": "hostile_inputs", "criteria": {"refuse": "exit 2, one stderr line, no traceback, "
-                      f"no output left, < {LIMIT_S:g} s CPU (user + sys), < {LIMIT_MB:g} MB peak RSS"}, "machine": machine,
+                      f"no output left, < {LIMIT_S:g} s CPU (user + sys), < {LIMIT_MB:g} MB peak RSS"},
+                      "machine": machine,
                       "results": rows}, indent=1))
     print(f"\n{'class':<26} {'group':<8} {'expect':<10} {'exit':>5} {'lines':>5} {'trace':>5} {'wall s':>7} "
           f"{'CPU s':>6} {'RSS MB':>7}  result")
     for r in rows:
         exit_text = r["exit"] if r["killed"] is None else f"kill:{r['killed']}"
         print(f"{r['case']:<26} {r['group']:<8} {r['expect']:<10} {exit_text!s:>5} {r['stderr_lines']:>5} "
-              f"{'yes' if r['traceback'] else 'no':>5} {r['wall_s']:>7.2f} {r['cpu_s'] if r['cpu_s'] is not None else '-':>6} "
+              f"{'yes' if r['traceback'] else 'no':>5} {r['wall_s']:>7.2f} "
+              f"{r['cpu_s'] if r['cpu_s'] is not None else '-':>6} "
               f"{r['peak_rss_mb']:>7.0f}  "
               f"{'PASS' if r['pass'] else 'FAIL'}")
     for group in ("baseline", "reading", "files", "noticed"):

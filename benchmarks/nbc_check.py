@@ -58,7 +58,7 @@ def main() -> None:
             for case, first, second in (("original vs published", views, published),
                                         ("published vs original", published, views),
                                         ("tampered", views, tampered)):
-                seconds, verdict = timed(lambda: check_equivalence(first, second), args.repeats)
+                seconds, verdict = timed(lambda: check_equivalence(first, second), args.repeats)  # noqa: B023
                 rows.append({"schema": name, "attributes": views.n, "domain": views.domain_size,
                              "gamma": str(gamma), "case": case, "equivalent": verdict.equivalent,
                              "boxes": verdict.nodes, "seconds": round(seconds, 3)})

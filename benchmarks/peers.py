@@ -106,13 +106,15 @@ OURS = {"ours": None, "ours-paper": "paper", "ours-projected": "projected", "our
         "ours-exact-network": "consistent", "ours-add-remove": "consistent"}
 OURS_OPTIONS = {"ours-exact-network": {"non_private_phase": "network"}, "ours-add-remove": {"neighbours": "add-remove"}}
 OPENDP = ("mst-opendp", "mst-opendp-pure", "aim-opendp", "aim-opendp-pure")
-METHODS = (*OURS, "ours-adaptive", "ours-adaptive-replace-one", "datasynthesizer", "mst", "mst-r1", "aim", "authors-cpp", *OPENDP)
+METHODS = (*OURS, "ours-adaptive", "ours-adaptive-replace-one", "datasynthesizer", "mst", "mst-r1", "aim",
+           "authors-cpp", *OPENDP)
 # Default degree of DataSynthesizer's network.  Its Adult example notebook uses 2, but one fit at
 # k = 2 takes about 20 CPU minutes here (its greedy search joins parent values row by row in pandas).
 DATASYNTHESIZER_K = 1
 DATASYNTHESIZER_BINS = 20  # its default histogram size for numeric attributes
 # Order of methods in the tables (variants included).
-ORDER = ("ours-adaptive", "ours-adaptive-replace-one", "ours-paper", "ours-projected", "ours-consistent", "ours-add-remove", "ours-exact-network", "ours",
+ORDER = ("ours-adaptive", "ours-adaptive-replace-one", "ours-paper", "ours-projected", "ours-consistent",
+         "ours-add-remove", "ours-exact-network", "ours",
          "authors-cpp",
          "mst+sample", "mst", "mst-r1+sample", "mst-r1", "aim+sample", "aim", *OPENDP)
 
@@ -187,7 +189,8 @@ def run_datasynthesizer(eps: float, schema: Schema, train: pd.DataFrame, codes: 
     # eval()s these keys in a module that never imported numpy as np (NameError).
     generator_module.np = np
     with tempfile.TemporaryDirectory() as tmp:
-        data_file, domain_file, description_file = (os.path.join(tmp, f) for f in ("train.csv", "domain.json", "model.json"))
+        data_file, domain_file, description_file = (os.path.join(tmp, f)
+                                                    for f in ("train.csv", "domain.json", "model.json"))
         train.to_csv(data_file, index=False)
         with open(domain_file, "w", encoding="utf-8") as out:
             json.dump({a.name: [str(c) for c in a.categories] for a in schema.attributes if a.kind != "numeric"}, out)
@@ -202,7 +205,8 @@ def run_datasynthesizer(eps: float, schema: Schema, train: pd.DataFrame, codes: 
                 attribute_to_is_categorical=categorical,
                 attribute_to_is_candidate_key={n: False for n in categorical},
                 categorical_attribute_domain_file=domain_file,
-                numerical_attribute_ranges={a.name: [a.lower, a.upper] for a in schema.attributes if a.kind == "numeric"},
+                numerical_attribute_ranges={a.name: [a.lower, a.upper]
+                                            for a in schema.attributes if a.kind == "numeric"},
                 seed=1000 + rep)
             describer.save_dataset_description_to_file(description_file)
             generator = DataGenerator()
@@ -319,10 +323,10 @@ def _opendp(name: str, pure: bool) -> Callable[..., dict]:
     probability of an empty cell) is mapped to code 0 and counted in the run's notes."""
     def run(eps: float, schema: Schema, train: pd.DataFrame, codes: np.ndarray, rep: int) -> dict:
         try:
-            import opendp.prelude as dp
-            import polars as pl
             import opendp.extras.mbi._aim as aim_module
             import opendp.extras.mbi._mst as mst_module
+            import opendp.prelude as dp
+            import polars as pl
         except ImportError as exc:
             raise NotInstalled(str(exc)) from None
         dp.enable_features("contrib")
@@ -692,7 +696,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default="bundled", help=f"comma-separated, from {','.join(DATASETS)}")
     parser.add_argument("--split", choices=("80/20", "full"), default="80/20")
-    parser.add_argument("--methods", default="ours,datasynthesizer,mst", help=f"comma-separated, from {','.join(METHODS)}")
+    parser.add_argument("--methods", default="ours,datasynthesizer,mst",
+                        help=f"comma-separated, from {','.join(METHODS)}")
     parser.add_argument("--epsilons", default="0.1,0.4,1.6")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--repeat-from", type=int, default=0,
@@ -727,8 +732,10 @@ def main() -> None:
     started = datetime.datetime.now(datetime.UTC)
     load_before = [round(x, 2) for x in os.getloadavg()]
     t0 = time.perf_counter()
-    settings = {"data": datasets, "split": "whole table" if args.split == "full" else "train_test_split_indices(n, seed=0)",
-                "repeats": [args.repeat_from, args.repeats], "budget_seconds": args.budget, "timeout_seconds": args.timeout,
+    settings = {"data": datasets,
+                "split": "whole table" if args.split == "full" else "train_test_split_indices(n, seed=0)",
+                "repeats": [args.repeat_from, args.repeats], "budget_seconds": args.budget,
+                "timeout_seconds": args.timeout,
                 "threads": args.threads, "datasynthesizer_k": datasynthesizer_k, "command": " ".join(sys.argv)}
 
     def document(rows: list[dict]) -> dict:

@@ -16,8 +16,7 @@ import platform
 import time
 from pathlib import Path
 
-from privbayes import PrivBayes
-from privbayes import counting
+from privbayes import PrivBayes, counting
 from privbayes.domainfile import read_domain
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

@@ -186,7 +186,8 @@ def plot(rows: list[dict]) -> None:
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for key in sorted({(r["backend"], r["d"]) for r in rows if "fit_s" in r}):
-        pts = sorted((r["n"], r["fit_s"] + r["sample_s"]) for r in rows if (r["backend"], r["d"]) == key and "fit_s" in r)
+        pts = sorted((r["n"], r["fit_s"] + r["sample_s"])
+                     for r in rows if (r["backend"], r["d"]) == key and "fit_s" in r)
         ax.plot(*zip(*pts), marker="o", label=f"{key[0]}, d = {key[1]}")
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -218,7 +219,8 @@ def main() -> None:
         return
     machine = {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()}
     if args.overhead:
-        print(json.dumps({"benchmark": "scale_overhead", "machine": machine, "results": overhead(int(args.overhead), folder)}))
+        print(json.dumps({"benchmark": "scale_overhead", "machine": machine,
+                          "results": overhead(int(args.overhead), folder)}))
         return
     cells = [(b, int(float(n)), int(d)) for b, n, d in (c.split(":") for c in args.cells.split(","))]
     rows = run_cells(cells, folder, args.timeout)

@@ -1,6 +1,7 @@
 """Reproduction of Bernstein et al., ICML 2017 (private MRFs): Figs. 1, 2, 3(a) and a stand-in for 3(b).
 
-    python experiments/cgm.py fig1 | fig2 --model chain3|er [--part baselines|cgm|auto] | fig3 [--states 20] | nltcs | plot
+    python experiments/cgm.py fig1 | fig2 --model chain3|er [--part baselines|cgm|auto]
+                              | fig3 [--states 20] | nltcs | plot
 
 Synthetic populations (Figs. 1-3) are drawn from known models, so their clique tables are
 computed here directly (they are not private data); the noise always goes through
@@ -368,7 +369,8 @@ def plot_fig2(kind: str) -> list[str]:
     epsilons = sorted({eps for _, eps in groups})
     fig, axes = plt.subplots(1, len(epsilons), figsize=(4 * len(epsilons), 3.4), sharey=True, squeeze=False)
     summary = []
-    print(f"\n**{kind}**\n\n| N | ε | trials | Non-private | Naive MLE | CGM | PSGD | Auto | CGM ≤ naive | Auto ≤ naive "
+    print(f"\n**{kind}**\n\n| N | ε | trials | Non-private | Naive MLE | CGM | PSGD | Auto | CGM ≤ naive "
+          "| Auto ≤ naive "
           "| CGM stopped by | seconds naive / CGM |\n|---|---|---|---|---|---|---|---|---|---|---|---|")
     for ax, eps in zip(axes[0], epsilons):
         ns = sorted(n for n, e in groups if e == eps)

@@ -41,7 +41,7 @@ def out_dir() -> Path:
     return OUT_DIR[0]
 
 
-def load(name: str) -> tuple[Schema, "object", np.ndarray]:
+def load(name: str) -> tuple[Schema, object, np.ndarray]:
     """Schema, raw frame and leaf codes of one of the papers' datasets."""
     schema = read_domain(DATA / name / f"{name}.domain")
     frame = read_frame(DATA / name / f"{name}.dat", schema)
@@ -171,7 +171,8 @@ def add_common_arguments(parser: argparse.ArgumentParser, reps: int, datasets: t
     parser.add_argument("--epsilons", default=",".join(map(str, epsilons)))
     parser.add_argument("--cache", default=None, help="folder of cached PrivBayes tables ('none' disables)")
     parser.add_argument("--acs-reps", type=int, default=1,
-                        help="cap on the repetitions on ACS, whose F-score fits take minutes (default 1; --paper lifts it)")
+                        help="cap on the repetitions on ACS, whose F-score fits take minutes "
+                             "(default 1; --paper lifts it)")
     parser.add_argument("--out", default=None, metavar="DIR",
                         help="folder for the CSV, PNG and markdown outputs (default docs/figures)")
 

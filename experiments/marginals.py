@@ -35,7 +35,6 @@ import time
 from fractions import Fraction
 
 import numpy as np
-
 from common import (
     ALPHAS,
     DATASETS,
@@ -152,7 +151,8 @@ def run(datasets: list[str], epsilons: tuple[float, ...], reps: int, methods: tu
                     if method == "PrivBayes":
                         out = privbayes_codes(name, eps, rep)
                         for alpha in qs:
-                            record(name, alpha, eps, method, rep, average_marginal_tvd(codes, out["codes"], sizes, alpha),
+                            record(name, alpha, eps, method, rep,
+                                   average_marginal_tvd(codes, out["codes"], sizes, alpha),
                                    out["seconds"], out["k"])
                     elif method == "Contingency":  # one noisy table answers every α
                         start = time.perf_counter()
@@ -169,7 +169,8 @@ def run(datasets: list[str], epsilons: tuple[float, ...], reps: int, methods: tu
                             extra = {"repetitions": MWEM_REPETITIONS[0]} if method == "MWEM" else {}
                             released = BASELINES[method](table, alpha, eps, seed + alpha, **extra).marginals
                             record(name, alpha, eps, method, rep, average_tvd_of_marginals(codes, sizes, released),
-                                   time.perf_counter() - start, note="widened sampler" if len(WIDENED_SCALES) > before else "")
+                                   time.perf_counter() - start,
+                                   note="widened sampler" if len(WIDENED_SCALES) > before else "")
     return rows
 
 
@@ -182,13 +183,15 @@ def _subsets(d: int, alpha: int) -> list[tuple[int, ...]]:
 def plot(rows: list[dict], datasets: list[str], methods: tuple[str, ...]) -> None:
     means = mean_by(rows, ("dataset", "alpha", "method", "epsilon"), "tvd")
     for name in datasets:
-        panels = [(f"Fig. {FIGURE[name]}: {name.upper()} Q{alpha}", lines_by(means, (name, alpha), methods_for(name, methods)))
+        panels = [(f"Fig. {FIGURE[name]}: {name.upper()} Q{alpha}",
+                   lines_by(means, (name, alpha), methods_for(name, methods)))
                   for alpha in ALPHAS[name] if any(d == name and a == alpha for d, a, _, _ in means)]
         if panels:
             plot_panels(panels, out_dir() / f"fig{FIGURE[name]}_{name}_marginals.png", "average variation distance")
 
 
-def table_lines(rows: list[dict], name: str, alpha: int, methods: list[str], with_std: bool = False) -> tuple[list[str], int, int]:
+def table_lines(rows: list[dict], name: str, alpha: int, methods: list[str],
+                with_std: bool = False) -> tuple[list[str], int, int]:
     """Markdown table of mean TVD per ε × method; counts of ε where PrivBayes is best."""
     means = mean_by(rows, ("dataset", "alpha", "method", "epsilon"), "tvd")
     groups: dict[tuple, list[float]] = {}
@@ -286,7 +289,8 @@ def main(argv: list[str] | None = None) -> None:
     expensive = reps if args.paper else args.expensive_reps
     for name in datasets:  # written after every ε, so an interrupted run keeps what it did
         for eps in epsilons:
-            merge_rows(out_dir() / f"fig{FIGURE[name]}_{name}_marginals.csv", run([name], (eps,), reps, methods, expensive),
+            merge_rows(out_dir() / f"fig{FIGURE[name]}_{name}_marginals.csv",
+                       run([name], (eps,), reps, methods, expensive),
                        ("dataset", "method", "epsilon"))
     rows = [r for name in DATASETS for r in read_rows(out_dir() / f"fig{FIGURE[name]}_{name}_marginals.csv")]
     shown = datasets_in(rows, DATASETS)

@@ -26,7 +26,6 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
-from privbayes.counting import leaf_codes
 from privbayes.audit.mia import (
     choose_threshold,
     distance_score,
@@ -35,6 +34,7 @@ from privbayes.audit.mia import (
     model_log_likelihood,
     rarest_record,
 )
+from privbayes.counting import leaf_codes
 from privbayes.io import load_schema
 from privbayes.synthesizers.privbayes import PrivBayes
 
@@ -65,7 +65,8 @@ def scores_for(release, schema, target, target_codes) -> tuple[float, float]:
 def run_side(frame, schema, target, target_codes, epsilon, seeds, **params):
     out = []
     for seed in seeds:
-        release = frame if epsilon == float("inf") else PrivBayes(epsilon, random_state=seed, **params).fit(frame, schema)
+        release = (frame if epsilon == float("inf")
+                   else PrivBayes(epsilon, random_state=seed, **params).fit(frame, schema))
         out.append(scores_for(release, schema, target, target_codes))
     return np.array(out)
 

@@ -82,8 +82,8 @@ def figure8(schema: Schema, frame: pd.DataFrame) -> tuple[list[dict], dict]:
     done = est(views, PRIOR, Fraction(10) ** 100000, condition="corollary4")
     extra = {"est_log10_r": (math.log10(done.achieved.numerator) - math.log10(done.achieved.denominator)),
              "est_seconds": time.perf_counter() - start, "original_amplification": amp0,
-             "original_corollary4_gamma": float(max(max(r) / min(r) for r in
-                                                    [views.prior] + [row for a in views.attributes for row in a.counts]) ** 3)}
+             "original_corollary4_gamma": float(max(max(r) / min(r) for r in [views.prior]
+                                                    + [row for a in views.attributes for row in a.counts]) ** 3)}
     return rows, extra
 
 
@@ -146,9 +146,9 @@ def figure9(schema: Schema, frame: pd.DataFrame, reps: int) -> list[dict]:
         train_codes = codes_all[train]
         for k in KS:
             nodes = k_anonymous_nodes(table, k)
-            by_training_accuracy = max(nodes, key=lambda node: scores(generalised_views(table, schema, node[1])
-                                                                      .classify_many(test_codes(schema, train_codes, node[1])),
-                                                                      train_codes[:, 3])["accuracy"])
+            by_training_accuracy = max(nodes, key=lambda node: scores(
+                generalised_views(table, schema, node[1]).classify_many(test_codes(schema, train_codes, node[1])),
+                train_codes[:, 3])["accuracy"])
             for method, (_, levels) in (("k-anonymity", min(nodes)),
                                         ("k-anonymity, node chosen by training accuracy", by_training_accuracy)):
                 predicted = generalised_views(table, schema, levels).classify_many(test_codes(schema, codes, levels))
@@ -235,8 +235,10 @@ def summary(rows8: list[dict], extra: dict, rows9: list[dict]) -> str:
     lines += ["", (f"EST (F = 0.75/0.25, paper's Corollary 4): smallest certified r ≈ 1e{extra['est_log10_r']:.0f} "
                    f"({extra['est_seconds']:.2f} s); original views need γ = {extra['original_corollary4_gamma']:.4g} "
                    "for Corollary 4."), "",
-              "| method | k | levels (age, edu, hours) | accuracy | recall >50K | precision |", "|---|---|---|---|---|---|"]
-    for key in sorted({(r["method"], r["k"]) for r in rows9}, key=lambda key: (not key[0].startswith("original"), key[0], key[1] or 0)):
+              "| method | k | levels (age, edu, hours) | accuracy | recall >50K | precision |",
+              "|---|---|---|---|---|---|"]
+    for key in sorted({(r["method"], r["k"]) for r in rows9},
+                      key=lambda key: (not key[0].startswith("original"), key[0], key[1] or 0)):
         sub = [r for r in rows9 if (r["method"], r["k"]) == key]
         levels = sorted({r["levels"] for r in sub})
         lines.append(f"| {key[0]} | {key[1]} | {' / '.join(levels)} | {np.mean([r['accuracy'] for r in sub]):.4f} | "

@@ -99,7 +99,8 @@ def plot(rows: list[dict], datasets: list[str], which: str) -> None:
                 lines[f"ε = {eps:g}"] = (xs, [means[(name, label, eps, x)] for x in xs])
             panels.append((f"Fig. {FIGURE[which]}: {name.upper()}, {label}", lines))
     symbol = "β" if which == "beta" else "θ"
-    plot_panels(panels, out_dir() / f"fig{FIGURE[which]}_{which}.png", "error (TVD or misclassification)", xlabel=symbol,
+    plot_panels(panels, out_dir() / f"fig{FIGURE[which]}_{which}.png", "error (TVD or misclassification)",
+                xlabel=symbol,
                 logx=which == "theta", ncols=len(datasets))
 
 

@@ -182,7 +182,7 @@ def main() -> None:
     n_table = 200_000 // scale
     for variant, expected in (("correct", True), ("noise only on non-empty cells", False)) if "table" in blocks else ():
         def table_fn():
-            laplace = _broken_nonempty if variant != "correct" else laplace_counts
+            laplace = _broken_nonempty if variant != "correct" else laplace_counts  # noqa: B023
             a, b = table_batch([3, 0], 31, n_table, laplace), table_batch([2, 1], 32, n_table, laplace)
             return compare_histograms(a, b, n_table, epsilon=LN3, delta=0.0,
                                       tolerance=concentration_tolerance(n_table, LN3, 81, ALPHA))
@@ -210,9 +210,9 @@ def main() -> None:
     for event, k, label in network_events if "network" in blocks else ():
         for variant, expected in (("correct", True), ("argmax selection", False)):
             record(f"PrivBayes n=6 d=3 ({label})", variant, f"rigorous: N={n_e2e}, K={k}", expected,
-                   lambda: distinguish(release_run(a, s3, 10**7, event, degree=1),
-                                       release_run(b, s3, 2 * 10**7, event, degree=1), epsilon=LN3, runs=n_e2e,
-                                       events=k, false_failure=ALPHA))
+                   lambda: distinguish(release_run(a, s3, 10**7, event, degree=1),  # noqa: B023
+                                       release_run(b, s3, 2 * 10**7, event, degree=1), epsilon=LN3, runs=n_e2e,  # noqa: B023
+                                       events=k, false_failure=ALPHA))  # noqa: B023
     a2, b2 = cells_pair()
     s2 = binary_schema("ab")
     for variant, expected in ((("correct", True), ("half noise", False), ("noise only on non-empty cells", False))

@@ -190,7 +190,7 @@ def summary_tables(fig3_rows, util_rows) -> list[str]:
             out.append("")
     if util_rows:
         reps = len({r["rep"] for r in util_rows})
-        for metric, title, keys in (("accuracy", "Fig. 4: SVM accuracy on the real test part", ("q",)),
+        for metric, title, _keys in (("accuracy", "Fig. 4: SVM accuracy on the real test part", ("q",)),
                                     ("tvd2", "Fig. 5: average 2-way TVD to the training part (q = 1.1)", ())):
             rows = [r for r in util_rows if r[metric] != ""]
             means = mean_by(rows, ("dataset", "method", "q", "epsilon"), metric)

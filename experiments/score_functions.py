@@ -31,7 +31,8 @@ def run(datasets: list[str], reps: int, epsilons: tuple[float, ...]) -> list[dic
             for method in (*SCORES[name], "NoPrivacy"):
                 for rep in range(1 if method == "NoPrivacy" else reps):
                     start = time.perf_counter()
-                    model = PrivBayes(eps, estimation="paper", encoding="vanilla", score=None if method == "NoPrivacy" else method,
+                    model = PrivBayes(eps, estimation="paper", encoding="vanilla",
+                                      score=None if method == "NoPrivacy" else method,
                                       non_private_phase="network" if method == "NoPrivacy" else None,
                                       random_state=1000 * rep + 7).fit(frame, schema)
                     network = [(p.child, tuple(a for a, _ in p.parents)) for p in model.network_.pairs]

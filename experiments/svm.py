@@ -11,7 +11,8 @@ PrivGene (§6.1) is not implemented in this project and is omitted.
 Writes docs/figures/fig16_nltcs_svm.{csv,png} ... fig19_br2000_svm.{csv,png} and
 docs/figures/fig16_19_svm.md.
 
-Usage: python experiments/svm.py [--reps 2] [--acs-reps 1] [--paper] [--datasets nltcs,acs,adult,br2000] [--epsilons ...]
+Usage: python experiments/svm.py [--reps 2] [--acs-reps 1] [--paper] [--datasets nltcs,acs,adult,br2000]
+       [--epsilons ...]
        [--methods PrivBayes,PrivateERM,PrivateERM (Single),Majority,NoPrivacy] [--out DIR]
 """
 
@@ -89,7 +90,8 @@ def run(datasets: list[str], epsilons: tuple[float, ...], reps: int, methods: tu
                                                     ("Majority", majority, eps / 4)):
                         if method in methods:
                             start = time.perf_counter()
-                            error = learner(train, test, sizes, target, budget, seed + 10_000_000 * METHODS.index(method)).error
+                            error = learner(train, test, sizes, target, budget,
+                                            seed + 10_000_000 * METHODS.index(method)).error
                             record(name, target, eps, method, rep, error, time.perf_counter() - start)
     return rows
 

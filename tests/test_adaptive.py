@@ -130,7 +130,8 @@ def test_binary_data_start_from_the_privbayes_network_and_the_ledger_is_the_plan
     assert any(s.startswith("network step") for s in steps) and any(s.startswith("conditional") for s in steps)
     assert not any(s.startswith("1-way") for s in steps)
     assert sum((e.epsilon for e in released.ledger), Fraction(0)) == 1
-    forced = AdaptiveMarginals(1.0, neighbours=relation, init="oneway", random_state=2).fit(frame, binary_schema("abcdef"))
+    forced = AdaptiveMarginals(1.0, neighbours=relation, init="oneway",
+                               random_state=2).fit(frame, binary_schema("abcdef"))
     assert any(e.step.startswith("1-way") for e in forced.released_.ledger)
 
 
@@ -253,7 +254,7 @@ def test_the_quality_moves_by_at_most_the_count_sensitivity_and_reaches_it(relat
 def test_mean_absolute_noise_is_the_discrete_laplace_mean_of_abs():
     for scale in (Fraction(1, 2), Fraction(3), Fraction(40)):
         q = math.exp(-1 / float(scale))
-        pmf = lambda z: (1 - q) / (1 + q) * q ** abs(z)  # noqa: E731
+        pmf = lambda z: (1 - q) / (1 + q) * q ** abs(z)  # noqa: B023, E731
         direct = sum(abs(z) * pmf(z) for z in range(-4000, 4001))
         assert mean_absolute_noise(scale) == pytest.approx(direct, rel=1e-9)
         draws = discrete_laplace(scale, 20000, random_source(3))

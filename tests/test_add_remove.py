@@ -14,13 +14,13 @@ import pytest
 import privbayes.privacy.mechanisms as mechanisms_module
 from privbayes import counting
 from privbayes.audit.distinguish import binary_schema, cells_pair, distinguish, miss_probability, support_event
-from privbayes.bayesnet.privbayes.settings import COUNT_SHARE, COUNT_STEP
 from privbayes.bayesnet.measurements import NoisyTable, discrete_laplace_variance, estimated_total
+from privbayes.bayesnet.model_file import load_model
+from privbayes.bayesnet.privbayes.settings import COUNT_SHARE, COUNT_STEP
 from privbayes.bayesnet.registry import get_score
 from privbayes.bayesnet.scores import CountIndependenceDistance
 from privbayes.bayesnet.usefulness import binary_usefulness, domain_bound
 from privbayes.errors import InputError
-from privbayes.bayesnet.model_file import load_model
 from privbayes.privacy.neighbours import ADD_REMOVE, REPLACE_ONE, neighbours
 from privbayes.privacy.samplers import discrete_laplace, random_source
 from privbayes.schema import Attribute, Schema
@@ -105,7 +105,7 @@ def test_estimated_total_is_unbiased_and_beats_the_noisy_count():
     # combination's mean is within 5 standard errors of n (false failure < 1e-6) and its spread is
     # well below the count's alone (the tables' sums have variances 2·2·2² and 6·2·5², vs 2·20²).
     rng = random_source(11)
-    n, shapes, scales = 600, [(2,), (2, 3)], [Fraction(2), Fraction(5)]
+    n, scales = 600, [Fraction(2), Fraction(5)]
     truth = [np.array([250, 350]), np.array([[100, 150, 0], [200, 100, 50]])]
     estimates, counts = [], []
     for _ in range(2000):
@@ -160,7 +160,8 @@ def test_tiny_tables_fit_under_add_remove():
     # n = 1: the noisy count may be far off; the fit still succeeds (success must not depend on n).
     frame = pd.DataFrame({"a": [1], "b": [0]})
     for seed in range(20):
-        model = PrivBayes(0.1, neighbours="add-remove", random_state=seed).fit(counting.open(frame, binary_schema("ab")))
+        model = PrivBayes(0.1, neighbours="add-remove",
+                          random_state=seed).fit(counting.open(frame, binary_schema("ab")))
         assert model.model_.n >= 1
 
 

@@ -160,7 +160,8 @@ def test_the_command_line_shows_the_degree_0_note(tmp_path, capsys):
 
     _penguins(344).to_csv(tmp_path / "t.csv", index=False)
     (tmp_path / "s.yaml").write_text(yaml.safe_dump(PENGUINS))
-    assert main(["fit", str(tmp_path / "t.csv"), "--schema", str(tmp_path / "s.yaml"), "--method", "privbayes", "--epsilon", "1",
+    assert main(["fit", str(tmp_path / "t.csv"), "--schema", str(tmp_path / "s.yaml"), "--method", "privbayes",
+                 "--epsilon", "1",
                  "--seed", "1", "-o", str(tmp_path / "m.json")]) == 0
     err = capsys.readouterr().err
     assert "privbayes: warning: the network has degree 0" in err and "344" not in err

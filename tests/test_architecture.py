@@ -12,9 +12,9 @@ import pytest
 
 import privbayes
 from privbayes import PrivBayes, counting
+from privbayes.bayesnet.model_file import save_model
 from privbayes.counting import PrivateTable
 from privbayes.encoding import Encoding
-from privbayes.bayesnet.model_file import save_model
 from privbayes.schema import Attribute, Schema
 from tests.helpers import correlated_frame
 
@@ -81,7 +81,8 @@ def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
         node = stack.pop()
         out.append(node)
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and getattr(child.test, "id", getattr(child.test, "attr", "")) == "TYPE_CHECKING":
+            if (isinstance(child, ast.If)
+                    and getattr(child.test, "id", getattr(child.test, "attr", "")) == "TYPE_CHECKING"):
                 stack.extend(child.orelse)
                 continue
             stack.append(child)
@@ -99,7 +100,8 @@ def _imports(name: str, path: Path, known: set[str]) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1]
+                                + ([base] if base else []))
             for a in node.names:  # `from privbayes import counting` imports the submodule
                 target = f"{base}.{a.name}"
                 out.add(target if target in known else base)
@@ -159,7 +161,8 @@ LAYERS = (
     ("privacy", ("privbayes.privacy",)),
     ("counting", ("privbayes.counting",)),
     ("inference", ("privbayes.inference",)),
-    ("algorithms", ("privbayes.bayesnet", "privbayes.adaptive", "privbayes.undirected", "privbayes.nbc", "privbayes.baselines",
+    ("algorithms", ("privbayes.bayesnet", "privbayes.adaptive", "privbayes.undirected", "privbayes.nbc",
+                    "privbayes.baselines",
                     "privbayes.bayesnet.model_file")),
     ("estimators", ("privbayes.synthesizers",)),
     ("around", ("privbayes.evaluation", "privbayes.audit", "privbayes.demo", "privbayes.cli",
@@ -195,7 +198,8 @@ def _layer_violations(graph: dict[str, set[str]]) -> list[str]:
             elif (prefix.split(".")[:2] != other_prefix.split(".")[:2]
                   and (".".join(prefix.split(".")[:2]), ".".join(other_prefix.split(".")[:2])) in APART):
                 found.append(f"{module} imports {target}: these layers stay apart")
-            elif LAYERS[rank][0] == "algorithms" and LAYERS[other][0] == "counting" and target not in ALGORITHMS_MAY_USE:
+            elif (LAYERS[rank][0] == "algorithms" and LAYERS[other][0] == "counting"
+                  and target not in ALGORITHMS_MAY_USE):
                 found.append(f"{module} imports {target}: algorithms see the PrivateTable protocol only")
     return found
 
@@ -324,5 +328,6 @@ def test_an_unknown_model_version_is_refused_with_both_versions(tmp_path):
     doc = json.loads((DATA / "model_v1_alg4.json").read_text())
     doc["version"] = 7
     (tmp_path / "m.json").write_text(json.dumps(doc))
-    with pytest.raises(privbayes.InputError, match=r"unsupported version 7 \(this library, .*, reads versions 1, 2, 3\)"):
+    with pytest.raises(privbayes.InputError,
+                       match=r"unsupported version 7 \(this library, .*, reads versions 1, 2, 3\)"):
         privbayes.load(tmp_path / "m.json")

@@ -117,7 +117,8 @@ def test_duckdb_reads_csv_text_like_the_numpy_reader(tmp_path):
     """Quoted separators and quotes, blanks, NA words and quoted empty fields: text, as pandas reads it."""
     path = tmp_path / "quirks.csv"
     path.write_text('c,d\n"a,b",1\n" x ",2\nNA,\n"",3\nnull,""\n\n"say ""hi""",4\n', encoding="utf-8")
-    schema = Schema((Attribute("c", "categorical", categories=("a,b", "x", "NA", "null", 'say "hi"'), missing="category"),
+    schema = Schema((Attribute("c", "categorical", categories=("a,b", "x", "NA", "null", 'say "hi"'),
+                               missing="category"),
                      Attribute("d", "numeric", lower=0, upper=4, bins=4, missing="category")))
     assert_same_counts(counting.open(path, schema), counting.open(path, schema, backend="duckdb"),
                        [([0, 1], None), ([1], None)])
@@ -148,7 +149,8 @@ REFUSALS = [  # (attribute, column values): each refused by the schema in its ow
 def test_refusals_are_the_same_on_duckdb(tmp_path, form, case):
     """Same error class, same value-free message, same row numbers for --show-invalid."""
     attr, values = REFUSALS[case]
-    frame = pd.DataFrame({"x": [None if v == "" and form == "parquet" else v for v in values], "y": ["0"] * len(values)})
+    frame = pd.DataFrame({"x": [None if v == "" and form == "parquet" else v for v in values],
+                          "y": ["0"] * len(values)})
     schema = Schema((attr, Attribute("y", "categorical", categories=("0",))))
     path = write(frame, tmp_path / f"bad.{form}")
     with pytest.raises(InvalidValuesError) as numpy_error:
@@ -244,7 +246,8 @@ def test_spark_counts_and_refusals_equal_numpy(tmp_path, spark):
     schema, frame = random_case(4)
     path = write(frame, tmp_path / "data.csv")
     expected = counting.open(path, schema)
-    assert_same_counts(expected, counting.open(path, schema, backend=spark), requests(expected, np.random.default_rng(4)))
+    assert_same_counts(expected, counting.open(path, schema, backend=spark),
+                       requests(expected, np.random.default_rng(4)))
     attr, values = REFUSALS[0]
     path = write(pd.DataFrame({"x": values, "y": ["0"] * len(values)}), tmp_path / "bad.csv")
     schema = Schema((attr, Attribute("y", "categorical", categories=("0",))))
@@ -267,7 +270,8 @@ def test_spark_counts_a_parquet_file_equal_numpy(tmp_path, spark):
     frame[numeric] = values
     path = write(frame, tmp_path / "data.parquet")
     expected = counting.open(path, schema)
-    assert_same_counts(expected, counting.open(path, schema, backend=spark), requests(expected, np.random.default_rng(5)))
+    assert_same_counts(expected, counting.open(path, schema, backend=spark),
+                       requests(expected, np.random.default_rng(5)))
 
 
 def test_the_same_seed_fits_the_same_model_on_spark(tmp_path, spark):

@@ -9,7 +9,6 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from privbayes.validation import exact
 from privbayes.baselines.classification import majority, no_privacy, private_erm
 from privbayes.baselines.common import consistent, project_marginals, resolve_subsets, walsh_hadamard
 from privbayes.baselines.contingency import contingency_marginals
@@ -22,6 +21,7 @@ from privbayes.encoding import Encoding
 from privbayes.evaluation import Target
 from privbayes.privacy.accountant import Accountant, BudgetExceededError
 from privbayes.schema import Attribute, Schema
+from privbayes.validation import exact
 
 D, N, ALPHA = 5, 2000, 2
 
@@ -202,7 +202,8 @@ def test_fourier_coefficients_match_their_definition():
     sizes = [3, 2, 4]
     rng = np.random.default_rng(5)
     codes = np.column_stack([rng.integers(0, s, 300) for s in sizes])
-    bits = np.column_stack([(codes[:, 0] >> 1) & 1, codes[:, 0] & 1, codes[:, 1], (codes[:, 2] >> 1) & 1, codes[:, 2] & 1])
+    bits = np.column_stack([(codes[:, 0] >> 1) & 1, codes[:, 0] & 1, codes[:, 1],
+                            (codes[:, 2] >> 1) & 1, codes[:, 2] & 1])
     coefficients = exact_fourier_coefficients(_table(codes, sizes), [(0, 1, 2)])
     assert len(coefficients) == 2**5 - 1
     for mask, value in coefficients.items():
@@ -283,7 +284,8 @@ def test_epsilon_is_validated(bad):
 
 @pytest.mark.parametrize(
     "marginals, message",
-    [(0, r"alpha = 0"), (6, r"alpha = 6"), ([(0, 0)], "repeats"), ([(0, 9)], "0..4"), ([(0, 1), (1, 0)], "twice"), ([], "at least one")],
+    [(0, r"alpha = 0"), (6, r"alpha = 6"), ([(0, 0)], "repeats"), ([(0, 9)], "0..4"), ([(0, 1), (1, 0)], "twice"),
+     ([], "at least one")],
 )
 def test_subsets_are_validated(marginals, message):
     with pytest.raises(ValueError, match=message):

@@ -29,8 +29,8 @@ from privbayes.bayesnet.candidates import (
     level_sizes,
     parent_bound,
 )
-from privbayes.bayesnet.privbayes.cost import check_cost, cost_estimate
 from privbayes.bayesnet.greedy import maximal_parent_candidates
+from privbayes.bayesnet.privbayes.cost import check_cost, cost_estimate
 from privbayes.bayesnet.usefulness import domain_bound
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError

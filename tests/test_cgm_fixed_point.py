@@ -119,7 +119,8 @@ def test_released_noise_follows_the_declared_pmf():
     noise = np.concatenate([t.ravel() for t in stats.tables])
     b = stats.scale
     q = math.exp(-1 / b)
-    p_abs = lambda k: (1 - q) / (1 + q) * (1 if k == 0 else 2 * q ** k)
+    def p_abs(k):
+        return (1 - q) / (1 + q) * (1 if k == 0 else 2 * q ** k)
     edges = list(range(0, 49, 4))
     expected = [sum(p_abs(k) for k in range(lo, lo + 4)) for lo in edges[:-1]]
     expected.append(1 - sum(expected))
@@ -179,7 +180,8 @@ def test_auto_is_the_default_and_is_naive_mle_with_the_calibrated_lambda():
 
     table = counting.open(frame, schema)
     index = [tuple(schema.index(a) for a in c) for c in cliques]
-    stats = measure([table.counts(list(c)) for c in index], table.n, index, [",".join(c) for c in cliques], Fraction(1, 5),
+    stats = measure([table.counts(list(c)) for c in index], table.n, index, [",".join(c) for c in cliques],
+                    Fraction(1, 5),
                     "replace-one", Accountant(Fraction(1, 5)), random_source(5))
     start = LogLinearModel.uniform(Domain((2, 3, 2, 3)), index)
     expected = naive_mle(start, stats, calibrated_lambda(stats))

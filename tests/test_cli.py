@@ -27,7 +27,8 @@ def workspace(tmp_path):
 
 def test_fit_inspect_sample(workspace, capsys):
     w = workspace
-    assert main(["fit", "--method", "privbayes", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--epsilon", "1",
+    assert main(["fit", "--method", "privbayes", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--epsilon",
+                 "1",
                  "--seed", "1", "-o", str(w / "m.json")]) == 0
     assert main(["inspect", str(w / "m.json")]) == 0
     out = capsys.readouterr().out
@@ -39,22 +40,27 @@ def test_fit_inspect_sample(workspace, capsys):
 
 def test_fit_under_add_remove_neighbours(workspace, capsys):
     w = workspace
-    assert main(["fit", "--method", "privbayes", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--epsilon", "1",
+    assert main(["fit", "--method", "privbayes", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--epsilon",
+                 "1",
                  "--neighbours", "add-remove", "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "n is private and nothing has been read" in out and "n =" not in out
-    assert main(["fit", "--method", "privbayes", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--epsilon", "1",
+    assert main(["fit", "--method", "privbayes", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--epsilon",
+                 "1",
                  "--neighbours", "add-remove", "--seed", "1", "-o", str(w / "m.json")]) == 0
     assert main(["inspect", str(w / "m.json")]) == 0
     out = capsys.readouterr().out
     assert "add or remove one tuple" in out and "count n" in out and "(a noisy count)" in out
     (w / "empty.csv").write_text("a,b,x\n")  # no rows: a neighbour of one-row tables, so it must fit too
-    assert main(["fit", "--method", "privbayes", str(w / "empty.csv"), "--schema", str(w / "schema.yaml"), "--epsilon", "1",
+    assert main(["fit", "--method", "privbayes", str(w / "empty.csv"), "--schema", str(w / "schema.yaml"),
+                 "--epsilon", "1",
                  "--neighbours", "add-remove", "-o", str(w / "e.json")]) == 0
-    code = main(["fit", "--method", "privbayes", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--epsilon", "1",
+    code = main(["fit", "--method", "privbayes", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--epsilon",
+                 "1",
                  "--neighbours", "add-remove", "--score", "I", "-o", str(w / "x.json")])
     assert code == 2 and "use score R" in capsys.readouterr().err and not (w / "x.json").exists()
-    code = main(["fit", "--method", "privbayes", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--epsilon", "1",
+    code = main(["fit", "--method", "privbayes", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--epsilon",
+                 "1",
                  "--method", "sa-privbayes", "--neighbours", "add-remove", "-o", str(w / "x.json")])
     assert code == 2 and "--neighbours does not apply to --method sa-privbayes" in capsys.readouterr().err
 
@@ -66,12 +72,14 @@ def test_fit_reads_the_authors_dat_and_domain_files(workspace, capsys):
     frame = pd.read_csv(w / "data.csv")
     frame.to_csv(w / "data.dat", sep=" ", header=False, index=False)
     (w / "data.domain").write_text("D 0 1 2\nD 0 1\nC 0 10\n")
-    assert main(["fit", "--method", "privbayes", str(w / "data.dat"), "--schema", str(w / "data.domain"), "--epsilon", "1",
+    assert main(["fit", "--method", "privbayes", str(w / "data.dat"), "--schema", str(w / "data.domain"), "--epsilon",
+                 "1",
                  "--seed", "3", "-o", str(w / "dat.json")]) == 0
     assert main(["sample", str(w / "dat.json"), "-n", "50", "-o", str(w / "s.csv"), "--seed", "4"]) == 0
     assert pd.read_csv(w / "s.csv").shape == (50, 3)
     capsys.readouterr()
-    assert main(["fit", "--method", "privbayes", str(w / "data.dat"), "--infer-schema", "--epsilon", "1", "-o", str(w / "x.json")]) == 2
+    assert main(["fit", "--method", "privbayes", str(w / "data.dat"), "--infer-schema", "--epsilon", "1", "-o",
+                 str(w / "x.json")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert "a .dat file has no header" in err[-1] and not (w / "x.json").exists()
 
@@ -81,7 +89,8 @@ def test_fit_without_schema_is_refused_and_infer_is_flagged(workspace, capsys):
     assert main(["fit", "--method", "privbayes", str(w / "data.csv"), "--epsilon", "1", "-o", str(w / "m.json")]) == 2
     assert "fit needs --schema" in capsys.readouterr().err
     assert not (w / "m.json").exists()
-    assert main(["fit", "--method", "privbayes", str(w / "data.csv"), "--infer-schema", "--epsilon", "1", "-o", str(w / "m.json")]) == 0
+    assert main(["fit", "--method", "privbayes", str(w / "data.csv"), "--infer-schema", "--epsilon", "1", "-o",
+                 str(w / "m.json")]) == 0
     assert "NOT covered by epsilon" in capsys.readouterr().err
 
 
@@ -94,7 +103,8 @@ def test_fit_without_schema_is_refused_and_infer_is_flagged(workspace, capsys):
 def test_bad_parameters_are_one_line_errors(workspace, capsys, args, message):
     w = workspace
     try:
-        code = main(["fit", "--method", "privbayes", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), *args, "-o", str(w / "m.json")])
+        code = main(["fit", "--method", "privbayes", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), *args,
+                     "-o", str(w / "m.json")])
     except SystemExit as usage:  # argparse's own errors: one line too (cli._Parser)
         code = usage.code
     err = capsys.readouterr().err
@@ -117,7 +127,8 @@ def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path, capsys):
     frame.to_csv(tmp_path / "d.csv", index=False)
     (tmp_path / "s.yaml").write_text("attributes:\n- {name: a, kind: categorical, categories: [0, 1, 2]}\n"
                                      "- {name: b, kind: binary}\n")
-    assert main(["fit", "--method", "privbayes", str(tmp_path / "d.csv"), "--schema", str(tmp_path / "s.yaml"), "--epsilon", "0.5",
+    assert main(["fit", "--method", "privbayes", str(tmp_path / "d.csv"), "--schema", str(tmp_path / "s.yaml"),
+                 "--epsilon", "0.5",
                  "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "n = 100, public" in out and "1 × exponential at ε = 0.15" in out
@@ -131,7 +142,8 @@ def test_a_closed_pipe_is_not_an_error(tmp_path):
     frame.to_csv(tmp_path / "d.csv", index=False)
     (tmp_path / "s.yaml").write_text("attributes:\n- {name: a, kind: categorical, categories: [0, 1, 2]}\n"
                                      "- {name: b, kind: binary}\n")
-    assert main(["fit", "--method", "privbayes", str(tmp_path / "d.csv"), "--schema", str(tmp_path / "s.yaml"), "--epsilon", "1",
+    assert main(["fit", "--method", "privbayes", str(tmp_path / "d.csv"), "--schema", str(tmp_path / "s.yaml"),
+                 "--epsilon", "1",
                  "-o", str(tmp_path / "m.json")]) == 0
     inspect = subprocess.Popen([sys.executable, "-m", "privbayes.cli", "inspect", str(tmp_path / "m.json")],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)

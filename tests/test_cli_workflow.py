@@ -30,7 +30,8 @@ def ws(tmp_path):
     frame.to_csv(tmp_path / "d.csv", index=False)
     (tmp_path / "s.yaml").write_text("attributes:\n- {name: x, kind: numeric, lower: 1, upper: 100, bins: 4, "
                                      "integer: true, special_values: [0]}\n"
-                                     "- {name: a, kind: categorical, categories: [0, 1, 2]}\n- {name: b, kind: binary}\n")
+                                     "- {name: a, kind: categorical, categories: [0, 1, 2]}\n"
+                                     "- {name: b, kind: binary}\n")
     return tmp_path
 
 
@@ -42,7 +43,8 @@ def test_version(capsys):
 
 def test_output_paths_are_checked_before_any_work(ws, capsys):
     start = time.perf_counter()
-    code = main(["fit", "--method", "privbayes", str(ws / "missing.csv"), "--schema", str(ws / "s.yaml"), "--epsilon", "1",
+    code = main(["fit", "--method", "privbayes", str(ws / "missing.csv"), "--schema", str(ws / "s.yaml"), "--epsilon",
+                 "1",
                  "-o", str(ws / "no" / "m.json")])
     assert code == 2 and "does not exist" in capsys.readouterr().err  # the folder, not the missing data
     assert main(["fit", "--method", "privbayes", str(ws / "d.csv"), "--schema", str(ws / "s.yaml"), "--epsilon", "1",
@@ -65,7 +67,8 @@ def test_schema_as_dict_and_the_typed_privacy_report(ws):
 
 
 def test_evaluate_gives_a_verdict_references_and_raw_value_checks(ws, capsys):
-    assert main(["fit", "--method", "privbayes", str(ws / "d.csv"), "--schema", str(ws / "s.yaml"), "--epsilon", "2", "--seed", "1",
+    assert main(["fit", "--method", "privbayes", str(ws / "d.csv"), "--schema", str(ws / "s.yaml"), "--epsilon", "2",
+                 "--seed", "1",
                  "-o", str(ws / "m.json")]) == 0
     assert main(["sample", str(ws / "m.json"), "-n", "800", "-o", str(ws / "syn.csv"), "--seed", "2"]) == 0
     capsys.readouterr()
@@ -90,7 +93,8 @@ def test_the_verdict_ranks_the_references(ws):
 
 
 def test_dry_run_prints_a_cost_estimate(ws, capsys):
-    assert main(["fit", "--method", "privbayes", str(ws / "d.csv"), "--schema", str(ws / "s.yaml"), "--epsilon", "1", "--dry-run"]) == 0
+    assert main(["fit", "--method", "privbayes", str(ws / "d.csv"), "--schema", str(ws / "s.yaml"), "--epsilon", "1",
+                 "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "cost estimate: up to" in out and "candidate parent sets" in out and "expected time: seconds" in out
 
@@ -100,7 +104,8 @@ def test_ctrl_c_inside_the_fit_exits_130_with_one_line_and_no_output(tmp_path):
     # ε = 30 on Adult runs for ~50 s inside compiled loops; SIGINT after 4 s must end it promptly.
     schema = resources.files("privbayes") / "data" / "adult.yaml"
     out = tmp_path / "m.json"
-    process = subprocess.Popen([sys.executable, "-m", "privbayes.cli", "fit", "--method", "privbayes", str(ADULT), "--schema", str(schema),
+    process = subprocess.Popen([sys.executable, "-m", "privbayes.cli", "fit", "--method", "privbayes", str(ADULT),
+                                "--schema", str(schema),
                                 "--epsilon", "30", "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
     time.sleep(4)
@@ -132,7 +137,8 @@ def test_adult_unedited_draft_keeps_the_capital_gain_zero_share(tmp_path):
 def test_adult_at_epsilon_1e9_refuses_in_one_line_within_30_s(tmp_path):
     schema = resources.files("privbayes") / "data" / "adult.yaml"
     start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "privbayes.cli", "fit", "--method", "privbayes", str(ADULT), "--schema", str(schema),
+    result = subprocess.run([sys.executable, "-m", "privbayes.cli", "fit", "--method", "privbayes", str(ADULT),
+                             "--schema", str(schema),
                              "--epsilon", "1e9", "-o", str(tmp_path / "m.json")], capture_output=True, text=True)
     seconds = time.perf_counter() - start
     print(f"ε = 1e9 on Adult: exit {result.returncode} after {seconds:.1f} s")
@@ -164,7 +170,8 @@ def test_a_fit_above_the_memory_guard_is_refused_before_counting(ws, capsys, mon
     saved = limits()
     configure(max_fit_bytes=1)
     try:
-        code = main(["fit", "--method", "privbayes", str(ws / "d.csv"), "--schema", str(ws / "s.yaml"), "--epsilon", "1",
+        code = main(["fit", "--method", "privbayes", str(ws / "d.csv"), "--schema", str(ws / "s.yaml"), "--epsilon",
+                     "1",
                      "-o", str(ws / "m.json")])
     finally:
         configure(**{f: getattr(saved, f) for f in saved.__dataclass_fields__})

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 import privbayes.bayesnet.measurements as measurements_module
+from privbayes import counting
 from privbayes.bayesnet.conditionals import conditional_from_joint, noisy_conditionals
 from privbayes.bayesnet.network import APPair, Network
 from privbayes.bayesnet.sampling import ancestral_sample
-from privbayes import counting
 from privbayes.encoding import Encoding
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import random_source

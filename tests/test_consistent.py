@@ -8,7 +8,6 @@ import pytest
 
 import privbayes
 from privbayes import PrivBayes, counting
-from privbayes.bayesnet.privbayes.settings import measured_pairs
 from privbayes.bayesnet.conditionals import (
     _normalised,
     conditional_from_joint,
@@ -16,6 +15,7 @@ from privbayes.bayesnet.conditionals import (
 )
 from privbayes.bayesnet.consistent import _Generalised, _Query, estimate, junction_tree_network
 from privbayes.bayesnet.measurements import measure_tables
+from privbayes.bayesnet.privbayes.settings import measured_pairs
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
 from privbayes.inference import BruteForceEngine, Domain, make_engine
@@ -182,7 +182,8 @@ def test_ledger_and_measurements_are_the_papers(mixed, encoding):
     assert consistent.epsilon_spent == pytest.approx(0.8)
     table = _table(frame, schema, encoding)
     budgets = measured_pairs(paper.plan)
-    twins = noisy_conditionals(table, paper.network, budgets, Accountant(1), random_source(10), degree=paper.plan.setting("degree"))
+    twins = noisy_conditionals(table, paper.network, budgets, Accountant(1), random_source(10),
+                               degree=paper.plan.setting("degree"))
     measurements = measure_tables(table, paper.network, budgets, Accountant(1), random_source(10))
     for m in measurements:
         assert np.array_equal(conditional_from_joint(_normalised(m.counts)), twins[m.pair])
@@ -215,7 +216,8 @@ def test_a_tree_too_large_falls_back_to_projected_with_a_caveat(mixed, monkeypat
     import privbayes.bayesnet.consistent as consistent_module
 
     real = consistent_module.make_engine
-    monkeypatch.setattr(consistent_module, "make_engine", lambda domain, scopes: real(domain, scopes, max_exact_cells=1))
+    monkeypatch.setattr(consistent_module, "make_engine",
+                        lambda domain, scopes: real(domain, scopes, max_exact_cells=1))
     frame, schema = mixed
     fallback = PrivBayes(0.8, random_state=5, estimation="consistent").fit(frame, schema).model_
     projected = PrivBayes(0.8, random_state=5, estimation="projected").fit(frame, schema).model_

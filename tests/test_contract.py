@@ -15,9 +15,9 @@ from sklearn.base import clone
 
 import privbayes
 from privbayes import AdaptiveMarginals, PrivateMRF, PrivBayes, SAPrivBayes
-from privbayes.synthesizers.nbc import SafeNBC
 from privbayes.cli import main
 from privbayes.errors import InputError
+from privbayes.synthesizers.nbc import SafeNBC
 from privbayes.synthesizers.registry import METHODS
 from tests.helpers import categorical_schema, correlated_frame
 
@@ -38,7 +38,8 @@ CASES = {
     "adaptive": lambda **kw: AdaptiveMarginals(1.0, random_state=3, **kw),
     "adaptive-add-remove": lambda **kw: AdaptiveMarginals(1.0, neighbours="add-remove", random_state=3, **kw),
 }
-CLI = {"privbayes": ["--method", "privbayes"], "privbayes-add-remove": ["--method", "privbayes", "--neighbours", "add-remove"],
+CLI = {"privbayes": ["--method", "privbayes"], "privbayes-add-remove": ["--method", "privbayes", "--neighbours",
+                     "add-remove"],
        "sa-privbayes": ["--method", "sa-privbayes"], "sa-privbayes-faithful": ["--method", "sa-privbayes", "--mode",
                                                                                "faithful"],
        "mrf": ["--method", "mrf", "--cliques", "a0,a1;a1,a2;a2,a3"],
@@ -50,7 +51,8 @@ CLI = {"privbayes": ["--method", "privbayes"], "privbayes-add-remove": ["--metho
        "adaptive-add-remove": ["--method", "adaptive", "--neighbours", "add-remove"]}
 NOT_DP_FLAGS = {"nbc"}
 """Cases that take no --epsilon and no --seed."""
-PARAMETER = {"privbayes": ("beta", 0.4), "sa-privbayes": ("beta", 0.4), "mrf": ("l2", 0.5), "nbc": ("condition", "corollary4"),
+PARAMETER = {"privbayes": ("beta", 0.4), "sa-privbayes": ("beta", 0.4), "mrf": ("l2", 0.5),
+             "nbc": ("condition", "corollary4"),
              "adaptive": ("select_share", 0.3)}
 """A parameter to set, by method, for the clone test."""
 SCHEMA = categorical_schema(SIZES)

@@ -37,7 +37,8 @@ def counting_path(request, monkeypatch) -> str:
 def test_counts_with_taxonomy_levels_equal_brute_force(counting_path):
     rng = np.random.default_rng(1)
     schema = Schema((
-        Attribute("a", "categorical", categories=tuple("pqrst"), taxonomy=(("p", "t"), ("q", "r", "s"))),  # non-contiguous
+        # non-contiguous
+        Attribute("a", "categorical", categories=tuple("pqrst"), taxonomy=(("p", "t"), ("q", "r", "s"))),
         Attribute("b", "numeric", lower=0, upper=8, bins=8),
         Attribute("c", "binary"),
     ))
@@ -46,7 +47,8 @@ def test_counts_with_taxonomy_levels_equal_brute_force(counting_path):
     table = InMemoryTable(codes, encoding)
     for attributes in ([0], [1, 0], [2, 0, 1], [0, 2]):
         for levels in np.ndindex(*[encoding.attributes[a].height for a in attributes]):
-            np.testing.assert_array_equal(table.counts(attributes, levels), brute_counts(codes, encoding, attributes, levels))
+            np.testing.assert_array_equal(table.counts(attributes, levels),
+                                          brute_counts(codes, encoding, attributes, levels))
     assert table.n == 400
 
 

@@ -101,7 +101,8 @@ def test_evaluate_prints_metrics_and_verdict_with_only_the_base_install(tmp_path
     model = PrivBayes(1.0, random_state=1).fit(frame, schema).released_
     model.save(tmp_path / "model.json")
     model.sample(300, random_state=2).to_csv(tmp_path / "synth.csv", index=False)
-    args = ["evaluate", str(tmp_path / "real.csv"), str(tmp_path / "synth.csv"), "--model", str(tmp_path / "model.json"),
+    args = ["evaluate", str(tmp_path / "real.csv"), str(tmp_path / "synth.csv"),
+            "--model", str(tmp_path / "model.json"),
             "--report", str(tmp_path / "report.html")]
     child = subprocess.run([sys.executable, "-c", BLOCKER.format(allowed=sorted(base_modules()), args=args)],
                            capture_output=True, text=True, timeout=300, check=False,

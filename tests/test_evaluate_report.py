@@ -12,13 +12,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privbayes.counting import leaf_codes
 from privbayes import PrivBayes
+from privbayes.bayesnet.model_file import load_model
 from privbayes.cli import main
+from privbayes.counting import leaf_codes
 from privbayes.evaluation import average_marginal_tvd, marginal
 from privbayes.evaluation.report import evaluate_codes, parse_alphas, parse_target
 from privbayes.io import load_schema
-from privbayes.bayesnet.model_file import load_model
 
 SCHEMA = """attributes:
   - {name: a, kind: categorical, categories: [red, green, blue]}

@@ -148,7 +148,8 @@ class Twin:
 
     def parent_sets(self, child: int, placed: list[int], k: int | None) -> set[tuple]:
         if self.theta_rule is None:
-            return {tuple((a, 0) for a in subset) for subset in itertools.combinations(sorted(placed), min(k, len(placed)))}
+            return {tuple((a, 0) for a in subset)
+                    for subset in itertools.combinations(sorted(placed), min(k, len(placed)))}
         tau = self.tau(child)
         feasible = []
         for choice in itertools.product(*[[None] + list(range(len(self.sizes[a]))) for a in placed]):
@@ -231,7 +232,8 @@ SEEDS = (0, 1, 2)  # SeededRandomSource seeds: different first attributes
 
 def fixed_cases():
     for score in ("I", "R"):
-        for schema_name, schema, encoding in (("vanilla", VANILLA, "vanilla"), ("taxonomies", TAXONOMIES, "hierarchical")):
+        for schema_name, schema, encoding in (("vanilla", VANILLA, "vanilla"),
+                                              ("taxonomies", TAXONOMIES, "hierarchical")):
             for k in (1, 2, 3):
                 yield pytest.param(score, schema, encoding, k, id=f"{score}-{schema_name}-k{k}")
     for schema_name, schema, encoding in (("binary", BINARY, "vanilla"), ("small", SMALL, "binary")):
@@ -249,9 +251,11 @@ THETA_SETTINGS = ((Fraction(1, 20), 4.0), (Fraction(1), 4.0), (Fraction(2), 4.0)
 
 def theta_cases():
     for score in ("I", "R"):
-        for schema_name, schema, encoding in (("vanilla", VANILLA, "vanilla"), ("taxonomies", TAXONOMIES, "hierarchical")):
+        for schema_name, schema, encoding in (("vanilla", VANILLA, "vanilla"),
+                                              ("taxonomies", TAXONOMIES, "hierarchical")):
             for epsilon2, theta in THETA_SETTINGS:
-                yield pytest.param(score, schema, encoding, epsilon2, theta, id=f"{score}-{schema_name}-e{epsilon2}-t{theta}")
+                yield pytest.param(score, schema, encoding, epsilon2, theta,
+                                   id=f"{score}-{schema_name}-e{epsilon2}-t{theta}")
     for epsilon2, theta in THETA_SETTINGS[1:4]:  # τ = 5, 10, 40 for binary X: 2, 3, 4 parents
         yield pytest.param("F", BINARY, "vanilla", epsilon2, theta, id=f"F-binary-e{epsilon2}-t{theta}")
 
@@ -323,7 +327,8 @@ def test_theta_settings_reach_empty_generalised_and_full_parent_sets():
     assert kinds == {"empty", "generalised", "leaves"}
 
 
-@pytest.mark.parametrize("schema, encoding", [(VANILLA, "vanilla"), (TAXONOMIES, "hierarchical")], ids=["vanilla", "taxonomies"])
+@pytest.mark.parametrize("schema, encoding", [(VANILLA, "vanilla"), (TAXONOMIES, "hierarchical")],
+                         ids=["vanilla", "taxonomies"])
 def test_candidate_rules_list_exactly_the_enumerated_parent_sets(schema, encoding):
     """The rules' lists (Alg. 2 line 5; Alg. 4 lines 5-10) equal the twin's, as sets, at
     every step of a random placement order."""

@@ -44,7 +44,8 @@ def ws(tmp_path_factory):
                   "c": rng.choice(list("pq"), 60)}).to_csv(w / "data.csv", index=False)
     (w / "schema.yaml").write_text(SCHEMA)
     (w / "out").mkdir()
-    assert main(["fit", "--method", "privbayes", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--epsilon", "1", "--degree", "1",
+    assert main(["fit", "--method", "privbayes", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--epsilon",
+                 "1", "--degree", "1",
                  "--seed", "1", "-o", str(w / "model.json")]) == 0
     assert main(["fit", str(w / "data.csv"), "--method", "mrf", "--schema", str(w / "schema.yaml"), "--cliques",
                  "a,b;b,c", "--epsilon", "1", "--estimation", "naive", "--seed", "1", "-o", str(w / "mrf.json")]) == 0
@@ -113,7 +114,8 @@ def test_yaml_aliases_in_a_schema_are_refused(ws, capsys, tmp_path, where):
     """Main accepted (drop), or walked the expansion of, aliases; a 10^5 expansion keeps it quick there."""
     schema = tmp_path / "bomb.yaml"
     schema.write_text(bomb_schema(where, 5))
-    code, err = run_cli(["fit", "--method", "privbayes", str(ws / "data.csv"), "--schema", str(schema), "--epsilon", "1", "-o",
+    code, err = run_cli(["fit", "--method", "privbayes", str(ws / "data.csv"), "--schema", str(schema), "--epsilon",
+                         "1", "-o",
                          str(ws / "out" / "m.json")], capsys)
     assert_one_line_refusal(code, err, ws / "out", mentions="anchors or aliases")
 
@@ -124,7 +126,8 @@ def test_a_billion_node_alias_bomb_is_refused_in_a_second(ws, tmp_path, where):
     schema = tmp_path / "bomb.yaml"
     schema.write_text(bomb_schema(where, 9))
     assert schema.stat().st_size < 1024
-    code, err, seconds = subprocess_cli(["fit", "--method", "privbayes", str(ws / "data.csv"), "--schema", str(schema), "--epsilon", "1",
+    code, err, seconds = subprocess_cli(["fit", "--method", "privbayes", str(ws / "data.csv"), "--schema",
+                                         str(schema), "--epsilon", "1",
                                          "--dry-run"], timeout=20)
     assert code == 2 and "anchors or aliases" in err and len(err.strip().splitlines()) == 1, err
     print(f"refused in {seconds:.2f} s wall (interpreter start included)", file=sys.stderr)
@@ -183,7 +186,8 @@ def test_an_overlong_integer_in_a_schema_is_one_line(ws, capsys, tmp_path):
     schema = tmp_path / "long.yaml"
     schema.write_text("attributes:\n- {name: a, kind: numeric, lower: 0, upper: 1, bins: " + "1" * 5000
                       + "}\n- {name: b, kind: binary}\n")
-    code, err = run_cli(["fit", "--method", "privbayes", str(ws / "data.csv"), "--schema", str(schema), "--epsilon", "1", "--dry-run"], capsys)
+    code, err = run_cli(["fit", "--method", "privbayes", str(ws / "data.csv"), "--schema", str(schema), "--epsilon",
+                         "1", "--dry-run"], capsys)
     assert_one_line_refusal(code, err, mentions="cannot convert")
 
 
@@ -239,11 +243,13 @@ def test_domain_files_are_capped_before_any_attribute_is_built(ws, capsys, tmp_p
     ended in a RecursionError traceback."""
     many = tmp_path / "many.domain"
     many.write_text("C 0 1000000\n" * 20_000)
-    code, err = run_cli(["fit", "--method", "privbayes", str(ws / "data.csv"), "--schema", str(many), "--epsilon", "1", "--dry-run"], capsys)
+    code, err = run_cli(["fit", "--method", "privbayes", str(ws / "data.csv"), "--schema", str(many), "--epsilon",
+                         "1", "--dry-run"], capsys)
     assert_one_line_refusal(code, err, mentions="PRIVBAYES_MAX_ATTRIBUTES")
     deep = tmp_path / "deep.domain"
     deep.write_text("D " + "{" * 5000 + "a b" + "}" * 5000 + "\nD x y\n")
-    code, err = run_cli(["fit", "--method", "privbayes", str(ws / "data.csv"), "--schema", str(deep), "--epsilon", "1", "--dry-run"], capsys)
+    code, err = run_cli(["fit", "--method", "privbayes", str(ws / "data.csv"), "--schema", str(deep), "--epsilon",
+                         "1", "--dry-run"], capsys)
     assert_one_line_refusal(code, err, mentions="PRIVBAYES_MAX_TAXONOMY_DEPTH")
 
 
@@ -358,7 +364,8 @@ def test_a_wide_table_fits_and_inspects(ws, capsys, tmp_path):
     pd.DataFrame(rng.integers(0, 3, (150, d)), columns=names).to_csv(tmp_path / "wide.csv", index=False)
     (tmp_path / "wide.json").write_text(json.dumps(
         {"attributes": [{"name": n, "kind": "categorical", "categories": [0, 1, 2]} for n in names]}))
-    fit = ["fit", "--method", "privbayes", str(tmp_path / "wide.csv"), "--schema", str(tmp_path / "wide.json"), "--epsilon", "1", "--seed", "1"]
+    fit = ["fit", "--method", "privbayes", str(tmp_path / "wide.csv"), "--schema", str(tmp_path / "wide.json"),
+           "--epsilon", "1", "--seed", "1"]
     code, err = run_cli([*fit, "--dry-run"], capsys)
     assert code == 0, err
     code, err = run_cli([*fit, "-o", str(tmp_path / "wide_model.json")], capsys)
@@ -433,7 +440,8 @@ def test_mrf_log_potentials_at_the_bound_sample(ws, capsys, tmp_path):
 def test_an_mrf_fit_checks_its_seed_first(ws, capsys, seed):
     """39cde02: `mrf fit --seed -1` ended in numpy's ValueError traceback (the CLI package checks it now)."""
     code, err = run_cli(["fit", str(ws / "data.csv"), "--method", "mrf", "--schema", str(ws / "schema.yaml"),
-                         "--cliques", "a,b", "--epsilon", "1", "--seed", seed, "-o", str(ws / "out" / "m.json")], capsys)
+                         "--cliques", "a,b", "--epsilon", "1", "--seed", seed, "-o", str(ws / "out" / "m.json")],
+                        capsys)
     assert_one_line_refusal(code, err, ws / "out", mentions="--seed")
 
 
@@ -479,7 +487,8 @@ def test_dollar_signs_in_names_and_categories_are_drawn_literally(tmp_path, caps
     rng = np.random.default_rng(1)
     frame = pd.DataFrame({"$x$": rng.choice(["a$b", "$\\foo$", "$x^$"], 80), "a$b": rng.choice(["u", "$v"], 80)})
     frame.to_csv(tmp_path / "real.csv", index=False)
-    for args in (["fit", "--method", "privbayes", str(tmp_path / "real.csv"), "--schema", str(schema), "--epsilon", "1", "--seed", "1",
+    for args in (["fit", "--method", "privbayes", str(tmp_path / "real.csv"), "--schema", str(schema), "--epsilon",
+                  "1", "--seed", "1",
                   "-o", str(tmp_path / "m.json")],
                  ["sample", str(tmp_path / "m.json"), "-n", "80", "--seed", "1", "-o", str(tmp_path / "synth.csv")],
                  ["evaluate", str(tmp_path / "real.csv"), str(tmp_path / "synth.csv"), "--schema", str(schema),

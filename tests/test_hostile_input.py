@@ -39,7 +39,8 @@ def ws(tmp_path_factory):
                   "x": [1.0, 2.5, 9.9, 0.1] * 10}).to_csv(w / "data.csv", index=False)
     (w / "schema.yaml").write_text(SCHEMA)
     (w / "out").mkdir()
-    assert main(["fit", "--method", "privbayes", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--epsilon", "1", "--degree", "1",
+    assert main(["fit", "--method", "privbayes", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--epsilon",
+                 "1", "--degree", "1",
                  "--seed", "1", "-o", str(w / "model.json")]) == 0
     return w
 
@@ -102,7 +103,8 @@ DATA_CASES = [
 @pytest.mark.parametrize("name,content", DATA_CASES)
 def test_malformed_data(ws, capsys, name, content):
     path = write(ws, name, content)
-    code, err = run_cli(["fit", "--method", "privbayes", str(path), "--schema", str(ws / "schema.yaml"), "--epsilon", "1",
+    code, err = run_cli(["fit", "--method", "privbayes", str(path), "--schema", str(ws / "schema.yaml"), "--epsilon",
+                         "1",
                          "-o", str(ws / "out" / "m.json")], capsys)
     assert_clean_failure(code, err, ws / "out")
     assert len(err) < 100_000 + 500  # the message names the value; it does not dump the file
@@ -174,14 +176,17 @@ PARAMETER_CASES = [
 
 @pytest.mark.parametrize("args,argparse_error", PARAMETER_CASES)
 def test_bad_parameters(ws, capsys, args, argparse_error):
-    code, err = run_cli(["fit", "--method", "privbayes", str(ws / "data.csv"), "--schema", str(ws / "schema.yaml"), *args,
+    code, err = run_cli(["fit", "--method", "privbayes", str(ws / "data.csv"), "--schema", str(ws / "schema.yaml"),
+                         *args,
                          "-o", str(ws / "out" / "m.json")], capsys)
     assert_clean_failure(code, err, ws / "out", argparse_error=argparse_error)
 
 
 def test_single_attribute_table(ws, capsys):
     data = write(ws, "single.csv", "a\n0\n1\n2\n")
-    code, err = run_cli(["fit", "--method", "privbayes", str(data), "--infer-schema", "--epsilon", "1", "-o", str(ws / "out" / "m.json")], capsys)
+    code, err = run_cli(["fit", "--method", "privbayes", str(data), "--infer-schema", "--epsilon", "1", "-o",
+                         str(ws / "out" / "m.json")],
+                        capsys)
     assert_clean_failure(code, err, ws / "out")
     assert "at least 2 attributes" in err
 
@@ -322,7 +327,8 @@ def test_subprocess_prints_no_traceback(ws):
     bad = write(ws, "sub.json", _tampered(ws, _set("parameters.epsilon", 0.5)))
     text = write(ws, "sub.csv", "a,b,x\n0,1,abc\n")
     for args in (["sample", str(bad), "-n", "3", "-o", str(ws / "out" / "s.csv")],
-                 ["fit", "--method", "privbayes", str(text), "--schema", str(ws / "schema.yaml"), "--epsilon", "1", "-o",
+                 ["fit", "--method", "privbayes", str(text), "--schema", str(ws / "schema.yaml"), "--epsilon", "1",
+                  "-o",
                   str(ws / "out" / "m.json")]):
         result = subprocess.run([sys.executable, "-m", "privbayes.cli", *args], capture_output=True, text=True,
                                 env=env, timeout=120)

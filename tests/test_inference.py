@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 
 from privbayes.inference import (
-    Domain, Factor, build_junction_tree, gibbs_sample, logsumexp, make_engine, sample, sample_junction_tree,
+    Domain,
+    Factor,
+    build_junction_tree,
+    gibbs_sample,
+    logsumexp,
+    make_engine,
+    sample,
+    sample_junction_tree,
 )
 
 # (name, sizes, scopes, is the factor graph a tree?)
@@ -269,7 +276,8 @@ def _reference_junction_tree(domain, scopes, heuristic):
         eliminated.add(v)
     maximal = [tuple(sorted(c)) for i, c in enumerate(cliques)
                if not any(c < d or (c == d and j < i) for j, d in enumerate(cliques) if j != i)]
-    pairs = sorted(((len(set(a) & set(b)), i, j) for i, a in enumerate(maximal) for j, b in enumerate(maximal) if i < j),
+    pairs = sorted(((len(set(a) & set(b)), i, j)
+                    for i, a in enumerate(maximal) for j, b in enumerate(maximal) if i < j),
                    key=lambda e: (-e[0], e[1], e[2]))
     parent = list(range(len(maximal)))
 

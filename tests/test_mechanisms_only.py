@@ -22,15 +22,14 @@ import pandas as pd
 import pytest
 
 import privbayes.limits as limits_module
-from privbayes import cli
-from privbayes.bayesnet.privbayes.settings import COUNT_STEP, phase_budgets
+from privbayes import AdaptiveMarginals, PrivateMRF, cli
 from privbayes.bayesnet.candidates import candidate_cap, parent_bound
+from privbayes.bayesnet.privbayes.settings import COUNT_STEP, phase_budgets
 from privbayes.encoding import Encoding
 from privbayes.privacy.mechanisms import DiscreteLaplace, Exponential
 from privbayes.privacy.neighbours import ADD_REMOVE
 from privbayes.synthesizers.privbayes import PrivBayes
 from privbayes.synthesizers.sa_privbayes import SAPrivBayes
-from privbayes import AdaptiveMarginals, PrivateMRF
 from tests.helpers import categorical_schema, correlated_frame, random_frame
 
 SIZES = [3, 4, 2, 5]
@@ -149,7 +148,8 @@ def test_adaptive_with_an_exact_selection_is_caught(oblivious, tmp_path, monkeyp
 def test_mrf_releases_depend_on_the_mechanisms_only(oblivious, relation, method):
     first, second = _two_tables(300, 300 if relation == "replace-one" else 301)
     cliques = [("a0", "a1"), ("a1", "a2"), ("a2", "a3")]
-    fits = [PrivateMRF(cliques, 1.0, estimation=method, neighbours=relation, random_state=5).fit(f, categorical_schema(SIZES))
+    fits = [PrivateMRF(cliques, 1.0, estimation=method, neighbours=relation,
+                       random_state=5).fit(f, categorical_schema(SIZES))
             for f in (first, second)]
     assert json.dumps(fits[0].released_.to_document()) == json.dumps(fits[1].released_.to_document())
 
@@ -191,7 +191,8 @@ def _cli_fit(frame: pd.DataFrame, tmp_path, name: str, *extra: str) -> int:
     data, schema = tmp_path / f"{name}.csv", tmp_path / "schema.json"
     frame.to_csv(data, index=False)
     schema.write_text(json.dumps(categorical_schema(SIZES).to_dict()))
-    return cli.main(["fit", "--method", "privbayes", str(data), "--schema", str(schema), "--epsilon", "1", "--neighbours", "add-remove",
+    return cli.main(["fit", "--method", "privbayes", str(data), "--schema", str(schema), "--epsilon", "1",
+                     "--neighbours", "add-remove",
                      "-o", str(tmp_path / f"{name}.json"), *extra])
 
 
@@ -210,7 +211,8 @@ def test_cli_dry_run_under_add_remove_reads_no_data(tmp_path, capsys):
     # The data file does not even exist: nothing is read, and no n is printed.
     schema = tmp_path / "schema.json"
     schema.write_text(json.dumps(categorical_schema(SIZES).to_dict()))
-    args = ["fit", "--method", "privbayes", str(tmp_path / "absent.csv"), "--schema", str(schema), "--epsilon", "1", "--neighbours",
+    args = ["fit", "--method", "privbayes", str(tmp_path / "absent.csv"), "--schema", str(schema), "--epsilon", "1",
+            "--neighbours",
             "add-remove", "--dry-run"]
     assert cli.main(args) == 0
     out = capsys.readouterr().out

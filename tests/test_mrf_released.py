@@ -7,11 +7,11 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
-
 from helpers import categorical_schema, correlated_frame
-from privbayes.errors import InputError
+
 import privbayes
 from privbayes import PrivateMRF
+from privbayes.errors import InputError
 from privbayes.undirected.released import ReleasedMRF
 
 SIZES = (3, 2, 4, 2)

@@ -14,11 +14,11 @@ import pandas as pd
 import pytest
 import yaml
 
+from privbayes import cli
 from privbayes.counting import leaf_codes
 from privbayes.counting import open as open_table
 from privbayes.errors import InputError
 from privbayes.io import load_schema
-from privbayes import cli
 from privbayes.nbc.breach import satisfies_corollary4
 from privbayes.nbc.equivalence import check_equivalence
 from privbayes.nbc.est import est
@@ -130,6 +130,8 @@ def test_cli_prior_file_and_argument_errors(files):
         run(["nbc", "publish", data, "--schema", schema, "--class", "income", "--prior", str(prior), "--r", "2",
              "-o", str(files / "x.json")])
     with pytest.raises(InputError, match="--class: column 'salary' is not in the schema"):
-        run(["nbc", "publish", data, "--schema", schema, "--class", "salary", "--gamma", "2", "-o", str(files / "x.json")])
+        run(["nbc", "publish", data, "--schema", schema, "--class", "salary", "--gamma", "2",
+             "-o", str(files / "x.json")])
     with pytest.raises(SystemExit):
-        parser().parse_args(["nbc", "publish", data, "--schema", schema, "--class", "income", "--gamma", "1e99999999", "-o", "x"])
+        parser().parse_args(["nbc", "publish", data, "--schema", schema, "--class", "income",
+                             "--gamma", "1e99999999", "-o", "x"])

@@ -48,7 +48,8 @@ def test_breach_levels_are_validated():
 
 def test_corollary4_and_k_sind_on_figure1():
     # V2: P ratio 3/2, N ratios ≤ 2 → smallest γ = 2² = 4 (n = 2)
-    assert amplification(V2) == 4 and satisfies_corollary4(V2, Fraction(4)) and not satisfies_corollary4(V2, Fraction(399, 100))
+    assert amplification(V2) == 4 and satisfies_corollary4(V2, Fraction(4))
+    assert not satisfies_corollary4(V2, Fraction(399, 100))
     assert amplification(V1) == 16
     zero = V1.with_counts((2, 5), [((0, 4), (2, 1)), ((1, 1), (1, 4))])
     assert amplification(zero) is None and not satisfies_corollary4(zero, Fraction(10**9))

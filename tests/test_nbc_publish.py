@@ -35,13 +35,15 @@ def table(inferred: bool = False, seed: int = 0):
     rng = np.random.default_rng(seed)
     n = 300
     y = rng.choice(["no", "yes"], n, p=[0.6, 0.4])
-    frame = pd.DataFrame({"age": np.where(rng.random(n) < 0.1, -1, rng.integers(0, 101, n) // np.where(y == "no", 1, 2)),
+    frame = pd.DataFrame({"age": np.where(rng.random(n) < 0.1, -1,
+                                          rng.integers(0, 101, n) // np.where(y == "no", 1, 2)),
                           "job": np.where(rng.random(n) < 0.1, None, rng.choice(["a", "b", "c"], n)), "y": y})
     return open_table(frame, Schema.from_dict({**SCHEMA, "inferred": inferred}))
 
 
-@pytest.mark.parametrize("given, exact", [(1.1, Fraction(11, 10)), ("1.1", Fraction(11, 10)), ("11/10", Fraction(11, 10)),
-                                          (3, Fraction(3)), (Fraction(7, 5), Fraction(7, 5))])
+@pytest.mark.parametrize("given, exact", [(1.1, Fraction(11, 10)), ("1.1", Fraction(11, 10)),
+                                          ("11/10", Fraction(11, 10)), (3, Fraction(3)),
+                                          (Fraction(7, 5), Fraction(7, 5))])
 def test_numbers_are_the_exact_decimals_written(given, exact):
     assert NBCSettings(gamma=given).gamma == exact
 

@@ -101,7 +101,8 @@ def test_realise_keeps_sums_and_moves_scores_within_h():
     # every class's score moved by the same factor λ up to h: compare two tuples and two classes
     def score(p, cs, c, t):
         return Fraction(math.prod(cs[c][i][t[i]] for i in range(2))) / Fraction(p[c])
-    ratios = [score(new_prior, new_counts, c, t) / score(prior, counts, c, t) for c in range(3) for t in [(0, 0), (3, 2)]]
+    ratios = [score(new_prior, new_counts, c, t) / score(prior, counts, c, t)
+              for c in range(3) for t in [(0, 0), (3, 2)]]
     assert max(ratios) / min(ratios) <= Fraction(math.exp(2 * float(h)))  # Step 3 exact, Step 4 ≤ h per score
 
 

@@ -6,8 +6,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-
 from helpers_nbc import random_views, views_from_codes
+
 from privbayes.errors import InputError
 from privbayes.nbc.safety import normalised, safety_transform
 from privbayes.nbc.synthesis import synthetic_codes

@@ -76,7 +76,8 @@ def test_figure1_bob_gets_88_and_78_percent():
 def test_figure1_both_classifiers_predict_50k_for_p30_and_are_equivalent():
     v1, v2 = views_of(T1), views_of(T2)
     p, thirty = 1, 0
-    assert v1.score((p, thirty), 1) == Fraction(1, 5) < v1.score((p, thirty), 0) == Fraction(1, 2)  # 5·1/5·1/5 < 2·1/2·1/2
+    # 5·1/5·1/5 < 2·1/2·1/2
+    assert v1.score((p, thirty), 1) == Fraction(1, 5) < v1.score((p, thirty), 0) == Fraction(1, 2)
     assert v2.score((p, thirty), 1) == Fraction(1, 3) < v2.score((p, thirty), 0)  # 3·1/3·1/3 < 2·1/2·1/2
     assert v1.classify((p, thirty)) == v2.classify((p, thirty)) == 0
     assert check_equivalence(v1, v2).equivalent

@@ -42,7 +42,8 @@ def test_matches_brute_force_on_random_domains(hierarchical):
     for _ in range(150):
         n_attrs = int(rng.integers(0, 6))
         sizes = random_domain(rng, n_attrs, hierarchical)
-        candidates = sorted(rng.choice(n_attrs, size=int(rng.integers(0, n_attrs + 1)), replace=False).tolist()) if n_attrs else []
+        candidates = (sorted(rng.choice(n_attrs, size=int(rng.integers(0, n_attrs + 1)), replace=False).tolist())
+                      if n_attrs else [])
         tau = Fraction(int(rng.integers(0, 200)), int(rng.integers(1, 4)))
         got = maximal_parent_sets(candidates, tau, sizes)
         assert len(got) == len(set(got)), "duplicates"

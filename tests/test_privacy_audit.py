@@ -18,10 +18,9 @@ import pytest
 from scipy import stats
 
 import privbayes.bayesnet.measurements as measurements_module
-from privbayes.errors import InferredDomainWarning
-from privbayes import counting
 import privbayes.privacy.mechanisms as mechanisms_module
 import privbayes.synthesizers.privbayes as privbayes_module
+from privbayes import counting
 from privbayes.audit.distinguish import (
     approximate_delta,
     ballot,
@@ -37,6 +36,7 @@ from privbayes.audit.distinguish import (
 )
 from privbayes.bayesnet.fscore import MaximumJointDistance
 from privbayes.bayesnet.scores import IndependenceDistance, MutualInformation
+from privbayes.errors import InferredDomainWarning
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import exponential_mechanism, laplace_counts
 from privbayes.privacy.samplers import bernoulli_exp, discrete_laplace, exponential_choice, random_source
@@ -243,7 +243,8 @@ def _batched(runs_a, runs_b, n: int, *, events: int, false_failure: float = 1e-6
 def half_noise(monkeypatch):
     """Broken variant: every discrete Laplace draw at half the scale, every EM logit doubled."""
     real_laplace, real_choice = mechanisms_module.discrete_laplace, mechanisms_module.exponential_choice
-    monkeypatch.setattr(mechanisms_module, "discrete_laplace", lambda scale, size, rng: real_laplace(scale / 2, size, rng))
+    monkeypatch.setattr(mechanisms_module, "discrete_laplace",
+                        lambda scale, size, rng: real_laplace(scale / 2, size, rng))
     monkeypatch.setattr(mechanisms_module, "exponential_choice",
                         lambda scores, factor, rng: real_choice(scores, 2 * factor, rng))
 
@@ -592,8 +593,9 @@ def test_neighbours_with_a_rare_category_share_all_structure(monkeypatch, encodi
         model = PrivBayes(1.0, encoding=encoding, random_state=3).fit(frame, _mixed_schema())
         d = len(model.encoding_.attributes)
         candidates = _all_candidates(spy.rules[0], d) if spy.rules else {}
-        seen.append((model.schema_, [a.levels for a in model.encoding_.attributes], model.degree_ if encoding == "binary"
-                     else None, candidates, sorted(spy.noise_sizes), len(spy.tables)))
+        seen.append((model.schema_, [a.levels for a in model.encoding_.attributes],
+                     model.degree_ if encoding == "binary" else None, candidates, sorted(spy.noise_sizes),
+                     len(spy.tables)))
     (s1, e1, k1, c1, z1, t1), (s2, e2, k2, c2, z2, t2) = seen
     assert s1 == s2 and k1 == k2 and c1 == c2 and t1 == t2
     assert all(np.array_equal(x, y) for lv1, lv2 in zip(e1, e2) for x, y in zip(lv1, lv2))
@@ -620,7 +622,8 @@ def test_every_cell_of_every_released_table_is_noised(monkeypatch, encoding, deg
     k = model.degree_ if (degree is not None or encoding in ("binary", "gray")) else None
     for i, pair in enumerate(model.learned_network_.pairs):  # the measured families (default: consistent)
         if k is None or i >= k:
-            expected_shapes.append(tuple(attrs[a].level_size(lvl) for a, lvl in pair.parents) + (attrs[pair.child].size,))
+            expected_shapes.append(tuple(attrs[a].level_size(lvl) for a, lvl in pair.parents)
+                                   + (attrs[pair.child].size,))
     assert spy.tables == expected_shapes
     assert spy.noise_sizes == [math.prod(s) for s in expected_shapes]  # one draw per cell, empty ones included
     assert sum(spy.noise_sizes) > 10  # far more cells than rows: empty cells were noised
@@ -637,4 +640,5 @@ def test_seeded_runs_are_flagged_and_unseeded_runs_differ():
     # far below 1e-9 (hundreds of discrete Laplace draws with scale > 1).
     ref = PrivBayes(1.0, random_state=11).fit(frame, schema)
     assert all(np.array_equal(x, y) for x, y in zip(ref.conditionals_, again.conditionals_))
-    assert not (a.network_ == b.network_ and all(np.array_equal(x, y) for x, y in zip(a.conditionals_, b.conditionals_)))
+    assert not (a.network_ == b.network_
+                and all(np.array_equal(x, y) for x, y in zip(a.conditionals_, b.conditionals_)))

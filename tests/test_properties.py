@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from privbayes.counting import leaf_codes
 from privbayes.bayesnet.model_file import load_model
+from privbayes.counting import leaf_codes
 from privbayes.schema import MISSING_LABEL, Attribute, Schema
 from privbayes.synthesizers.privbayes import PrivBayes
 

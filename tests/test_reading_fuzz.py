@@ -312,7 +312,8 @@ def parquet_tables(draw: Any) -> tuple[pa.Table, list]:
 
 
 @settings(max_examples=80, **SETTINGS)
-@given(data=parquet_tables(), schema=schemas(), op=st.sampled_from(["replace", "add", "remove"]), where=st.integers(0, 20))
+@given(data=parquet_tables(), schema=schemas(), op=st.sampled_from(["replace", "add", "remove"]),
+       where=st.integers(0, 20))
 def test_parquet_numpy_and_duckdb_agree_and_neighbours_stay_within_the_sensitivity(tmp_path_factory, engine, data,
                                                                                   schema, op, where):
     table, (fresh,) = data

@@ -110,8 +110,8 @@ def test_a_quoted_line_break_splits_the_record_unless_the_schema_opts_in(tmp_pat
     strict = counting.open(path, CATEGORY, backend=backend)
     assert strict.n == 3 and strict.counts([0])[3] == 2  # two malformed rows
     multiline = Schema(CATEGORY.attributes, quoted_newlines=True)
-    opted = counting.open(path, Schema((Attribute("a", "categorical", categories=("x\ny", "z")), CATEGORY.attributes[1]),
-                                       quoted_newlines=True), backend=backend)
+    opted = counting.open(path, Schema((Attribute("a", "categorical", categories=("x\ny", "z")),
+                                        CATEGORY.attributes[1]), quoted_newlines=True), backend=backend)
     assert opted.n == 2 and opted.counts([0]).tolist() == [1, 1]
     write(tmp_path / "open.csv", 'a,b\n"x,0\ny,1\n')
     with pytest.raises(InputError, match="still open at the end of the file"):
@@ -134,8 +134,8 @@ def test_a_frame_read_from_a_file_keeps_its_malformed_rows_when_shuffled(tmp_pat
 
 
 def test_the_opt_in_is_named_in_the_privacy_report(tmp_path):
-    from privbayes.bayesnet.model_file import load_model, save_model
     from privbayes import PrivateMRF
+    from privbayes.bayesnet.model_file import load_model, save_model
 
     path = write(tmp_path / "t.csv", "a,b\n" + "x,0\ny,1\n" * 20)
     opted = Schema(REFUSE.attributes, quoted_newlines=True)

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 import privbayes
-from privbayes.counting import leaf_codes
 from privbayes import PrivBayes
+from privbayes.counting import leaf_codes
 from privbayes.errors import InferredDomainWarning, InputError
 from privbayes.schema import Attribute, Schema
 

@@ -37,13 +37,13 @@ from privbayes.bayesnet.sa.ami import (
     pair_sensitivities,
     planned_releases,
 )
-from privbayes.bayesnet.scores import mutual_information_sensitivity
 from privbayes.bayesnet.sa.screening import (
     keep_count,
     paper_screening,
     private_top_fraction,
     strict_screening,
 )
+from privbayes.bayesnet.scores import mutual_information_sensitivity
 from privbayes.errors import InputError
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import random_source

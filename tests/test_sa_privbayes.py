@@ -4,7 +4,6 @@ end-to-end distinguishing audit.  The building blocks are tested in tests/test_s
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import math
@@ -21,8 +20,8 @@ from privbayes import SAPrivBayes, counting
 from privbayes.audit.distinguish import binary_schema, distinguish, miss_probability, network_event, network_pair
 from privbayes.bayesnet.sa.allocation import cluster_budgets, cluster_sizes
 from privbayes.bayesnet.sa.ami import mutual_information_matrix, planned_releases
-from privbayes.bayesnet.sa.settings import FAITHFUL_CAVEATS
 from privbayes.bayesnet.sa.greedy import list_sensitivity, total_sensitivity
+from privbayes.bayesnet.sa.settings import FAITHFUL_CAVEATS
 from privbayes.counting import PrivateTable
 from privbayes.errors import InputError
 from privbayes.privacy.accountant import LedgerEntry

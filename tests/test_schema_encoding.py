@@ -75,14 +75,17 @@ def test_missing_values_policy():
 
 
 @pytest.mark.parametrize("frame, message", [
-    (pd.DataFrame({"a": [1, 2], "b": ["x", "z"]}), "data.csv: column 'b': a value is not one of the schema's 2 categories"),
-    (pd.DataFrame({"a": [1, 200], "b": ["x", "y"]}), "data.csv: column 'a': a value is outside the schema's bounds \\[0, 100\\]"),
+    (pd.DataFrame({"a": [1, 2], "b": ["x", "z"]}),
+     "data.csv: column 'b': a value is not one of the schema's 2 categories"),
+    (pd.DataFrame({"a": [1, 200], "b": ["x", "y"]}),
+     "data.csv: column 'a': a value is outside the schema's bounds \\[0, 100\\]"),
     (pd.DataFrame({"a": [1, "ten"], "b": ["x", "y"]}), "column 'a': a value is not a number"),
     (pd.DataFrame({"a": [1, 2]}), "column 'b' of the schema is missing from the data"),
     (pd.DataFrame({"a": [], "b": []}), "the data has no rows"),
 ])
 def test_bad_values_name_the_problem(tmp_path, frame, message):
-    schema = Schema((Attribute("a", "numeric", lower=0, upper=100), Attribute("b", "categorical", categories=("x", "y"))))
+    schema = Schema((Attribute("a", "numeric", lower=0, upper=100),
+                     Attribute("b", "categorical", categories=("x", "y"))))
     frame.to_csv(tmp_path / "data.csv", index=False)
     with pytest.raises(InputError, match=message):
         leaf_codes(tmp_path / "data.csv", schema)

@@ -131,7 +131,8 @@ def markdown_table() -> str:
     for score, n, x, pi in CASES:
         observed, pairs = max_change(score, n, x, pi)
         bound = paper_bound(score, n, x, pi)
-        lines.append(f"| {score} | {n} | {x} × {pi} | {pairs} | {observed:.5f} | {bound:.5f} | {observed / bound:.3f} |")
+        lines.append(f"| {score} | {n} | {x} × {pi} | {pairs} | {observed:.5f} | {bound:.5f} "
+                     f"| {observed / bound:.3f} |")
     return "\n".join(lines)
 
 

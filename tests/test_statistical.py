@@ -24,7 +24,8 @@ def true_cpts() -> dict[int, np.ndarray]:
     cpts = {}
     for child, parents in PARENTS.items():
         size = SIZES[child]
-        configs = np.indices(tuple(SIZES[p] for p in parents)).reshape(len(parents), -1).sum(axis=0) if parents else np.zeros(1, int)
+        configs = (np.indices(tuple(SIZES[p] for p in parents)).reshape(len(parents), -1).sum(axis=0) if parents
+                   else np.zeros(1, int))
         rows = np.full((len(configs), size), (1 - PEAKS[child]) / (size - 1))
         rows[np.arange(len(configs)), configs % size] = PEAKS[child]
         cpts[child] = rows.reshape(tuple(SIZES[p] for p in parents) + (size,))
@@ -35,7 +36,8 @@ def sample_network(cpts, n, seed):
     rng = np.random.default_rng(seed)
     codes = np.zeros((n, len(SIZES)), dtype=np.int64)
     for child, parents in PARENTS.items():
-        rows = cpts[child][tuple(codes[:, p] for p in parents)] if parents else np.broadcast_to(cpts[child], (n, SIZES[child]))
+        rows = (cpts[child][tuple(codes[:, p] for p in parents)] if parents
+                else np.broadcast_to(cpts[child], (n, SIZES[child])))
         cdf = np.cumsum(rows, axis=1)
         codes[:, child] = np.minimum((rng.random(n)[:, None] >= cdf).sum(axis=1), SIZES[child] - 1)
     return pd.DataFrame({f"a{j}": codes[:, j] for j in range(len(SIZES))})
@@ -54,7 +56,7 @@ def seed_starting_at(root: int) -> int:
 
 def test_every_parent_configuration_is_well_populated(data):
     cpts, frame = data
-    for child, parents in PARENTS.items():
+    for _child, parents in PARENTS.items():
         if parents:
             assert frame.groupby([f"a{p}" for p in parents]).size().min() >= 0.025 * N
 
@@ -64,12 +66,14 @@ def test_large_epsilon_recovers_parents_and_conditionals(data):
     # row is ≤ ½·Σ sqrt(p_i/m) ≤ ½·sqrt(3/2500) ≈ 0.017; measured maxima over four data seeds
     # were 0.007-0.010.  The bound 0.02 is the acceptance figure.
     cpts, frame = data
-    model = PrivBayes(1e6, degree=2, score="R", random_state=seed_starting_at(0), estimation="projected").fit(frame, categorical_schema(SIZES))
+    model = PrivBayes(1e6, degree=2, score="R", random_state=seed_starting_at(0),
+                      estimation="projected").fit(frame, categorical_schema(SIZES))
     learned = {pair.child: tuple(sorted(a for a, _ in pair.parents)) for pair in model.network_.pairs}
     assert learned == PARENTS
     for pair, cond in zip(model.network_.pairs, model.conditionals_):
         order = [a for a, _ in pair.parents]
-        truth = np.transpose(cpts[pair.child], [PARENTS[pair.child].index(a) for a in order] + [len(order)]) if order else cpts[pair.child]
+        truth = (np.transpose(cpts[pair.child], [PARENTS[pair.child].index(a) for a in order] + [len(order)])
+                 if order else cpts[pair.child])
         tvd = 0.5 * np.abs(cond - truth).sum(axis=-1)
         assert tvd.max() < 0.02, (pair, tvd.max())
 
@@ -77,7 +81,8 @@ def test_large_epsilon_recovers_parents_and_conditionals(data):
 def _marginals(frame: pd.DataFrame) -> dict:
     out = {}
     for a, b in combinations(range(len(SIZES)), 2):
-        table = pd.crosstab(frame[f"a{a}"], frame[f"a{b}"]).reindex(index=range(SIZES[a]), columns=range(SIZES[b]), fill_value=0)
+        table = pd.crosstab(frame[f"a{a}"], frame[f"a{b}"]).reindex(index=range(SIZES[a]), columns=range(SIZES[b]),
+                                                                    fill_value=0)
         out[(a, b)] = table.to_numpy() / len(frame)
     return out
 

@@ -69,7 +69,8 @@ def test_memory_stays_bounded_by_a_chunk(tmp_path, model, monkeypatch):
 
     def counting_draws(n, rng):
         drawn.append(n)
-        return model.encoding.decode(sampling.ancestral_sample(model.network, model.conditionals, model.encoding, n, rng))
+        return model.encoding.decode(sampling.ancestral_sample(model.network, model.conditionals, model.encoding, n,
+                                                               rng))
 
     monkeypatch.setattr(pd.DataFrame, "to_csv", lambda self, *a, **k: written.append(len(self)))
     n = 5 * BLOCK_ROWS + 7

@@ -38,7 +38,8 @@ def test_compressed_files_are_read_by_suffix(tmp_path, suffix, opener):
 
 
 def test_zip_and_latin1_with_an_explicit_encoding(tmp_path):
-    schema = Schema((Attribute("a", "categorical", categories=("é", "y")), Attribute("b", "numeric", lower=0, upper=10)))
+    schema = Schema((Attribute("a", "categorical", categories=("é", "y")),
+                     Attribute("b", "numeric", lower=0, upper=10)))
     with zipfile.ZipFile(tmp_path / "t.csv.zip", "w") as archive:
         archive.writestr("t.csv", "a|b\né|1\ny|2\n".encode("latin-1"))
     with pytest.raises(InputError, match="--encoding"):

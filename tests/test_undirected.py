@@ -71,7 +71,8 @@ def test_simplex_projection_against_brute_force():
 
 def _fit(method="naive", epsilon=0.7, **kwargs):
     frame = correlated_frame([2, 3, 2, 3], 1500, seed=0)
-    return PrivateMRF(CHAIN, epsilon, estimation=method, random_state=3, **kwargs).fit(frame, categorical_schema([2, 3, 2, 3]))
+    return PrivateMRF(CHAIN, epsilon, estimation=method, random_state=3,
+                      **kwargs).fit(frame, categorical_schema([2, 3, 2, 3]))
 
 
 @pytest.mark.parametrize("method", ["auto", "naive", "cgm"])
@@ -136,7 +137,8 @@ def test_cgm_beats_naive_on_average_when_noise_dominates():
                               minlength=truth.domain.cells(c)).reshape(truth.domain.shape(c)) for c in truth.cliques]
         stats = measure(counts, 2000, truth.cliques, ["x", "y", "z"], 0.05, "add-remove", Accountant(0.05),
                         random_source(draw))
-        log_ratios.append(math.log(kl_divergence(truth, naive_mle(start, stats, 1e-4)) / kl_divergence(truth, cgm_em(start, stats)[0])))
+        log_ratios.append(math.log(kl_divergence(truth, naive_mle(start, stats, 1e-4))
+                                   / kl_divergence(truth, cgm_em(start, stats)[0])))
     assert np.mean(log_ratios) > 1.0
     assert np.median(log_ratios) > 0
 

@@ -2,7 +2,6 @@
 
 from fractions import Fraction
 
-
 from privbayes.bayesnet.usefulness import binary_degree, binary_usefulness, domain_bound
 
 

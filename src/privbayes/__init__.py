@@ -37,13 +37,13 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from privbayes.bayesnet.model import BayesNetModel
     from privbayes.counting.draft import infer_schema
     from privbayes.errors import InputError
-    from privbayes.synthesizers.registry import load, synthesizer
     from privbayes.privacy.accountant import Accountant, BudgetExceededError
-    from privbayes.synthesizers.adaptive import AdaptiveMarginals
-    from privbayes.schema import Attribute, Schema
     from privbayes.privacy.report import PrivacyReport
+    from privbayes.schema import Attribute, Schema
+    from privbayes.synthesizers.adaptive import AdaptiveMarginals
     from privbayes.synthesizers.mrf import PrivateMRF
     from privbayes.synthesizers.privbayes import PrivBayes
+    from privbayes.synthesizers.registry import load, synthesizer
     from privbayes.synthesizers.sa_privbayes import SAPrivBayes
 
 
@@ -63,6 +63,7 @@ def __dir__() -> list[str]:
     return sorted(list(globals()) + list(_EXPORTS))
 
 
-__all__ = ["Accountant", "AdaptiveMarginals", "Attribute", "BayesNetModel", "BudgetExceededError", "InputError", "PrivBayes", "PrivacyReport",
+__all__ = ["Accountant", "AdaptiveMarginals", "Attribute", "BayesNetModel", "BudgetExceededError", "InputError",
+           "PrivBayes", "PrivacyReport",
            "PrivateMRF", "SAPrivBayes",
            "Schema", "__version__", "infer_schema", "load", "synthesizer"]

@@ -4,7 +4,8 @@ line's ``--help`` do not pay for pandas, pyarrow, numba or scipy."""
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 
 def lazy_exports(package: str, exports: Mapping[str, str]) -> Callable[[str], Any]:

@@ -6,7 +6,7 @@ the baselines (which receive them); nothing here reads a file or labels a value.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -59,10 +59,10 @@ def distinct_rows(codes: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.
     words, start, radix = [], 0, 1
     for j, size in enumerate(sizes.tolist()):
         if radix * size > _MAX_KEY:
-            words.append(flat_index(codes.T, sizes, range(start, j)))
+            words.append(flat_index(codes.T, sizes, range(start, j)))  # type: ignore[arg-type]
             start, radix = j, 1
         radix *= size
-    words.append(flat_index(codes.T, sizes, range(start, sizes.size)))
+    words.append(flat_index(codes.T, sizes, range(start, sizes.size)))  # type: ignore[arg-type]
     order = np.lexsort(words[::-1])
     is_new = np.zeros(order.size, dtype=bool)
     is_new[0] = True

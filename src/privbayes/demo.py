@@ -35,7 +35,8 @@ def run_demo(output: str, epsilon: float = 1.0) -> dict[str, float]:
     print(f"model: degree {model.degree_}, {report['algorithm']}")
     for line in model.model_.describe():
         print(f"  {line}")
-    print(f"privacy: ε spent {report['epsilon_spent']:g} of {report['epsilon']:g} ({len(report['ledger'])} ledger entries)")
+    print(f"privacy: ε spent {report['epsilon_spent']:g} of {report['epsilon']:g} "
+          f"({len(report['ledger'])} ledger entries)")
     print(f"wrote {len(synthetic):,} synthetic rows to {output} in {elapsed:.2f} s (fit + sample)")
     print("average total variation distance over all 2-way marginals (lower is better):")
     print(f"  synthetic vs input: {tvd_synth:.4f}")

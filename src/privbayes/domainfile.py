@@ -9,8 +9,8 @@ lets our results be compared with the authors' release on identical inputs.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from privbayes.errors import InputError
 from privbayes.limits import check_domain_total, check_file_size, limits
@@ -48,7 +48,7 @@ def _parse_groups(tokens: list[str], where: str) -> tuple[tuple, list[str]]:
 
 
 def _to_tuple(items: list) -> tuple:
-    return tuple(_to_tuple(x) if isinstance(x, (list, tuple)) else x for x in items)
+    return tuple(_to_tuple(x) if isinstance(x, (list, tuple)) else x for x in items)  # type: ignore[arg-type]
 
 
 def read_domain(path: str | os.PathLike, names: Sequence[str] | None = None) -> Schema:
@@ -66,7 +66,8 @@ def read_domain(path: str | os.PathLike, names: Sequence[str] | None = None) -> 
     check_domain_total(len(lines), sum(1 + (DEFAULT_BINS if line.startswith("C") else
                                             len(line.split()) - 1 + line.count("{")) for line in lines), str(path))
     if names is None:
-        names = ADULT_NAMES if path.stem == "adult" and len(lines) == len(ADULT_NAMES) else [f"c{i}" for i in range(len(lines))]
+        names = (ADULT_NAMES if path.stem == "adult" and len(lines) == len(ADULT_NAMES)
+                 else [f"c{i}" for i in range(len(lines))])
     if len(names) != len(lines):
         raise InputError(f"{path}: {len(lines)} attributes but {len(names)} names were given")
     attributes = []
@@ -86,7 +87,8 @@ def read_domain(path: str | os.PathLike, names: Sequence[str] | None = None) -> 
             tree, leaves = _parse_groups(rest, where)
             has_groups = any(isinstance(node, tuple) for node in tree)
             kind_name = "binary" if len(leaves) == 2 and not has_groups else "categorical"
-            attributes.append(Attribute(name, kind_name, categories=tuple(leaves), taxonomy=tree if has_groups else None))
+            attributes.append(Attribute(name, kind_name, categories=tuple(leaves),  # type: ignore[arg-type]
+                                        taxonomy=tree if has_groups else None))
         else:
             raise InputError(f"{where}: expected 'C' or 'D', got {kind!r}")
     return Schema(tuple(attributes))

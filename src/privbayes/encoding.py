@@ -66,7 +66,7 @@ class Encoding:
     attributes: tuple[EncodedAttribute, ...]
 
     @classmethod
-    def build(cls, schema: Schema, name: str) -> "Encoding":
+    def build(cls, schema: Schema, name: str) -> Encoding:
         if name not in ENCODINGS:
             raise InputError(f"encoding must be one of {', '.join(ENCODINGS)}, got {name!r}")
         attributes: list[EncodedAttribute] = []

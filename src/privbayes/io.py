@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import pandas as pd
 import yaml
@@ -60,7 +61,7 @@ def atomic_write_many(outputs: Sequence[tuple[str | os.PathLike, Callable[[Path]
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))  # type: ignore[arg-type]
 
 
 def _output_suffix(path: Path) -> str:

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Iterable
 
 from privbayes.errors import InputError
 

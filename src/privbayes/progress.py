@@ -13,7 +13,7 @@ class Progress:
         self._enabled = enabled
         self._bar: tqdm | None = None
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         return self
 
     def __exit__(self, *exc: object) -> None:

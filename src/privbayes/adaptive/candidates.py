@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 from privbayes.encoding import Encoding
 from privbayes.limits import limits

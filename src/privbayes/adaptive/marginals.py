@@ -13,7 +13,7 @@ in a greedy order.  Everything here reads the model only: post-processing.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

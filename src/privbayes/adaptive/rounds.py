@@ -25,9 +25,9 @@ the step names are the plan's, so the fit's ledger is checked against it release
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -41,7 +41,6 @@ from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import DiscreteLaplace, Exponential
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
 from privbayes.privacy.samplers import RandomSource
-
 
 ROUND_ITERATIONS = 50
 """Mirror-descent iterations of the re-fit after each round but the last (warm-started; the fit only
@@ -152,7 +151,8 @@ def _feasible(candidates: Sequence[Candidate], measured: list[tuple[int, ...]], 
               sizes: list[int], cap: int, too_large: set[tuple[int, ...]]) -> list[Candidate]:
     """The candidates whose attribute set keeps the model's junction tree within ``cap`` cells (AIM's
     model-size filter).  A set inside one clique of the model passes (it adds nothing to the tree); a
-    set passes at once when merging the cliques that join it keeps the tree within the cap (:meth:`MarginalOracle.merged_cells`: no larger tree is needed), else when the
+    set passes at once when merging the cliques that join it keeps the tree within the cap
+    (:meth:`MarginalOracle.merged_cells`: no larger tree is needed), else when the
     triangulation of all measured sets with it does; a set found too large stays out for the rest of
     the fit (measurements are only ever added).  Every 1-way candidate passes.  Reads released values
     only: the selections made so far and the model fitted to the measurements."""

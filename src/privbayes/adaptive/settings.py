@@ -25,9 +25,10 @@ its ledger against it; a model file's loader recomputes it.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any
 
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
@@ -35,8 +36,7 @@ from privbayes.inference import MAX_EXACT_CELLS
 from privbayes.privacy.neighbours import RELATIONS, REPLACE_ONE, Neighbours, neighbours
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
 from privbayes.schema import Schema
-from privbayes.validation import (check_choice, check_count, check_epsilon, check_positive, check_share, exact,
-                                  is_real)
+from privbayes.validation import check_choice, check_count, check_epsilon, check_positive, check_share, exact, is_real
 
 METHOD = "adaptive"
 MECHANISM = "adaptive marginals (AIM-style selection under pure ε, consistent estimation on a junction tree)"
@@ -127,7 +127,7 @@ class AdaptiveSettings:
                 "init": self.init, "encoding": ENCODING}
 
     @classmethod
-    def from_parameters(cls, params: Mapping[str, Any]) -> "AdaptiveSettings":
+    def from_parameters(cls, params: Mapping[str, Any]) -> AdaptiveSettings:
         """Settings from a model file's ``parameters`` (validated; unknown keys refused)."""
         known = {"method", "epsilon", "epsilon_exact", "degree", "rounds", "initial_share", "initial_share_exact",
                  "select_share", "select_share_exact", "theta", "max_model_cells", "neighbours", "init", "encoding"}
@@ -141,15 +141,15 @@ class AdaptiveSettings:
             if not isinstance(text, str):
                 raise InputError(f"parameter {name}_exact must be the exact value as text")
             value = exact(text, name)
-            if not is_real(shown) or not math.isclose(float(value), shown, rel_tol=1e-12):
+            if not is_real(shown) or not math.isclose(float(value), shown, rel_tol=1e-12):  # type: ignore[arg-type]
                 raise InputError(f"parameters {name} and {name}_exact disagree")
             return value
 
-        return cls(check_epsilon(rational("epsilon")), degree=params.get("degree"), rounds=params.get("rounds"),
+        return cls(check_epsilon(rational("epsilon")), degree=params.get("degree"), rounds=params.get("rounds"),  # type: ignore[arg-type]
                    initial_share=None if params.get("initial_share") is None else rational("initial_share"),
                    select_share=rational("select_share"),
-                   theta=params.get("theta"), max_model_cells=params.get("max_model_cells"),
-                   neighbours=params.get("neighbours"), init=params.get("init"))
+                   theta=params.get("theta"), max_model_cells=params.get("max_model_cells"),  # type: ignore[arg-type]
+                   neighbours=params.get("neighbours"), init=params.get("init"))  # type: ignore[arg-type]
 
 
 def rounds_for(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_budget: Fraction) -> int:

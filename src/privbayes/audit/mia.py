@@ -18,8 +18,8 @@ claim of ε ≲ 2.8, not of larger ε.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import pandas as pd

@@ -34,8 +34,8 @@ from scipy.optimize import minimize
 from sklearn.preprocessing import OneHotEncoder
 
 from privbayes.baselines.common import as_random_source
-from privbayes.evaluation.classifiers import Target, svm_misclassification
 from privbayes.codes import check_codes, check_sizes
+from privbayes.evaluation.classifiers import Target, svm_misclassification
 from privbayes.privacy.accountant import Accountant, Cost
 from privbayes.privacy.mechanisms import DiscreteLaplace
 from privbayes.privacy.samplers import RandomSource
@@ -84,7 +84,8 @@ def _accountant(epsilon: Fraction, accountant: Accountant | None) -> Accountant:
     return Accountant(epsilon) if accountant is None else accountant
 
 
-def no_privacy(train_codes: np.ndarray, test_codes: np.ndarray, sizes: Sequence[int], target: Target) -> ClassificationResult:
+def no_privacy(train_codes: np.ndarray, test_codes: np.ndarray, sizes: Sequence[int],
+               target: Target) -> ClassificationResult:
     """NoPrivacy: the linear hinge-loss SVM with C = 1 on the real training data (not private)."""
     return ClassificationResult(svm_misclassification(train_codes, test_codes, sizes, target), None, None)
 
@@ -108,7 +109,7 @@ def majority(
     _, train, _, y_train, y_test = _labelled(train_codes, test_codes, sizes, target)
     acc = _accountant(eps, accountant)
     source = as_random_source(rng)
-    noisy = DiscreteLaplace(eps, sensitivity=1).release(
+    noisy = DiscreteLaplace(eps, sensitivity=1).release(  # type: ignore[arg-type]
         np.array([int(y_train.sum())]), acc, source,
         step=f"Majority {target.name}", measured=f"count of {target.name} = 1 in the training data",
     )

@@ -49,7 +49,7 @@ def as_random_source(rng: RandomSource | int | None) -> RandomSource:
         return random_source(check_seed(rng, "rng"))
     if not hasattr(rng, "randbelow"):
         raise ValueError(f"rng ({rng!r}) must be a RandomSource, an int seed or None")
-    return rng
+    return rng  # type: ignore[return-value]
 
 
 def resolve_subsets(encoding: Encoding, marginals: SubsetsArg) -> list[Subset]:
@@ -66,7 +66,7 @@ def resolve_subsets(encoding: Encoding, marginals: SubsetsArg) -> list[Subset]:
         return list(itertools.combinations(range(d), alpha))
     subsets: list[Subset] = []
     seen: set[frozenset[int]] = set()
-    for raw in marginals:
+    for raw in marginals:  # type: ignore[union-attr]
         subset = tuple(int(a) for a in raw)
         if not subset:
             raise ValueError("marginals: every attribute subset must be non-empty")

@@ -63,7 +63,7 @@ class BitLayout:
     offsets: tuple[int, ...]
 
     @classmethod
-    def of(cls, encoding: Encoding) -> "BitLayout":
+    def of(cls, encoding: Encoding) -> BitLayout:
         sizes = tuple(a.size for a in encoding.attributes)
         widths = tuple(bit_width(s) for s in sizes)
         offsets = tuple(int(o) for o in np.cumsum((0,) + widths[:-1]))

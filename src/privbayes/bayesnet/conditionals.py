@@ -17,8 +17,8 @@ uniform distribution if that is empty too (docs/decisions.md).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -109,6 +109,7 @@ def conditionals_from_tables(network: Network, measurements: Sequence[NoisyTable
     for i in range(k):
         source = pairs[k]
         if not set(_variables(pairs[i])) <= set(_variables(source)):
-            raise ValueError(f"Alg. 1 needs pair {i + 1}'s attributes inside pair {k + 1}'s; the network is not from Alg. 2")
+            raise ValueError(f"Alg. 1 needs pair {i + 1}'s attributes inside pair {k + 1}'s; "
+                             "the network is not from Alg. 2")
         conditionals[i] = conditional_from_joint(_marginalise(joints[k], _variables(source), _variables(pairs[i])))
     return conditionals

@@ -11,7 +11,8 @@ probability zero under the model, or a tree over the exact-inference cap, is ref
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -54,9 +55,9 @@ def evidence_factors(encoding: Encoding, codes: Mapping[int, int]) -> tuple[list
             patterns = np.array(np.unravel_index(np.arange(2**width), (2,) * width)).T  # every bit pattern
             decoded = _decoded(encoding, j, patterns)
             table = np.where(decoded == code, 0.0, -np.inf).reshape((2,) * width)
-            scopes.append(tuple(range(first, first + width)))
+            scopes.append(tuple(range(first, first + width)))  # type: ignore[arg-type]
         tables.append(table)
-    return scopes, tables
+    return scopes, tables  # type: ignore[return-value]
 
 
 def _decoded(encoding: Encoding, j: int, patterns: np.ndarray) -> np.ndarray:

@@ -24,8 +24,8 @@ sampling from it is exact sampling from p (Koller & Friedman 2009, §10.2 and §
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -273,14 +273,14 @@ class _Generalised:
 
     @classmethod
     def of(cls, leaf_engine: JunctionTreeEngine, domain: Domain, queries: list[_Query],
-           scopes: list[tuple[int, ...]]) -> "_Generalised":
+           scopes: list[tuple[int, ...]]) -> _Generalised:
         leaf = cls(leaf_engine, scopes, [], queries)
         extended = cls._extended(domain, queries, scopes)
         return extended if extended is not None and extended.cells < leaf.cells else leaf
 
     @classmethod
     def _extended(cls, domain: Domain, queries: list[_Query],
-                  scopes: list[tuple[int, ...]]) -> "_Generalised | None":
+                  scopes: list[tuple[int, ...]]) -> _Generalised | None:
         sizes = list(domain.sizes)
         levels: dict[int, dict[int, tuple[np.ndarray, int]]] = {}  # leaf variable → level → (leaf map, size)
         for q, scope in zip(queries, scopes):
@@ -304,7 +304,7 @@ class _Generalised:
         extended = Domain(tuple(sizes))
         measured = [tuple(ids[(v, level)] if level else v for v, level in zip(scope, q.levels))
                     for q, scope in zip(queries, scopes)]
-        engine = make_engine(extended, measured + fixed_scopes)
+        engine = make_engine(extended, measured + fixed_scopes)  # type: ignore[operator]
         if not isinstance(engine, JunctionTreeEngine):
             return None
         return cls(engine, measured, fixed, None)

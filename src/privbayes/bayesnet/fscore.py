@@ -38,7 +38,7 @@ import numpy as np
 try:  # numba is the optional extra ``privbayes[fast]``
     import numba
 except ImportError:  # pragma: no cover - exercised by a subprocess test
-    numba = None
+    numba = None  # type: ignore[assignment]
 
 HAVE_NUMBA = numba is not None
 

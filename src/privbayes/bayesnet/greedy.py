@@ -15,9 +15,9 @@ Candidates come from one of two rules:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from itertools import combinations
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -52,7 +52,7 @@ def fixed_degree_candidates(k: int) -> CandidateRule:
         previous = state["placed"]
         if len(previous) > k and placed[:-1] == previous:
             newest = placed[-1]
-            state["options"].extend(tuple(sorted(((a, 0) for a in (*subset, newest))))
+            state["options"].extend(tuple(sorted((a, 0) for a in (*subset, newest)))
                                     for subset in combinations(sorted(previous), k - 1))
         else:
             state["options"] = [tuple((a, 0) for a in subset)
@@ -86,7 +86,7 @@ def maximal_parent_candidates(table: PrivateTable, epsilon2: Fraction, theta: fl
         if key not in cache:
             if cache and next(iter(cache))[0] != key[0]:
                 cache.clear()
-            sets = maximal_parent_sets(key[0], cap.bound(tau, size), sizes)
+            sets = maximal_parent_sets(key[0], cap.bound(tau, size), sizes)  # type: ignore[arg-type]
             cache[key] = [tuple(sorted(s)) for s in sets] or [()]
         return cache[key]
     return rule
@@ -152,11 +152,11 @@ class _ScoreBook:
     def scores(self, rows: np.ndarray, children: list[int]) -> np.ndarray:
         """Scores (numerators for rational scores) of every (child, parent set) pair,
         option-major: ``out[i * len(children) + j]``."""
-        known = self.known[np.ix_(rows, children)]
+        known = self.known[np.ix_(rows, children)]  # type: ignore[arg-type]
         missing = ~known.all(axis=1)
         if missing.any():
             self._fill(rows[missing], children)
-        return self.values[np.ix_(rows, children)].ravel()
+        return self.values[np.ix_(rows, children)].ravel()  # type: ignore[arg-type]
 
     def as_scores(self, values: np.ndarray) -> np.ndarray | RationalScores:
         """What the exponential mechanism takes: exact rationals where the score has them."""
@@ -241,7 +241,7 @@ def greedy_bayes(
         else:
             sensitivity = max(score.sensitivity(table.n, c, math.prod(p)) for c, p in shapes)
             chosen = Exponential(Fraction(epsilon1) / (d - 1), sensitivity).release(
-                book.as_scores(scores), accountant, rng,
+                book.as_scores(scores), accountant, rng,  # type: ignore[arg-type]
                 step=f"network step {step}/{d - 1}", measured=f"score {score.name} of {len(scores)} AP pairs")
         for options, children, _ in groups:  # decode the option-major position
             if chosen < len(options) * len(children):

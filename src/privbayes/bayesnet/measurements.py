@@ -10,9 +10,9 @@ same numbers whichever estimation follows, and the ledger matches the same plan.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -74,7 +74,7 @@ def measure_tables(table: PrivateTable, network: Network, budgets: Mapping[int, 
         if share is None:
             out.append(NoisyTable(i, axes, exact, None))
             continue
-        noisy = laplace_counts(exact, share, accountant, rng, step=f"conditional {i + 1}/{d}",
+        noisy = laplace_counts(exact, share, accountant, rng, step=f"conditional {i + 1}/{d}",  # type: ignore[arg-type]
                                measured=f"{exact.size}-cell table of AP pair {i + 1}", sensitivity=sensitivity)
         out.append(NoisyTable(i, axes, noisy, DiscreteLaplace(share, sensitivity).scale))
     return tuple(out)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -30,7 +31,6 @@ from privbayes.privacy.report import PrivacyReport, domain_caveats
 from privbayes.schema import Schema
 from privbayes.schema.values import fixed_values
 from privbayes.validation import check_count, check_seed
-
 
 FORMAT = "privbayes-model"
 VERSION = 3

@@ -17,11 +17,12 @@ from typing import Any
 import numpy as np
 
 from privbayes._version import __version__
-from privbayes.adaptive.settings import ENCODING, MECHANISM as ADAPTIVE_MECHANISM, METHOD as ADAPTIVE_METHOD
-from privbayes.adaptive.settings import AdaptiveSettings
-from privbayes.bayesnet.privbayes.settings import PrivBayesSettings
+from privbayes.adaptive.settings import ENCODING, AdaptiveSettings
+from privbayes.adaptive.settings import MECHANISM as ADAPTIVE_MECHANISM
+from privbayes.adaptive.settings import METHOD as ADAPTIVE_METHOD
 from privbayes.bayesnet.model import FORMAT, VERSION, BayesNetModel
 from privbayes.bayesnet.network import Network
+from privbayes.bayesnet.privbayes.settings import PrivBayesSettings
 from privbayes.bayesnet.sa.settings import FAITHFUL_CAVEATS, SASettings
 from privbayes.bayesnet.sa.settings import METHOD as SA_METHOD
 from privbayes.documents import ledger_problem, read_model_document
@@ -66,7 +67,8 @@ def model_from_document(doc: Any, source: str) -> BayesNetModel:
         return _model_from_document(doc, source)
     except InputError as exc:
         message = str(exc)
-        raise InputError(message if message.startswith(source) else f"{source}: invalid model file: {message}") from None
+        raise InputError(message if message.startswith(source)
+                         else f"{source}: invalid model file: {message}") from None
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, ArithmeticError) as exc:
         raise InputError(f"{source}: invalid model file: {type(exc).__name__}: {exc}") from None
 
@@ -91,7 +93,8 @@ def _model_from_document(doc: Any, path: str) -> BayesNetModel:
     _require(isinstance(doc["network"], list), path, "the network must be a list")
     network = Network.from_list(doc["network"])
     d = len(encoding.attributes)
-    _require(sorted(p.child for p in network.pairs) == list(range(d)), path, "the network must cover every attribute once")
+    _require(sorted(p.child for p in network.pairs) == list(range(d)), path,
+             "the network must cover every attribute once")
     learned = None
     if doc.get("learned_network") is not None:
         _require(isinstance(doc["learned_network"], list), path, "the learned network must be a list")
@@ -118,7 +121,7 @@ def _model_from_document(doc: Any, path: str) -> BayesNetModel:
                  "vanilla encoding")
         sa = SASettings.from_parameters(params, version=version)
         plan, dp, parameters = sa.plan(n, encoding), sa.differentially_private, sa.to_parameters()
-        mechanism, required = sa.mechanism, () if sa.differentially_private else FAITHFUL_CAVEATS
+        mechanism, required = sa.mechanism, () if sa.differentially_private else FAITHFUL_CAVEATS  # type: ignore[assignment]
     else:
         settings = PrivBayesSettings.from_parameters(params, version=version)
         _require(params.get("encoding") in (None, encoding.name), path, "parameters encoding contradicts the model's")
@@ -187,7 +190,8 @@ def _conditionals(raw: Any, network: Network, encoding: Encoding, path: str) -> 
     out = []
     for pair, item in zip(network.pairs, raw):
         for a, level in pair.parents:
-            _require(0 <= a < len(attrs) and 0 <= level < attrs[a].height, path, f"parent ({a}, {level}) is out of range")
+            _require(0 <= a < len(attrs) and 0 <= level < attrs[a].height, path,
+                     f"parent ({a}, {level}) is out of range")
         shape = [attrs[a].level_size(level) for a, level in pair.parents] + [attrs[pair.child].size]
         _require(isinstance(item, dict) and item.get("shape") == shape, path,
                  f"conditional of attribute {attrs[pair.child].name!r} must have shape {shape}")

@@ -56,5 +56,5 @@ class Network:
         return [{"child": p.child, "parents": [list(q) for q in p.parents]} for p in self.pairs]
 
     @classmethod
-    def from_list(cls, raw: list) -> "Network":
+    def from_list(cls, raw: list) -> Network:
         return cls(tuple(APPair(int(p["child"]), tuple((int(a), int(l)) for a, l in p["parents"])) for p in raw))

@@ -13,8 +13,8 @@ and ``tests/test_candidate_cap.py`` compare them with brute force).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 from privbayes.bayesnet.network import Parent
 
@@ -34,7 +34,8 @@ def _reachable_bounds(sizes: Sequence[Sequence[int]], bound: int) -> list[set[in
     return layers
 
 
-def maximal_parent_sets(candidates: Sequence[int], tau: Fraction, level_sizes: Sequence[Sequence[int]]) -> list[ParentSet]:
+def maximal_parent_sets(candidates: Sequence[int], tau: Fraction,
+                        level_sizes: Sequence[Sequence[int]]) -> list[ParentSet]:
     """All maximal generalised subsets of ``candidates`` whose domain size is at most ``tau``.
 
     ``level_sizes[a][i]`` is the domain size of attribute a at generalisation level i

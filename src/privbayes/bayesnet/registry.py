@@ -6,7 +6,7 @@ below for each relation whose sensitivity bound it proves (``tests/test_sensitiv
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from privbayes.bayesnet.scores import CountIndependenceDistance, IndependenceDistance, MutualInformation, ScoreFunction
 from privbayes.errors import InputError

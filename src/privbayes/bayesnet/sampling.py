@@ -8,16 +8,16 @@ Parents that enter a pair generalised are generalised before look-up (§5.2).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
 
 from privbayes.bayesnet.network import Network
 from privbayes.encoding import Encoding
-from privbayes.schema import Schema
 from privbayes.errors import InputError
+from privbayes.schema import Schema
 
 _CHUNK = 65536
 

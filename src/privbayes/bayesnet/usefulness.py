@@ -15,7 +15,8 @@ PAPER_SENSITIVITY = REPLACE_ONE.count_sensitivity
 """The paper's count-table sensitivity (replace one tuple)."""
 
 
-def binary_usefulness(n: int, d: int, epsilon2: Fraction, k: int, sensitivity: Fraction = PAPER_SENSITIVITY) -> Fraction:
+def binary_usefulness(n: int, d: int, epsilon2: Fraction, k: int,
+                      sensitivity: Fraction = PAPER_SENSITIVITY) -> Fraction:
     """Lemma 4.8: Alg. 1's noisy (k+1)-way binary marginals are nε2 / ((d − k)·2^(k+2))-useful
     (nε2·2/Δ / ((d − k)·2^(k+2)) at count sensitivity Δ)."""
     return Fraction(n) * Fraction(epsilon2) * 2 / (sensitivity * (d - k) * 2 ** (k + 2))

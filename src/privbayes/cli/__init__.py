@@ -12,7 +12,8 @@ import contextlib
 import os
 import sys
 import warnings
-from typing import Iterator, NoReturn, Sequence
+from collections.abc import Iterator, Sequence
+from typing import NoReturn
 
 from privbayes.errors import InputError
 
@@ -69,8 +70,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _notes() -> Iterator[None]:
     """Print the library's notes (columns left out, …) and warnings (a domain read from the data, columns no
     clique covers) as one line each."""
-    from privbayes.errors import (ColumnsLeftOut, IndependentColumnsWarning, InferredDomainWarning,
-                                  UncoveredColumnsWarning)
+    from privbayes.errors import (
+        ColumnsLeftOut,
+        IndependentColumnsWarning,
+        InferredDomainWarning,
+        UncoveredColumnsWarning,
+    )
 
     lines = {ColumnsLeftOut: "note", InferredDomainWarning: "warning", UncoveredColumnsWarning: "warning",
              IndependentColumnsWarning: "warning"}
@@ -86,7 +91,7 @@ def _notes() -> Iterator[None]:
         for category in lines:
             warnings.simplefilter("always", category)
         original = warnings.showwarning
-        warnings.showwarning = show  # type: ignore[assignment]
+        warnings.showwarning = show
         try:
             yield
         finally:

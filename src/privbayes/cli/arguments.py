@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 import inspect
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from privbayes.errors import InputError
 
@@ -148,7 +149,9 @@ PARAMETERS: dict[str, Parameter] = {
                                                                               "budget for screening (default 0.3)"}),
     "cliques": Parameter("--cliques", {"type": cliques, "metavar": "A,B;B,C",
                                        "help": "mrf: the cliques as attribute names, e.g. 'a,b;b,c'"}),
-    "l2": Parameter("--l2", {"type": number, "help": "mrf: L2 regularisation weight λ (default calibrated per clique for auto, 1e-4 naive, 0 cgm/psgd)"}),
+    "l2": Parameter("--l2", {"type": number,
+                             "help": "mrf: L2 regularisation weight λ "
+                                     "(default calibrated per clique for auto, 1e-4 naive, 0 cgm/psgd)"}),
     "inference": Parameter("--inference", {"choices": ("auto", "exact", "loopy"),
                                            "help": "mrf: inference engine (default auto)"}),
     "delta": Parameter("--delta", {"type": number, "help": "mrf, psgd only: δ of the (ε, δ) guarantee (default 1/n)"}),
@@ -158,7 +161,8 @@ PARAMETERS: dict[str, Parameter] = {
     "class_name": Parameter("--class", {"metavar": "COLUMN", "help": "nbc: the class (sensitive) column"}),
     "gamma": Parameter("--gamma", {"type": ratio, "help": "nbc: amplification ratio γ > 1 (Corollary 4)"}),
     "breach": Parameter("--breach", {"type": ratio, "nargs": 2, "metavar": ("L1", "L2"),
-                                     "help": "nbc: block every L1-to-L2 privacy breach (γ from Lemma 2's condition (7))"}),
+                                     "help": "nbc: block every L1-to-L2 privacy breach "
+                                             "(γ from Lemma 2's condition (7))"}),
     "prior": Parameter("--prior", {"metavar": "FILE", "help": "nbc, EST: the attacker's prior F as a JSON/YAML mapping "
                                                               "label -> probability (with --r)"}),
     "r": Parameter("--r", {"type": ratio, "help": "nbc, EST: r-closeness with respect to --prior (r > 1)"}),

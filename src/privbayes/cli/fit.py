@@ -1,6 +1,7 @@
 """``privbayes fit``: release a private model of a table with any registered method.
 
-The method (``--method``, default :data:`~privbayes.synthesizers.registry.DEFAULT_METHOD`, adaptive) comes from :mod:`privbayes.synthesizers.registry`; its
+The method (``--method``, default the registry's ``DEFAULT_METHOD``, adaptive) comes from
+:mod:`privbayes.synthesizers.registry`; its
 estimator's parameters from the shared flags (:mod:`privbayes.cli.arguments`).  Under add/remove
 neighbours n is private: nothing here uses it — ``--dry-run`` opens no data, and the plan and the
 cost checks happen inside the fit, at the noisy count.
@@ -11,7 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from privbayes.cli import arguments
 from privbayes.errors import InputError

@@ -12,7 +12,6 @@ from typing import Any
 from privbayes.cli import arguments
 from privbayes.errors import InputError
 
-
 NBC_PARAMETERS = ("class_name", "gamma", "breach", "prior", "r", "condition")
 
 
@@ -61,12 +60,12 @@ def _publish(args: argparse.Namespace) -> None:
     if args.synthesize:
         table_writer(None, args.synthesize)  # its format, from the name, before the work
     release = estimator.fit(arguments.table(args, args.data), args.schema, backend=args.backend).released_
-    text = json.dumps(release.to_document(), indent=1) + "\n"
+    text = json.dumps(release.to_document(), indent=1) + "\n"  # type: ignore[attr-defined]
     outputs = [(args.output, lambda tmp: tmp.write_text(text, encoding="utf-8"))]
     if args.synthesize:
         outputs.append((args.synthesize, table_writer(release.sample(random_state=args.seed), args.synthesize)))
     atomic_write_many(outputs)
-    safe = release.safe
+    safe = release.safe  # type: ignore[attr-defined]
     bound = (f"r-closeness r = {float(safe.r):g} w.r.t. the prior" if safe.r is not None
              else f"amplification γ = {float(safe.gamma):.6g}")
     print(f"wrote {args.output}: {safe.method}, {bound} (achieved {float(safe.achieved):.6g}); privacy breach "
@@ -94,7 +93,7 @@ def _check(args: argparse.Namespace) -> None:
         raise InputError(f"{args.views}: its labels or attribute values differ from the schema's")
     verdict = check_equivalence(original, published)
     if not verdict.equivalent:
-        tup, c, d = verdict.counterexample
+        tup, c, d = verdict.counterexample  # type: ignore[misc]
         raise InputError(f"check failed: {args.views} is not NBC-equivalent to the data's classifier "
                          f"(domain tuple {tup}, labels {published.labels[c]!r}/{published.labels[d]!r})")
     if not published.is_realistic():
@@ -108,4 +107,5 @@ def _check(args: argparse.Namespace) -> None:
         raise InputError(f"check failed: {args.views} does not satisfy {what} for its stated bound")
     name = "r" if prior is not None else "γ"
     print(f"OK: NBC-equivalent on all {verdict.tuples} domain tuples and class pairs; {what} holds with "
-          f"{name} = {float(bound):.6g} (achieved {float(achieved):.6g}); privacy breach guarantee, NOT differential privacy")
+          f"{name} = {float(bound):.6g} (achieved {float(achieved):.6g}); "
+          "privacy breach guarantee, NOT differential privacy")

@@ -21,7 +21,8 @@ Exact counts must only flow into a mechanism that pays for them.
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence, runtime_checkable
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -76,7 +77,7 @@ class PrivateTable(Protocol):
         (binary data, level 0), or None when the back-end has no batched form."""
         return None
 
-    def encoded(self, encoding: Encoding) -> "PrivateTable":
+    def encoded(self, encoding: Encoding) -> PrivateTable:
         """The same rows, counted over the variables of ``encoding`` (an encoding of ``schema``)."""
         return EncodedView(self, encoding)
 

@@ -29,7 +29,7 @@ class ColumnType:
 
     family: Family | None = None
     dtype: str | None = None
-    categories: tuple | None = None
+    categories: tuple[Any, ...] | None = None
     ordered: bool = False
 
 
@@ -69,7 +69,7 @@ def frame_type(column: pd.Series) -> ColumnType:
     return ColumnType(family, "date" if family == "date" else "object")  # type: ignore[arg-type]
 
 
-def file_types(path: str | os.PathLike) -> dict[str, ColumnType]:
+def file_types(path: str | os.PathLike[str]) -> dict[str, ColumnType]:
     """The types of a table file's columns: Parquet's (from its Arrow schema and pandas metadata), or
     none for a text table (CSV, ``.dat``)."""
     from privbayes.counting.reading import table_path

@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import csv
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -65,7 +65,7 @@ class Dialect:
 
     def split_one(self, line: str) -> list[str] | None:
         """The fields of one CSV row, or None when it is malformed (whatever its field count)."""
-        text = line + self.sep
+        text = line + self.sep  # type: ignore[operator]
         if self._row.fullmatch(text) is None:
             return None
         return [f[1:-1].replace('""', '"') if f.startswith(QUOTE) else f for f in self._field.findall(text)]
@@ -120,7 +120,7 @@ class Dialect:
                            .filter(pa.array(simple))))
         if not simple.all():
             hard = rows[~simple]
-            groups.append((hard, self._slow_fields(lines.take(pa.array(hard)).to_pylist(), width, positions)))
+            groups.append((hard, self._slow_fields(lines.take(pa.array(hard)).to_pylist(), width, positions)))  # type: ignore[arg-type]
         order = np.empty(len(lines), np.int64)
         order[np.concatenate([g for g, _ in groups])] = np.arange(len(lines))
         columns = []
@@ -134,9 +134,9 @@ class Dialect:
         """Fields of lines that hold a quote: the grammar checked line by line, then the C csv
         reader splits the lines that fit (lines longer than its field limit: :meth:`split_one`)."""
         sep, row, limit = self.sep, self._row, csv.field_size_limit()
-        fitting = [i for i, line in enumerate(lines) if len(line) < limit and row.fullmatch(line + sep)]
+        fitting = [i for i, line in enumerate(lines) if len(line) < limit and row.fullmatch(line + sep)]  # type: ignore[operator]
         split: list[list[str] | None] = [None] * len(lines)
-        reader = csv.reader((lines[i] for i in fitting), delimiter=sep, quotechar=QUOTE, doublequote=True,
+        reader = csv.reader((lines[i] for i in fitting), delimiter=sep, quotechar=QUOTE, doublequote=True,  # type: ignore[arg-type]
                             skipinitialspace=False, strict=True)
         for i, fields in zip(fitting, reader):
             split[i] = fields

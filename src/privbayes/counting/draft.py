@@ -322,7 +322,7 @@ def _midnight(text: str) -> bool:
     return match is None or all(int(part or 0) == 0 for part in match.groups())
 
 
-def _natural_key(label: str) -> tuple:
+def _natural_key(label: str) -> tuple[Any, ...]:
     try:
         return (0, float(label), label)
     except ValueError:

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any, Self
 
 import numpy as np
 
@@ -42,8 +43,8 @@ _SETS_PER_QUERY = 64
 
 
 LOCAL_MEMORY_SHARE = 1 / 8
-"""Coded distinct rows (with the numpy back-end's working columns) smaller than this share of physical memory are counted in
-memory by the numpy back-end (same counts, faster for GreedyBayes's many small tables);
+"""Coded distinct rows (with the numpy back-end's working columns) smaller than this share of physical memory are
+counted in memory by the numpy back-end (same counts, faster for GreedyBayes's many small tables);
 larger ones are counted by the engine."""
 
 
@@ -68,7 +69,7 @@ class EngineTable(PrivateTable):
         """The result of ``sql`` as a pyarrow Table."""
         raise NotImplementedError
 
-    def localise(self, share: float | None = None) -> EngineTable:
+    def localise(self, share: float | None = None) -> Self:
         """Count in memory from now on if the coded distinct rows take less than ``share``
         (default :data:`LOCAL_MEMORY_SHARE`) of physical memory."""
         from privbayes.counting.memory import InMemoryTable
@@ -138,7 +139,7 @@ class BatchedEncodedView(EncodedView):
         for key in unique:
             check_cells([self.schema.attributes[s].size for s in key], "the leaf table behind an encoded table")
         base = self.base
-        self.base = _Prefetched(base.n, dict(zip(unique, base.counts_many([(list(k), None) for k in unique]))))
+        self.base = _Prefetched(base.n, dict(zip(unique, base.counts_many([(list(k), None) for k in unique]))))  # type: ignore[assignment]
         try:
             return [self.counts(attributes, levels) for attributes, levels in requests]
         finally:
@@ -337,7 +338,8 @@ def duckdb_from_file(path: Any, suffix: str, schema: Schema, connection: Any = N
             if text:  # the distinct texts, in the order of their ids; a null last for malformed rows
                 column, ids = texts[attr.name].distinct()
             else:
-                column = con.sql(f"SELECT DISTINCT {_ident(attr.name)} AS v FROM {prefix}_src").to_arrow_table().column(0)
+                query = f"SELECT DISTINCT {_ident(attr.name)} AS v FROM {prefix}_src"
+                column = con.sql(query).to_arrow_table().column(0)
             try:
                 keys, codes = label_distinct(schema, j, column, where, null_is_malformed=text)
             except _Refused as refused:

@@ -40,7 +40,7 @@ _PARALLEL_WORK = 2**22
 """Row × table visits above which the threaded kernels pay for their start-up (ms with OpenMP)."""
 
 
-def _configurations_loop(columns, parents, config):  # pragma: no cover - compiled below
+def _configurations_loop(columns, parents, config):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled below
     """Parent configuration of every row (first parent most significant), column by column."""
     config[:] = 0
     for j in range(parents.shape[0]):
@@ -49,15 +49,15 @@ def _configurations_loop(columns, parents, config):  # pragma: no cover - compil
             config[r] = (config[r] << 1) | column[r]
 
 
-def _families_loops(columns, child_bits, weights, parents):  # pragma: no cover - compiled below
+def _families_loops(columns, child_bits, weights, parents):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled below
     n_sets, k = parents.shape
     n_rows, n_children = child_bits.shape
     ones = np.zeros((n_sets, 1 << k, n_children), dtype=child_bits.dtype)
     totals = np.zeros((n_sets, 1 << k), dtype=weights.dtype)
-    for chunk in numba.prange((n_sets + _CHUNK - 1) // _CHUNK):
+    for chunk in numba.prange((n_sets + _CHUNK - 1) // _CHUNK):  # type: ignore[union-attr]
         config = np.empty(n_rows, dtype=np.int32)
         for p in range(chunk * _CHUNK, min(n_sets, (chunk + 1) * _CHUNK)):
-            _configurations(columns, parents[p], config)
+            _configurations(columns, parents[p], config)  # type: ignore[misc]
             for r in range(n_rows):
                 cell = config[r]  # a local, so the adds below are not reloaded through aliasing
                 totals[p, cell] += weights[r]
@@ -66,14 +66,14 @@ def _families_loops(columns, child_bits, weights, parents):  # pragma: no cover 
     return ones, totals
 
 
-def _joint_loops(columns, pattern, weights, parents, n_children, out):  # pragma: no cover - compiled below
+def _joint_loops(columns, pattern, weights, parents, n_children, out):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled below
     n_sets, k = parents.shape
     n_rows = columns.shape[1]
-    for chunk in numba.prange((n_sets + _CHUNK - 1) // _CHUNK):
+    for chunk in numba.prange((n_sets + _CHUNK - 1) // _CHUNK):  # type: ignore[union-attr]
         index = np.empty(n_rows, dtype=np.int32)
         joint = np.empty(1 << (k + n_children), dtype=weights.dtype)
         for p in range(chunk * _CHUNK, min(n_sets, (chunk + 1) * _CHUNK)):
-            _configurations(columns, parents[p], index)
+            _configurations(columns, parents[p], index)  # type: ignore[misc]
             joint[:] = 0
             for r in range(n_rows):
                 joint[(index[r] << n_children) | pattern[r]] += weights[r]
@@ -85,9 +85,9 @@ def _joint_loops(columns, pattern, weights, parents, n_children, out):  # pragma
                         out[p, c, (cell >> (n_children - 1 - c)) & 1, config] += mass
 
 
-def _tables_loops(columns, weights, column_ids, strides, starts, offsets, out):  # pragma: no cover - compiled below
+def _tables_loops(columns, weights, column_ids, strides, starts, offsets, out):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled below
     n_rows = columns.shape[1]
-    for t in numba.prange(starts.shape[0] - 1):
+    for t in numba.prange(starts.shape[0] - 1):  # type: ignore[union-attr]
         index = np.zeros(n_rows, dtype=np.int32)  # tables stay under 2^31 cells (checked by the caller)
         for j in range(starts[t], starts[t + 1]):
             column, stride = columns[column_ids[j]], np.int32(strides[j])
@@ -151,9 +151,11 @@ def binary_family_counts(columns: np.ndarray, weights: np.ndarray, parents: np.n
         parallel = len(block) * n_rows > _PARALLEL_WORK
         if joint:
             out[first:first + step] = 0
-            (kernels.joint_parallel if parallel else kernels.joint_serial)(columns, pattern, weights, block, u, out[first:first + step])
+            joint = kernels.joint_parallel if parallel else kernels.joint_serial
+            joint(columns, pattern, weights, block, u, out[first:first + step])
         else:
-            ones, totals = (kernels.families_parallel if parallel else kernels.families_serial)(columns, child_bits, weights, block)
+            families = kernels.families_parallel if parallel else kernels.families_serial
+            ones, totals = families(columns, child_bits, weights, block)
             ones = ones.transpose(0, 2, 1)
             out[first:first + step, :, 1, :] = ones
             out[first:first + step, :, 0, :] = totals[:, None, :] - ones

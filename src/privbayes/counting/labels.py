@@ -160,11 +160,11 @@ def _label_one(attr: Attribute, value: Any, token: str | None, cats: _Categories
             return found
         if text == "":
             return _MISSING
-        x = _number_of(text)
+        x = _number_of(text)  # type: ignore[assignment]
         return _INVALID if x is None else cats.number(x)
     if text == "":
         return _MISSING
-    x = _number_of(text)
+    x = _number_of(text)  # type: ignore[assignment]
     return _INVALID if x is None else _numeric(attr, x)
 
 
@@ -173,13 +173,13 @@ def _label_date(attr: Attribute, value: Any, token: str | None) -> int:
         return _MISSING
     if isinstance(value, str) and (value.strip() == "" or (token is not None and value.strip() == token)):
         return _MISSING
-    x = date_ordinal(value, attr.granularity)
+    x = date_ordinal(value, attr.granularity)  # type: ignore[arg-type]
     return _INVALID if x is None else _numeric(attr, x)
 
 
 def _numeric(attr: Attribute, x: float) -> int:
     """Code of x (its special value's, else its bin), or the _OUTSIDE marker."""
-    return _label_numeric_numbers(attr, np.array([x], dtype=np.float64))[0]
+    return _label_numeric_numbers(attr, np.array([x], dtype=np.float64))[0]  # type: ignore[no-any-return]
 
 
 def _label_numeric_numbers(attr: Attribute, x: np.ndarray) -> np.ndarray:
@@ -208,7 +208,8 @@ def label_column(attr: Attribute, positions: np.ndarray, distinct: np.ndarray, w
     """Leaf codes of one column given as ``distinct`` values and each row's position in them
     (−1 for a null, −2 for a malformed row).  Refuses, clips or recodes per the attribute's policies."""
     typed = np.asarray(distinct)
-    distinct = np.array(list(pd.DatetimeIndex(typed)), dtype=object) if typed.dtype.kind == "M" else typed.astype(object)
+    distinct = (np.array(list(pd.DatetimeIndex(typed)), dtype=object) if typed.dtype.kind == "M"
+                else typed.astype(object))
     if attr.kind == "numeric" and typed.dtype.kind in "biuf":
         labels = _label_numeric_numbers(attr, typed.astype(np.float64))
     elif attr.kind == "numeric" and len(distinct) and all(isinstance(v, str) for v in distinct):
@@ -218,7 +219,7 @@ def label_column(attr: Attribute, positions: np.ndarray, distinct: np.ndarray, w
     labels = np.append(labels, [_MALFORMED, _MISSING])  # position −1 (a null) reads the last entry, −2 the one before
     codes = labels[positions]
     _apply_policies(attr, codes, positions, distinct, where)
-    return codes
+    return codes  # type: ignore[no-any-return]
 
 
 def _rows(mask: np.ndarray) -> tuple[int, ...]:
@@ -239,9 +240,9 @@ def _apply_policies(attr: Attribute, codes: np.ndarray, positions: np.ndarray, d
                                                                  "categories")),
     ]
     if attr.numeric:
-        problems.append((outside, "a value is outside the schema's bounds "
-                                  f"[{date_text(attr.lower, attr.granularity) if attr.kind == 'date' else format(attr.lower, 'g')}, "
-                                  f"{date_text(attr.upper, attr.granularity) if attr.kind == 'date' else format(attr.upper, 'g')}]"))
+        low, high = ((date_text(attr.lower, attr.granularity), date_text(attr.upper, attr.granularity))  # type: ignore[arg-type]
+                     if attr.kind == "date" else (format(attr.lower, "g"), format(attr.upper, "g")))
+        problems.append((outside, f"a value is outside the schema's bounds [{low}, {high}]"))
     for mask, problem in problems:
         if mask.any():
             if attr.invalid == "category":
@@ -262,7 +263,7 @@ def _apply_policies(attr: Attribute, codes: np.ndarray, positions: np.ndarray, d
 
 def _clip_number(attr: Attribute, value: Any) -> float:
     if attr.kind == "date":
-        x = date_ordinal(value, attr.granularity)
+        x = date_ordinal(value, attr.granularity)  # type: ignore[arg-type]
         return 0.0 if x is None else x
     if isinstance(value, str):
         x = _number_of(value.strip())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -46,7 +46,7 @@ class InMemoryTable(PrivateTable):
         self._setup(rows, multiplicity, encoding)
 
     @classmethod
-    def _from_distinct(cls, rows: np.ndarray, multiplicity: np.ndarray, encoding: Encoding) -> "InMemoryTable":
+    def _from_distinct(cls, rows: np.ndarray, multiplicity: np.ndarray, encoding: Encoding) -> InMemoryTable:
         table = cls.__new__(cls)
         table._setup(rows, multiplicity, encoding)
         return table
@@ -67,7 +67,7 @@ class InMemoryTable(PrivateTable):
     def n(self) -> int:
         return self._n
 
-    def encoded(self, encoding: Encoding) -> "InMemoryTable":
+    def encoded(self, encoding: Encoding) -> InMemoryTable:
         """The same rows re-encoded (distinct rows stay distinct: encodings are injective)."""
         if encoding.schema != self.schema:
             raise ValueError("the encoding must be of the table's schema")
@@ -107,8 +107,8 @@ class InMemoryTable(PrivateTable):
         cells = math.prod(shape)
         index = self._column(attributes[0], levels[0]).astype(np.int32 if cells < 2**31 else np.int64)
         for a, l, size in zip(attributes[1:], levels[1:], shape[1:]):
-            index *= size
-            index += self._column(a, l)
+            index *= size  # type: ignore[misc]
+            index += self._column(a, l)  # type: ignore[misc]
         if self._weights is None:
             return np.bincount(index, minlength=cells).reshape(shape)
         return np.bincount(index, weights=self._weights, minlength=cells).astype(np.int64).reshape(shape)
@@ -122,7 +122,7 @@ class InMemoryTable(PrivateTable):
         normal = [check_request(self.encoding, attributes, levels) for attributes, levels in requests]
         leaves: dict[tuple[int, ...], np.ndarray | None] = {}
         direct: list[int] = []
-        for i, (attributes, levels) in enumerate(normal):
+        for i, (attributes, _levels) in enumerate(normal):
             if attributes:
                 key = tuple(sorted(attributes))
                 if key not in leaves:
@@ -144,7 +144,7 @@ class InMemoryTable(PrivateTable):
             elif i in direct_tables:
                 answers.append(direct_tables[i])
             else:
-                answers.append(self._from_leaf(leaves[tuple(sorted(attributes))], attributes, levels))
+                answers.append(self._from_leaf(leaves[tuple(sorted(attributes))], attributes, levels))  # type: ignore[arg-type]
         return answers
 
 

@@ -24,7 +24,7 @@ reads a URI scheme and lists of paths)."""
 class LiteralPath:
     """A pattern-free link to one existing file; :meth:`close` removes it (and its folder)."""
 
-    def __init__(self, path: str | os.PathLike) -> None:
+    def __init__(self, path: str | os.PathLike[str]) -> None:
         target = Path(path).resolve()
         if not target.is_file():
             raise InputError(f"{path}: no such file")
@@ -40,7 +40,7 @@ class LiteralPath:
     def close(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
 
-    def __enter__(self) -> "LiteralPath":
+    def __enter__(self) -> LiteralPath:
         return self
 
     def __exit__(self, *exc: object) -> None:

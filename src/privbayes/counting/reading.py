@@ -27,9 +27,10 @@ from __future__ import annotations
 import codecs
 import os
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -52,7 +53,7 @@ SEPARATORS = (",", ";", "\t", "|")
 
 
 @dataclass(frozen=True)
-class TableFile(os.PathLike):
+class TableFile(os.PathLike[str]):
     """A table file with its reading options: ``sep`` (None: detected from the header line)
     and ``encoding``.  Accepted wherever a path is (``counting.open``, ``PrivBayes.fit``)."""
 
@@ -80,7 +81,7 @@ class TableFile(os.PathLike):
 def header_line(path: Path, encoding: str) -> str:
     """The header of a text table (its first non-empty line, decompressed), read no further than
     the line cap: the only line separator detection looks at."""
-    return TextLines(path, encoding).header
+    return TextLines(path, encoding).header  # type: ignore[return-value]
 
 
 def detect_separator(header: str) -> str:
@@ -114,11 +115,12 @@ def _suffix(path: Path) -> str:
         return suffixes[0]
     suffix = path.suffix.lower()
     if suffix not in TABLE_SUFFIXES:
-        raise InputError(f"{path}: unknown table format {suffix or '(none)'!r}; expected .csv, .parquet or .dat (CSV/.dat may be compressed: .gz, .bz2, .xz, .zip, .zst)")
+        raise InputError(f"{path}: unknown table format {suffix or '(none)'!r}; expected .csv, .parquet or .dat "
+                         "(CSV/.dat may be compressed: .gz, .bz2, .xz, .zip, .zst)")
     return suffix
 
 
-def read_frame(path: str | os.PathLike, schema: Schema | None, sep: str | None = None,
+def read_frame(path: str | os.PathLike[str], schema: Schema | None, sep: str | None = None,
                encoding: str | None = None) -> pd.DataFrame:
     """A table file as a DataFrame of raw values: text for CSV/.dat, each value's own type for Parquet.
 
@@ -169,7 +171,8 @@ class TextTable:
                 yield self.dialect.fields(rows, len(self.columns), self.wanted)
 
 
-def open_text(path: str | os.PathLike, schema: Schema | None, sep: str | None = None, encoding: str = "utf-8") -> TextTable:
+def open_text(path: str | os.PathLike[str], schema: Schema | None, sep: str | None = None,
+              encoding: str = "utf-8") -> TextTable:
     """A CSV or ``.dat`` file opened for streaming: its header read (CSV), the separator detected,
     the columns checked; the data rows are read by :meth:`TextTable.batches`."""
     path = Path(path)
@@ -183,8 +186,8 @@ def open_text(path: str | os.PathLike, schema: Schema | None, sep: str | None = 
         lines = TextLines(path, encoding, header=False)
         return TextTable(lines, Dialect(None), list(schema.names), list(range(len(schema))), where)
     lines = TextLines(path, encoding, quoted_newlines=multiline)
-    dialect = Dialect(sep or detect_separator(lines.header), multiline)
-    columns = dialect.header(lines.header, where)
+    dialect = Dialect(sep or detect_separator(lines.header), multiline)  # type: ignore[arg-type]
+    columns = dialect.header(lines.header, where)  # type: ignore[arg-type]
     seen: set[str] = set()
     for column in columns:
         if column in seen:
@@ -206,14 +209,14 @@ def _read_text(path: Path, schema: Schema | None, sep: str | None, encoding: str
         for chunk, column in zip(chunks, columns):
             chunk.append(column)
     names = [table.columns[i] for i in table.wanted]
-    columns = {}
+    columns = {}  # type: ignore[assignment]
     for name, chunk in zip(names, chunks):
         array = pa.chunked_array(chunk, pa.large_string())
         column = array.to_pandas()
         if array.null_count:  # malformed rows (a field of a well-formed row is never null)
             column = column.astype(object)
             column[array.is_null().to_numpy(zero_copy_only=False)] = MALFORMED_CELL
-        columns[name] = column
+        columns[name] = column  # type: ignore[call-overload]
     frame = pd.DataFrame(columns, columns=names)
     if schema is not None:
         frame.attrs["left_out"] = [c for c in table.columns if c not in schema.names]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -33,7 +33,7 @@ from privbayes.encoding import Encoding
 from privbayes.errors import InputError
 from privbayes.schema import Schema
 
-Source = Union[str, os.PathLike, pd.DataFrame]
+Source: TypeAlias = str | os.PathLike[str] | pd.DataFrame
 BACKENDS = ("numpy", "duckdb", "spark", "auto")
 AUTO_MEMORY_SHARE = 1 / 16
 """``auto`` counts in DuckDB files larger than this share of physical memory (in memory,
@@ -89,8 +89,8 @@ def open(source: Source, schema: Any, backend: Any = "numpy", *,  # noqa: A001 -
     if name == "auto":
         name = "duckdb" if _large(source) and _importable("duckdb") else "numpy"
     if name == "numpy":
-        return InMemoryTable(leaf_codes(source, schema, allow_empty=allow_empty), Encoding.build(schema, "hierarchical"),
-                             allow_empty=allow_empty)
+        return InMemoryTable(leaf_codes(source, schema, allow_empty=allow_empty),
+                             Encoding.build(schema, "hierarchical"), allow_empty=allow_empty)
     path = _in_place(source, name, schema)
     if name == "duckdb":
         from privbayes.counting.duckdb import duckdb_from_codes, duckdb_from_file

@@ -124,15 +124,15 @@ def spark_from_file(path: Any, suffix: str, schema: Schema, session: Any = None,
         rows.count()
         rows.createOrReplaceTempView(f"{prefix}_rows")
         spark.catalog.dropTempView(f"{prefix}_src")
-    except _errors() as exc:  # engine messages may quote a line of the file: name the kind only
+    except _errors() as exc:  # type: ignore[misc]  # engine messages may quote a line of the file: name the kind only
         link.close()
         raise InputError(f"{where}: cannot read the table (Spark {type(exc).__name__})") from None
     except BaseException:
         link.close()
         raise
-    table = SparkTable(spark, rows, f"{prefix}_rows", schema, int(n))
+    table = SparkTable(spark, rows, f"{prefix}_rows", schema, int(n))  # type: ignore[assignment]
     weakref.finalize(table, link.close)
-    return table.localise()
+    return table.localise()  # type: ignore[attr-defined, no-any-return]
 
 
 def _text_rows(spark: Any, link: str, table: Any) -> Any:
@@ -181,8 +181,8 @@ def _ship_by_value(module: Any) -> None:
     """Pickle ``module``'s code with the task, so that workers need no privbayes installed."""
     from pyspark import cloudpickle
 
-    if module.__name__ not in cloudpickle.list_registry_pickle_by_value():
-        cloudpickle.register_pickle_by_value(module)
+    if module.__name__ not in cloudpickle.list_registry_pickle_by_value():  # type: ignore[no-untyped-call]
+        cloudpickle.register_pickle_by_value(module)  # type: ignore[no-untyped-call]
 
 
 def _coded(frame: Any, maps: list[tuple[Any, Any]], schema: Schema) -> Any:
@@ -199,7 +199,8 @@ def _coded(frame: Any, maps: list[tuple[Any, Any]], schema: Schema) -> Any:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        def canonical(values: Any) -> Any:  # Spark groups −0.0 with 0.0 (so its distinct values hold one); Arrow does not
+        # Spark groups −0.0 with 0.0 (so its distinct values hold one); Arrow does not
+        def canonical(values: Any) -> Any:
             return pc.add(values, pa.scalar(0.0, values.type)) if pa.types.is_floating(values.type) else values
 
         for batch in batches:

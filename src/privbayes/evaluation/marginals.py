@@ -27,6 +27,7 @@ import numpy as np
 
 from privbayes.codes import check_codes, check_sizes, distinct_rows, flat_index
 
+
 def _check_alpha(alpha: int, d: int, low: int = 1) -> None:
     if not low <= alpha <= d:
         raise ValueError(f"alpha ({alpha}) must be between {low} and d ({d})")
@@ -112,7 +113,7 @@ def marginal(codes: np.ndarray, sizes: Sequence[int], attrs: Sequence[int]) -> n
     arr = check_codes(codes, sizes_arr, "codes")
     attrs = _check_attrs(attrs, sizes_arr.size)
     shape = tuple(int(sizes_arr[a]) for a in attrs)
-    counts = np.bincount(flat_index(arr.T, sizes_arr, attrs), minlength=math.prod(shape))
+    counts = np.bincount(flat_index(arr.T, sizes_arr, attrs), minlength=math.prod(shape))  # type: ignore[arg-type]
     return (counts / arr.shape[0]).reshape(shape)
 
 

@@ -44,8 +44,8 @@ class NumericCheck:
 def raw_numbers(attr: Attribute, column: pd.Series) -> np.ndarray:
     """The numbers (date ordinals) of a column of raw values; others are dropped."""
     if attr.kind == "date":
-        values = [date_ordinal(v, attr.granularity) for v in column if not (v is None or v is pd.NA
-                                                                              or (isinstance(v, float) and math.isnan(v)))]
+        values = [date_ordinal(v, attr.granularity) for v in column  # type: ignore[arg-type]
+                  if not (v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)))]
         return np.array([v for v in values if v is not None], dtype=np.float64)
     if column.dtype.kind in "biuf":
         x = column.to_numpy(dtype=np.float64)
@@ -69,7 +69,7 @@ def ks_distance(a: np.ndarray, b: np.ndarray) -> float:
 
 def _show(attr: Attribute, x: float) -> str:
     if attr.kind == "date":
-        return date_text(math.floor(x), attr.granularity)
+        return date_text(math.floor(x), attr.granularity)  # type: ignore[arg-type]
     return f"{x:.6g}"
 
 
@@ -82,7 +82,8 @@ def numeric_check(attr: Attribute, real: pd.Series, synth: pd.Series) -> Numeric
         heavy = np.argsort(-counts, kind="stable")[:MAX_MASSES]
         masses += [float(values[i]) for i in heavy if counts[i] / len(r) >= POINT_MASS_SHARE
                    and float(values[i]) not in masses]
-    shares = tuple((_show(attr, v), float(np.mean(r == v)) if len(r) else 0.0, float(np.mean(s == v)) if len(s) else 0.0)
+    shares = tuple((_show(attr, v), float(np.mean(r == v)) if len(r) else 0.0,
+                    float(np.mean(s == v)) if len(s) else 0.0)
                    for v in masses)
     quantiles = tuple((q, _show(attr, float(np.quantile(r, q))) if len(r) else "-",
                        _show(attr, float(np.quantile(s, q))) if len(s) else "-") for q in QUANTILES)

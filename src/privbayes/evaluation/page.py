@@ -168,7 +168,8 @@ def render_html(ev: Evaluation, pairs: np.ndarray, privacy: PrivacySummary, mode
     parts = ["<h1>Evaluation of a synthetic table</h1>",
              f'<p class="files">synthetic: {escape(synth_name)} (n = {ev.n_synth:,}) · real: {escape(real_name)} '
              f"(n = {ev.n_real:,}) · {len(ev.attributes)} columns</p>",
-             '<div class="top">' + (verdict_block(ev, term) if ev.verdict else "") + privacy_block(privacy, term) + "</div>",
+             '<div class="top">' + (verdict_block(ev, term) if ev.verdict else "") + privacy_block(privacy, term)
+             + "</div>",
              '<nav><a href="#numbers">numbers</a><a href="#columns">columns</a>'
              + ('<a href="#raw">raw values</a>' if ev.numeric else "") + '<a href="#classifier">classifier</a>'
              + ('<a href="#model">model</a>' if model is not None else "") + '<a href="#glossary">glossary</a></nav>']
@@ -202,7 +203,7 @@ def render_html(ev: Evaluation, pairs: np.ndarray, privacy: PrivacySummary, mode
             for a in ev.attributes))
     if ev.numeric:
         qs = [f"q{int(q * 100)}" for q, _, _ in ev.numeric[0].quantiles]
-        rows = [(c.name, c.ks, "; ".join(f"= {v}: {r:.1%} / {s:.1%}" for v, r, s in c.masses) or "none",
+        rows = [(c.name, c.ks, "; ".join(f"= {v}: {r:.1%} / {s:.1%}" for v, r, s in c.masses) or "none",  # type: ignore[misc]
                  *(f"{r} / {s}" for _, r, s in c.quantiles)) for c in ev.numeric]
         parts += ['<h2 id="raw">Numeric columns on their raw values</h2>',
                   f"<p>Real / synthetic: {term('ks', 'KS distance')}, {term('mass', 'point masses and quantiles')}"

@@ -30,22 +30,27 @@ data exactly and are for the data steward, not for publication.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import operator
 import os
 import re
 import sys
-from typing import Any, Callable, Sequence, TextIO
-
-import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
 
 import numpy as np
 import pandas as pd
 
 from privbayes.errors import InputError
 from privbayes.evaluation.caveats import privacy_summary, privacy_text
-from privbayes.evaluation.classifiers import (CLASSIFIER_NEEDS, Target, sklearn_available, svm_misclassification,
-                                              train_test_split_indices)
+from privbayes.evaluation.classifiers import (
+    CLASSIFIER_NEEDS,
+    Target,
+    sklearn_available,
+    svm_misclassification,
+    train_test_split_indices,
+)
 from privbayes.evaluation.labels import readable_labels
 from privbayes.evaluation.marginals import average_marginal_tvd, marginal
 from privbayes.evaluation.numeric import numeric_check
@@ -265,7 +270,7 @@ def _load_inputs(real_path: Any, synth_path: Any, schema_arg: Any, model_path: s
     model = load(model_path) if model_path is not None else None
     if schema_arg is None and getattr(model, "schema", None) is None:
         raise InputError(f"{model_path}: this model file does not carry its schema; give --schema")
-    schema = as_schema(schema_arg) if schema_arg is not None else model.schema
+    schema = as_schema(schema_arg) if schema_arg is not None else model.schema  # type: ignore[union-attr]
     if model is not None and getattr(model, "schema", None) is not None:
         if model.schema.names != schema.names:
             raise InputError(f"{model_path}: the model's attributes {model.schema.names} differ from the "
@@ -273,7 +278,8 @@ def _load_inputs(real_path: Any, synth_path: Any, schema_arg: Any, model_path: s
         differ = [a.name for a, b in zip(schema.attributes, model.schema.attributes) if a != b]
         if differ:
             notes.append(f"the model's domain of {differ[0]!r} differs from --schema; the metrics use --schema")
-    frames = [p if isinstance(p, pd.DataFrame) else read_frame(p, schema, sep, encoding) for p in (real_path, synth_path)]
+    frames = [p if isinstance(p, pd.DataFrame) else read_frame(p, schema, sep, encoding)
+              for p in (real_path, synth_path)]
     return schema, model, frames[0], frames[1], notes
 
 

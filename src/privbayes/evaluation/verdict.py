@@ -18,8 +18,8 @@ mass is off by more than :data:`MASS_TOLERANCE` or a KS distance exceeds
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -47,7 +47,8 @@ def _joint(codes: np.ndarray, i: int, j: int, si: int, sj: int) -> np.ndarray:
 def references(real: np.ndarray, synth: np.ndarray, sizes: Sequence[int]) -> References:
     """The references of the verdict, computed from the real and synthetic leaf codes."""
     d = len(sizes)
-    ones = [(np.bincount(real[:, j], minlength=s) / real.shape[0], np.bincount(synth[:, j], minlength=s) / synth.shape[0])
+    ones = [(np.bincount(real[:, j], minlength=s) / real.shape[0],
+             np.bincount(synth[:, j], minlength=s) / synth.shape[0])
             for j, s in enumerate(sizes)]
     one_way = (float(np.mean([0.5 * np.abs(r - s).sum() for r, s in ones])),
                float(np.mean([0.5 * np.abs(r - 1 / len(r)).sum() for r, _ in ones])), 0.0)
@@ -60,7 +61,7 @@ def references(real: np.ndarray, synth: np.ndarray, sizes: Sequence[int]) -> Ref
         s = _joint(synth, i, j, sizes[i], sizes[j])
         tvds[k] = (0.5 * np.abs(r - s).sum(), 0.5 * np.abs(r - 1 / r.size).sum(),
                    0.5 * np.abs(r - np.outer(ones[i][0], ones[j][0])).sum())
-    return References(one_way, tuple(float(x) for x in tvds.mean(axis=0)))
+    return References(one_way, tuple(float(x) for x in tvds.mean(axis=0)))  # type: ignore[arg-type]
 
 
 def verdict(refs: References, numeric: Sequence[NumericCheck] = ()) -> str:

@@ -9,17 +9,17 @@ configurations (exactly on junction trees, by Gibbs otherwise).  Used by
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from privbayes.inference.brute_force import BruteForceEngine
 from privbayes.inference.engine import make_engine
-from privbayes.inference.protocol import MAX_EXACT_CELLS, Beliefs, InferenceEngine
 from privbayes.inference.exact import CalibratedTree, JunctionTreeEngine
 from privbayes.inference.factor import Domain, Factor, logsumexp
 from privbayes.inference.junction_tree import JunctionTree, build_junction_tree, elimination_order
 from privbayes.inference.loopy import LoopyBeliefs, LoopyBPEngine
+from privbayes.inference.protocol import MAX_EXACT_CELLS, Beliefs, InferenceEngine
 from privbayes.inference.sampling import gibbs_sample, sample_junction_tree
 
 

@@ -5,13 +5,13 @@ Exponential in the number of variables, so refused above :data:`MAX_BRUTE_FORCE_
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
-from privbayes.inference.protocol import check_potentials
 from privbayes.inference.factor import Domain, Factor, logsumexp
+from privbayes.inference.protocol import check_potentials
 
 MAX_BRUTE_FORCE_CELLS = 2**22
 

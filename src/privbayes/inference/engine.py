@@ -10,7 +10,7 @@ exact junction-tree calibration, loopy belief propagation, and brute-force enume
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from privbayes.inference.brute_force import BruteForceEngine
 from privbayes.inference.exact import JunctionTreeEngine
@@ -27,10 +27,10 @@ def make_engine(domain: Domain, scopes: Sequence[Sequence[int]], method: Method 
     if method not in ("auto", "exact", "loopy", "brute"):
         raise ValueError(f"method ({method!r}) must be auto, exact, loopy or brute")
     if method == "brute":
-        return BruteForceEngine(domain, scopes)
+        return BruteForceEngine(domain, scopes)  # type: ignore[return-value]
     if method == "loopy":
-        return LoopyBPEngine(domain, scopes, **options)  # type: ignore[arg-type]
+        return LoopyBPEngine(domain, scopes, **options)  # type: ignore[arg-type, return-value]
     tree = build_junction_tree(domain, scopes)
     if method == "exact" or sum(domain.cells(c) for c in tree.cliques) <= max_exact_cells:
-        return JunctionTreeEngine(domain, scopes, tree=tree)
-    return LoopyBPEngine(domain, scopes, **options)  # type: ignore[arg-type]
+        return JunctionTreeEngine(domain, scopes, tree=tree)  # type: ignore[return-value]
+    return LoopyBPEngine(domain, scopes, **options)  # type: ignore[arg-type, return-value]

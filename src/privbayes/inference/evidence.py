@@ -10,7 +10,7 @@ an approximate sampler would not be the conditional the released model defines.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 

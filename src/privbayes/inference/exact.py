@@ -7,14 +7,14 @@ the root and one back give every clique its exact marginal and the log-partition
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
-from privbayes.inference.protocol import check_potentials
 from privbayes.inference.factor import Domain, logsumexp
 from privbayes.inference.junction_tree import Heuristic, JunctionTree, build_junction_tree
+from privbayes.inference.protocol import check_potentials
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,8 @@ class JunctionTreeEngine:
         return CalibratedTree(self.tree, tuple(beliefs), float(logsumexp(beliefs[0])))
 
 
-def _placement(variables: Sequence[int], clique: Sequence[int], domain: Domain) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def _placement(variables: Sequence[int], clique: Sequence[int],
+               domain: Domain) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """How an array over ``variables`` (a subset of ``clique``, any order) is transposed and
     reshaped to broadcast against an array over ``clique`` (what :meth:`Factor.aligned` does)."""
     order = tuple(sorted(range(len(variables)), key=lambda a: clique.index(variables[a])))

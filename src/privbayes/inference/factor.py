@@ -9,8 +9,8 @@ broadcasting, marginalisation is a log-sum-exp over axes: no Python loop visits 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -79,7 +79,7 @@ class Factor:
         object.__setattr__(self, "log_values", values)
 
     @classmethod
-    def uniform(cls, variables: Sequence[int], domain: Domain) -> "Factor":
+    def uniform(cls, variables: Sequence[int], domain: Domain) -> Factor:
         return cls(tuple(variables), np.zeros(domain.shape(variables)))
 
     def aligned(self, variables: Sequence[int]) -> np.ndarray:
@@ -95,12 +95,12 @@ class Factor:
             shape[target.index(self.variables[i])] = self.log_values.shape[i]
         return values.reshape(shape)
 
-    def product(self, other: "Factor") -> "Factor":
+    def product(self, other: Factor) -> Factor:
         """ψ·φ over the union of the scopes (a sum of log-potentials)."""
         union = self.variables + tuple(v for v in other.variables if v not in self.variables)
         return Factor(union, self.aligned(union) + other.aligned(union))
 
-    def marginalize(self, keep: Sequence[int]) -> "Factor":
+    def marginalize(self, keep: Sequence[int]) -> Factor:
         """Σ over the variables not in ``keep``; the result's axes follow ``keep``'s order."""
         keep = tuple(keep)
         drop = tuple(i for i, v in enumerate(self.variables) if v not in keep)

@@ -12,8 +12,9 @@ separators, so one tree covers every variable even when the model is disconnecte
 from __future__ import annotations
 
 import heapq
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Sequence
+from typing import Literal
 
 from privbayes.inference.factor import Domain
 

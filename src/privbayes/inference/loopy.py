@@ -9,13 +9,13 @@ tree.  ICML 2017 runs NLBP on top of it for loopy models (§3.2, Alg. 1).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
-from privbayes.inference.protocol import check_potentials
 from privbayes.inference.factor import Domain, Factor, logsumexp
+from privbayes.inference.protocol import check_potentials
 
 
 @dataclass(frozen=True)
@@ -89,9 +89,9 @@ class LoopyBPEngine:
         sizes = self.domain.sizes
         to_var = {(f, v): np.full(sizes[v], -np.log(sizes[v])) for f, s in enumerate(self.factor_scopes) for v in s}
         converged, iteration = False, 0
-        for iteration in range(1, self.max_iters + 1):
+        for iteration in range(1, self.max_iters + 1):  # noqa: B007 (the last value is returned)
             incoming = [np.zeros(s) for s in sizes]
-            for (f, v), message in to_var.items():
+            for (_f, v), message in to_var.items():
                 incoming[v] = incoming[v] + message
             change = 0.0
             new_messages = {}
@@ -121,7 +121,7 @@ class LoopyBPEngine:
     def _beliefs(self, tables: list[np.ndarray], to_var: dict, converged: bool, iterations: int) -> LoopyBeliefs:
         sizes = self.domain.sizes
         incoming = [np.zeros(s) for s in sizes]
-        for (f, v), message in to_var.items():
+        for (_f, v), message in to_var.items():
             incoming[v] = incoming[v] + message
         variable_beliefs = tuple(_normalise(m) for m in incoming)
         factor_beliefs = []

@@ -6,7 +6,8 @@ called at every step of maximum-likelihood fitting and of EM).
 
 from __future__ import annotations
 
-from typing import Literal, Protocol, Sequence
+from collections.abc import Sequence
+from typing import Literal, Protocol
 
 import numpy as np
 

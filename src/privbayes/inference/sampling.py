@@ -10,13 +10,13 @@ geometrically in the number of sweeps for strictly positive models.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from privbayes.inference.protocol import check_potentials
 from privbayes.inference.exact import CalibratedTree
 from privbayes.inference.factor import Domain, Factor, logsumexp
+from privbayes.inference.protocol import check_potentials
 
 
 def draw_rows(probabilities: np.ndarray, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -62,7 +62,7 @@ def gibbs_sample(domain: Domain, scopes: Sequence[Sequence[int]], log_potentials
                  rng: np.random.Generator, *, sweeps: int = 200) -> np.ndarray:
     """``n`` draws (n × T) from ``n`` independent Gibbs chains after ``sweeps`` sweeps each."""
     scopes = tuple(domain.check_scope(s) for s in scopes)
-    tables = check_potentials(domain, scopes, log_potentials)
+    tables = check_potentials(domain, scopes, log_potentials)  # type: ignore[arg-type]
     by_variable: list[list[tuple[tuple[int, ...], np.ndarray]]] = [[] for _ in range(len(domain))]
     for scope, table in zip(scopes, tables):
         for axis, v in enumerate(scope):

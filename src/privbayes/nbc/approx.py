@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import decimal
 import math
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 import numpy as np
 
@@ -139,7 +139,8 @@ def largest_remainder(targets: Sequence[Fraction], total: int) -> list[int]:
 
 def realise(prior: Sequence[Fraction], counts: Sequence[Sequence[Sequence[Fraction]]], h: Fraction
             ) -> tuple[list[int], list[list[list[int]]]]:
-    """Steps 3 and 4 on class-major counts ``counts[c][i][t]`` (Fig. 5, §6.2.4): integer counts with Σ_t N^i_{t,c} = P_c.
+    """Steps 3 and 4 on class-major counts ``counts[c][i][t]`` (Fig. 5, §6.2.4): integer counts with
+    Σ_t N^i_{t,c} = P_c.
 
     Step 3 keeps every score: P_c ← Π_i S^c_i / P_c^(n−1), N^i_{t,c} ← P_c·N^i_{t,c}/S^c_i with
     S^c_i = Σ_t N^i_{t,c} (Statement 9b).  Step 4 scales all classes by one λ (a uniform

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 import numpy as np
 
@@ -92,7 +92,7 @@ def posterior_limit(views: NBCViews, subset: Sequence[int]) -> np.ndarray:
     no world contains I0)."""
     logs = np.array([_log(p) for p in views.prior])
     total = logs.copy()
-    shape = []
+    shape = []  # type: ignore[var-annotated]
     for i in subset:
         counts = views.attributes[i].counts
         term = np.array([[_log(v) for v in row] for row in counts]) - logs

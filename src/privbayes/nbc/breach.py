@@ -14,8 +14,8 @@ not differential privacy.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 from privbayes.errors import InputError
 from privbayes.nbc.views import NBCViews

@@ -29,8 +29,8 @@ doubles, up to ``max_digits``.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from fractions import Fraction
-from typing import Iterator
 
 from privbayes.nbc.pairscore import Box, FixedLogs, PairScores
 

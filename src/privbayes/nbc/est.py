@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import decimal
 import math
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 from privbayes.errors import InputError
 from privbayes.nbc.approx import gap_lower_bound, ln_float, log_count, zero_logs
@@ -77,7 +77,7 @@ def est(views: NBCViews, prior: Sequence[Fraction], r: Fraction, condition: str 
     ratio = max(f) / min(f)
     if ratio == 1:  # a uniform prior: Split and Merge are the identity (F̃ = 1 in Statement 14)
         done = safety_transform(views, r, condition)
-        return SafeViews(done.views, "est", amplification(done.views, f, condition), condition, r=r, prior=f,
+        return SafeViews(done.views, "est", amplification(done.views, f, condition), condition, r=r, prior=f,  # type: ignore[arg-type]
                          k=done.k, kappa=done.kappa)
     n, classes = views.n, views.classes
     g = gap_lower_bound(views)

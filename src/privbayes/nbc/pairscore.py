@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import decimal
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 from privbayes.nbc.views import NBCViews
 
@@ -43,7 +43,8 @@ def integer_counts(views: NBCViews) -> tuple[list[int], list[list[list[int]]]]:
 
 @dataclass(frozen=True)
 class PairScores:
-    """Classes c < d of one NBC: ``nc[i][t]`` = N^i_{t,c}, ``nd[i][t]`` = N^i_{t,d}, priors ``pc``, ``pd`` (integers)."""
+    """Classes c < d of one NBC: ``nc[i][t]`` = N^i_{t,c}, ``nd[i][t]`` = N^i_{t,d}, priors ``pc``, ``pd``
+    (integers)."""
 
     nc: tuple[tuple[int, ...], ...]
     nd: tuple[tuple[int, ...], ...]
@@ -51,7 +52,7 @@ class PairScores:
     pd: int
 
     @classmethod
-    def of(cls, views: NBCViews, c: int, d: int) -> "PairScores":
+    def of(cls, views: NBCViews, c: int, d: int) -> PairScores:
         prior, counts = integer_counts(views)
         return cls(tuple(tuple(row[c] for row in attr) for attr in counts),
                    tuple(tuple(row[d] for row in attr) for attr in counts), prior[c], prior[d])

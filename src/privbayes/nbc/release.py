@@ -19,9 +19,10 @@ from __future__ import annotations
 import math
 import numbers
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any
 
 import pandas as pd
 
@@ -147,7 +148,7 @@ class NBCSettings:
         return check_prior([given[label] for label in labels], len(labels))
 
     @classmethod
-    def from_parameters(cls, raw: Mapping[str, Any]) -> "NBCSettings":
+    def from_parameters(cls, raw: Mapping[str, Any]) -> NBCSettings:
         """Settings from :meth:`to_parameters`'s mapping (a views file's ``parameters``), validated."""
         known = {"method", "condition", "gamma", "breach", "prior", "r"}
         if set(raw) - known or raw.get("method") != METHOD:
@@ -214,7 +215,8 @@ class NBCRelease:
         from privbayes.nbc.synthesis import synthetic_table
 
         if conditions is not None:
-            raise InputError("conditions do not apply to NBC views: the synthetic table has exactly the published counts")
+            raise InputError("conditions do not apply to NBC views: "
+                             "the synthetic table has exactly the published counts")
         if self.schema is None:
             raise InputError("this views file (version 1) does not carry its schema: it cannot be sampled; "
                              "publish it again")
@@ -222,14 +224,15 @@ class NBCRelease:
             raise InputError(f"n ({n}) must be the {self.n} rows the published counts describe (or left out)")
         if bin_labels:
             raise InputError("bin_labels does not apply to NBC views (values are drawn inside their bins)")
-        frame = synthetic_table(self.views, self.schema, np.random.default_rng(check_seed(random_state, "random_state")))
+        rng = np.random.default_rng(check_seed(random_state, "random_state"))
+        frame = synthetic_table(self.views, self.schema, rng)
         return self.schema.with_ids(frame) if keep_ids else frame
 
     def describe(self) -> list[str]:
         """The published counts in outline: the class, then each attribute's values."""
         views = self.views
         lines = [f"class {views.class_name!r}: labels {', '.join(views.labels)}; prior counts "
-                 f"{', '.join(_short_count(p) for p in views.prior)}"]
+                 f"{', '.join(_short_count(p) for p in views.prior)}"]  # type: ignore[arg-type]
         lines += [f"{a.name}: {len(a.values)} values" for a in views.attributes]
         return lines
 
@@ -331,7 +334,7 @@ def publish(table: PrivateTable, class_name: str, settings: NBCSettings) -> NBCR
         raise InputError(f"settings must be NBCSettings, got {type(settings).__name__}")
     views = views_from_table(table, class_name)
     if settings.prior is not None:
-        safe = est(views, settings.prior_for(views.labels), settings.r, settings.condition)
+        safe = est(views, settings.prior_for(views.labels), settings.r, settings.condition)  # type: ignore[arg-type]
     else:
         safe = safety_transform(views, settings.gamma_for(views.classes), settings.condition)
     return NBCRelease(safe, settings, table.schema)

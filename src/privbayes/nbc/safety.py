@@ -29,9 +29,9 @@ checked exactly against Corollary 4 and k is doubled in the (unexpected) case it
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 from privbayes.errors import InputError
 from privbayes.nbc.approx import (
@@ -113,10 +113,10 @@ def transform_logs(views: NBCViews, kappa: Fraction, n_offsets: Sequence[Offset]
     prior = []
     for c in range(views.classes):
         a = n_offsets[c]
-        class_major.append([exp_approx(kappa, [row[c] for row in attr.counts], lam[c], a.offset, a.log_factor,
+        class_major.append([exp_approx(kappa, [row[c] for row in attr.counts], lam[c], a.offset, a.log_factor,  # type: ignore[misc]
                                        a.factor, h) for attr in views.attributes])
         b = p_offsets[c]
-        prior.append(exp_approx(kappa, [views.prior[c]], lam[c], b.offset, b.log_factor, b.factor, h)[0])
+        prior.append(exp_approx(kappa, [views.prior[c]], lam[c], b.offset, b.log_factor, b.factor, h)[0])  # type: ignore[list-item]
     new_prior, new_counts = realise(prior, class_major, h)
     per_attribute = [[[new_counts[c][i][t] for c in range(views.classes)] for t in range(len(attr.values))]
                      for i, attr in enumerate(views.attributes)]
@@ -146,7 +146,7 @@ def safety_transform(views: NBCViews, gamma: Fraction, condition: str = "posteri
         out = transform_logs(views, kappa, [Offset(c * delta) for c in range(classes)],
                              [Offset(-c * delta) for c in range(classes)], h)
         if satisfies_corollary4(out, gamma, condition=condition):
-            return SafeViews(out, "safety-transform", amplification(out, condition=condition), condition,
+            return SafeViews(out, "safety-transform", amplification(out, condition=condition), condition,  # type: ignore[arg-type]
                              gamma=gamma, k=k, kappa=kappa)
         k *= 2
     raise RuntimeError("SafetyTransform did not meet Corollary 4; please report this as a bug")

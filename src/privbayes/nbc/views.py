@@ -15,10 +15,10 @@ Counts are Python integers or ``fractions.Fraction``; every comparison is exact.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Rational
-from typing import Sequence
 
 import numpy as np
 
@@ -89,9 +89,10 @@ class NBCViews:
 
     def is_realistic(self) -> bool:
         """Σ_t N^i_{t,c} = P_c for every attribute and class (Statement 9a)."""
-        return all(sum(row[c] for row in a.counts) == self.prior[c] for a in self.attributes for c in range(self.classes))
+        return all(sum(row[c] for row in a.counts) == self.prior[c]
+                   for a in self.attributes for c in range(self.classes))
 
-    def with_counts(self, prior: Sequence[Count], counts: Sequence[Sequence[Sequence[Count]]]) -> "NBCViews":
+    def with_counts(self, prior: Sequence[Count], counts: Sequence[Sequence[Sequence[Count]]]) -> NBCViews:
         """The same labels and attributes with other counts."""
         return NBCViews(self.class_name, self.labels, tuple(prior),
                         tuple(AttributeCounts(a.name, a.values, tuple(tuple(r) for r in rows))

@@ -61,16 +61,18 @@ def privacy_report(safe: SafeViews) -> dict[str, Any]:
         "not_differential_privacy": "This is NOT differential privacy: the transformation is deterministic, adds no "
                                     "noise, and protects only against the possible-worlds attacker of the paper.",
         "nbc_equivalent": True,
-        "condition": CONDITION_TEXT[safe.condition] + (" (class c's counts divided by F(c): Statement 11)" if prior else ""),
+        "condition": CONDITION_TEXT[safe.condition]
+        + (" (class c's counts divided by F(c): Statement 11)" if prior else ""),
         "k_sind": "each class of the original table is a SIND class (Lemma 10); k = the smallest class count of the "
                   "original table, which is not published",
         ("achieved_r" if prior else "achieved_gamma"): float(safe.achieved),
     }
     try:
         amp, close = (v if math.isfinite(v) else "unbounded" for v in measured_breach(safe.views, prior))
-        report["measured_large_count"] = {"amplification": amp, "r_closeness" if prior else "r_closeness_uniform": close,
-                                          "note": "Bob's posterior over all quasi-identifiers in the large-count limit, "
-                                                  "computed from the published counts only"}
+        report["measured_large_count"] = {
+            "amplification": amp, "r_closeness" if prior else "r_closeness_uniform": close,
+            "note": "Bob's posterior over all quasi-identifiers in the large-count limit, "
+                    "computed from the published counts only"}
     except InputError:
         report["measured_large_count"] = "not computed: too many quasi-identifier values"
     return report
@@ -83,12 +85,13 @@ def to_document(safe: SafeViews) -> dict[str, Any]:
     if safe.gamma is not None:
         safety.update(gamma=float(safe.gamma), gamma_exact=str(safe.gamma))
     if safe.r is not None:
-        safety.update(r=float(safe.r), r_exact=str(safe.r), prior=[str(f) for f in safe.prior])
+        safety.update(r=float(safe.r), r_exact=str(safe.r), prior=[str(f) for f in safe.prior])  # type: ignore[union-attr]
     if safe.k is not None:
         safety.update(k=safe.k, kappa=str(safe.kappa))
     return {"format": FORMAT, "version": VERSION, "class": views.class_name, "labels": list(views.labels),
             "prior": [int(p) for p in views.prior],
-            "attributes": [{"name": a.name, "values": list(a.values), "counts": [[int(v) for v in row] for row in a.counts]}
+            "attributes": [{"name": a.name, "values": list(a.values),
+                            "counts": [[int(v) for v in row] for row in a.counts]}
                            for a in views.attributes],
             "safety": safety, "privacy_report": privacy_report(safe)}
 
@@ -189,7 +192,8 @@ def from_document(raw: Any, where: str) -> tuple[NBCViews, dict[str, Any]]:
         if key in safety:
             safety[key] = parse_fraction(safety[key], f"{where}: safety.{key}")
     if "prior" in safety:
-        safety["prior"] = [parse_fraction(f, f"{where}: safety.prior") for f in _list(safety, "prior", where, MAX_CLASSES)]
+        safety["prior"] = [parse_fraction(f, f"{where}: safety.prior")
+                           for f in _list(safety, "prior", where, MAX_CLASSES)]
         if len(safety["prior"]) != len(labels):
             raise InputError(f"{where}: safety.prior needs one probability per label")
     return NBCViews(raw["class"], labels, tuple(prior), tuple(attributes)), safety

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol
 
+
 class BudgetExceededError(RuntimeError):
     """A mechanism asked for more ε (or δ) than the accountant has left."""
 
@@ -60,7 +61,7 @@ class LedgerEntry:
         return out
 
     @classmethod
-    def from_dict(cls, raw: dict[str, Any]) -> "LedgerEntry":
+    def from_dict(cls, raw: dict[str, Any]) -> LedgerEntry:
         """An entry from :meth:`to_dict` (exact values when present, else the floats' exact values)."""
         def exact(key: str) -> Fraction:
             shown, text = raw.get(key, 0), raw.get(f"{key}_exact")

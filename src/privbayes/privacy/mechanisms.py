@@ -21,9 +21,9 @@ so Δ = 1 there; the caller passes the relation's sensitivity.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 import numpy as np
 
@@ -65,7 +65,7 @@ class DiscreteLaplace:
                 measured: str) -> np.ndarray:
         accountant.charge(self, step=step, measured=measured)
         exact = np.asarray(counts, dtype=np.int64)
-        return exact + discrete_laplace(self.scale, exact.size, rng).reshape(exact.shape)
+        return exact + discrete_laplace(self.scale, exact.size, rng).reshape(exact.shape)  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
@@ -99,11 +99,11 @@ class Exponential:
 def laplace_counts(counts: np.ndarray, epsilon: float | Fraction, accountant: Accountant, rng: RandomSource, *,
                    step: str, measured: str, sensitivity: float | Fraction = COUNT_TABLE_SENSITIVITY) -> np.ndarray:
     """Shorthand for ``DiscreteLaplace(epsilon, sensitivity).release(counts, ...)``."""
-    return DiscreteLaplace(epsilon, sensitivity).release(counts, accountant, rng, step=step, measured=measured)
+    return DiscreteLaplace(epsilon, sensitivity).release(counts, accountant, rng, step=step, measured=measured)  # type: ignore[arg-type]
 
 
 def exponential_mechanism(scores: Sequence[float] | np.ndarray, epsilon: float | Fraction,
                           sensitivity: float | Fraction, accountant: Accountant, rng: RandomSource, *, step: str,
                           measured: str) -> int:
     """Shorthand for ``Exponential(epsilon, sensitivity).release(scores, ...)``."""
-    return Exponential(epsilon, sensitivity).release(scores, accountant, rng, step=step, measured=measured)
+    return Exponential(epsilon, sensitivity).release(scores, accountant, rng, step=step, measured=measured)  # type: ignore[arg-type]

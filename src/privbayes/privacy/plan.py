@@ -13,9 +13,10 @@ are checked by step name and mechanism in order, and by ε as a multiset.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 from privbayes.privacy.accountant import LedgerEntry
 
@@ -96,11 +97,13 @@ class BudgetPlan:
                 groups[planned.group][0].append(planned.epsilon)
                 groups[planned.group][1].append(entry.epsilon)
             elif (planned.step, planned.mechanism, planned.epsilon) != (entry.step, entry.mechanism, entry.epsilon):
-                raise PlanMismatchError(f"ledger step {entry.step!r} ({entry.mechanism}, ε = {float(entry.epsilon):.6g}) "
+                raise PlanMismatchError(f"ledger step {entry.step!r} "
+                                        f"({entry.mechanism}, ε = {float(entry.epsilon):.6g}) "
                                         f"differs from the plan's {planned.step!r} ({planned.mechanism}, "
                                         f"ε = {float(planned.epsilon):.6g})")
             if planned.sensitivity is not None and entry.sensitivity != planned.sensitivity:
-                raise PlanMismatchError(f"ledger step {entry.step!r} claims sensitivity {float(entry.sensitivity):.6g}, "
+                raise PlanMismatchError(f"ledger step {entry.step!r} claims sensitivity "
+                                        f"{float(entry.sensitivity):.6g}, "
                                         f"the plan's is {float(planned.sensitivity):.6g}")
             if entry.delta != planned.delta:
                 raise PlanMismatchError(f"ledger step {entry.step!r} spends δ = {float(entry.delta):.3g}, the plan "
@@ -112,7 +115,8 @@ class BudgetPlan:
 
     def describe(self) -> list[str]:
         """Readable lines: settings, then releases grouped by mechanism and ε."""
-        lines = [f"{name} = {'(per child, by θ-usefulness)' if value is None else value}" for name, value in self.settings]
+        lines = [f"{name} = {'(per child, by θ-usefulness)' if value is None else value}"
+                 for name, value in self.settings]
         groups: dict[tuple[str, Fraction], list[str]] = {}
         for r in self.releases:
             groups.setdefault((r.mechanism, r.epsilon), []).append(r.step)

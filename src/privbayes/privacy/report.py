@@ -9,8 +9,9 @@ covered (caveats) — and the method's own public settings beside it (encoding, 
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from html import escape
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from privbayes.schema import QUOTED_NEWLINES_CAVEAT, Schema
 

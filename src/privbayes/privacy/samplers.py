@@ -23,8 +23,9 @@ import math
 import os
 import random
 import secrets
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -143,7 +144,7 @@ def _bernoulli_exp_units(num: np.ndarray, den: int, rng: RandomSource) -> np.nda
         coin = rng.below(np.uint64(den) * k[active]) < num[active]
         k[active[coin]] += np.uint64(1)
         active = active[coin]
-    return k % np.uint64(2) == np.uint64(1)
+    return k % np.uint64(2) == np.uint64(1)  # type: ignore[no-any-return]
 
 
 def _count_successes_exp_minus_one(size: int, rng: RandomSource) -> np.ndarray:
@@ -216,8 +217,8 @@ def exponential_choice(scores: Sequence[float] | np.ndarray | RationalScores, fa
                        rng: RandomSource) -> int:
     """Index i with probability exp(factor·scores[i]) / Σ_j exp(factor·scores[j]), exactly.
 
-    Scores (floats, Fractions or :class:`RationalScores`) are taken as the exact rationals they denote.  Uniform proposals
-    are accepted with probability exp(−factor·(max − score_i)); the accepted index is
+    Scores (floats, Fractions or :class:`RationalScores`) are taken as the exact rationals they denote.
+    Uniform proposals are accepted with probability exp(−factor·(max − score_i)); the accepted index is
     then distributed exactly as the softmax.  The expected number of proposals is at
     most len(scores); each gap is computed only when its candidate is proposed.
     """

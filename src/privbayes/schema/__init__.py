@@ -32,8 +32,18 @@ import pandas as pd
 
 from privbayes.errors import InputError
 from privbayes.limits import check_domain_total, limits
-from privbayes.schema.attribute import (DEFAULT_BINS, MAX_DECIMALS, MISSING_LABEL, NUMERIC_KINDS, Attribute,
-                                        Granularity, InvalidPolicy, Kind, MissingPolicy, Scale)
+from privbayes.schema.attribute import (
+    DEFAULT_BINS,
+    MAX_DECIMALS,
+    MISSING_LABEL,
+    NUMERIC_KINDS,
+    Attribute,
+    Granularity,
+    InvalidPolicy,
+    Kind,
+    MissingPolicy,
+    Scale,
+)
 from privbayes.schema.dates import date_ordinal, date_text
 from privbayes.schema.serialisation import attribute_from_dict, attribute_to_dict, declared_codes
 
@@ -120,7 +130,7 @@ class Schema:
         return out
 
     @classmethod
-    def from_dict(cls, raw: Any, source: str = "schema") -> "Schema":
+    def from_dict(cls, raw: Any, source: str = "schema") -> Schema:
         if not isinstance(raw, dict) or not isinstance(raw.get("attributes"), list):
             raise InputError(f"{source}: expected a mapping with a list 'attributes'")
         unknown = set(raw) - {"version", "attributes", "drop", "inferred", "quoted_newlines", *SCHEMA_DEFAULT_KEYS}

@@ -114,7 +114,7 @@ class Attribute:
             value = getattr(self, bound)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
                 raise InputError(f"schema: {where}: numeric attributes need a finite {bound} bound, got {value!r}")
-        if not self.lower < self.upper:
+        if not self.lower < self.upper:  # type: ignore[operator]
             raise InputError(f"schema: {where}: lower ({self.lower}) must be below upper ({self.upper})")
         if not isinstance(self.bins, int) or isinstance(self.bins, bool) or self.bins < 1:
             raise InputError(f"schema: {where}: bins must be a positive integer, got {self.bins!r}")
@@ -124,17 +124,19 @@ class Attribute:
         if not isinstance(self.integer, bool):
             raise InputError(f"schema: {where}: integer must be true or false, got {self.integer!r}")
         if self.taxonomy is not None:
-            raise InputError(f"schema: {where}: numeric attributes get their taxonomy from their bins; remove 'taxonomy'")
+            raise InputError(f"schema: {where}: numeric attributes get their taxonomy from their bins; "
+                             "remove 'taxonomy'")
         if self.scale not in ("linear", "log"):
             raise InputError(f"schema: {where}: scale must be linear or log, got {self.scale!r}")
         if self.scale == "log" and self.edges is not None:
             raise InputError(f"schema: {where}: give either edges or scale: log, not both")
         if self.decimals is not None and (not isinstance(self.decimals, int) or isinstance(self.decimals, bool)
                                           or not 0 <= self.decimals <= MAX_DECIMALS):
-            raise InputError(f"schema: {where}: decimals must be an integer in [0, {MAX_DECIMALS}], got {self.decimals!r}")
+            raise InputError(f"schema: {where}: decimals must be an integer in [0, {MAX_DECIMALS}], "
+                             f"got {self.decimals!r}")
         self._check_special_values(where)
-        if self.kind == "date" and self.bins > self.upper - self.lower + 1:  # at most one bin per day/month/year
-            object.__setattr__(self, "bins", int(self.upper - self.lower + 1))
+        if self.kind == "date" and self.bins > self.upper - self.lower + 1:  # type: ignore[operator]  # at most one bin per day/month/year
+            object.__setattr__(self, "bins", int(self.upper - self.lower + 1))  # type: ignore[operator]
 
     def _check_edges(self, where: str) -> None:
         edges = self.edges

@@ -19,14 +19,14 @@ def bin_edges(attr: Attribute) -> np.ndarray:
     if attr.edges is not None:
         return np.array(attr.edges, dtype=np.float64)
     if attr.scale == "log":
-        return attr.lower + np.expm1(np.linspace(0.0, math.log1p(attr.upper - attr.lower), attr.bins + 1))
-    step = (attr.upper - attr.lower) / attr.bins
+        return attr.lower + np.expm1(np.linspace(0.0, math.log1p(attr.upper - attr.lower), attr.bins + 1))  # type: ignore[operator]
+    step = (attr.upper - attr.lower) / attr.bins  # type: ignore[operator]
     return attr.lower + np.arange(attr.bins + 1) * step
 
 def bin_codes(attr: Attribute, x: np.ndarray) -> np.ndarray:
     """Bin of each number in [lower, upper] (bins are [e_i, e_i+1); ``upper`` is in the last bin)."""
     if attr.edges is None and attr.scale == "linear":
-        step = (attr.upper - attr.lower) / attr.bins
+        step = (attr.upper - attr.lower) / attr.bins  # type: ignore[operator]
         return np.clip(np.floor((x - attr.lower) / step), 0, attr.bins - 1).astype(np.int64)
     return np.clip(np.searchsorted(bin_edges(attr), x, side="right") - 1, 0, attr.bins - 1).astype(np.int64)
 
@@ -42,8 +42,8 @@ def number_codes(attr: Attribute, x: np.ndarray) -> np.ndarray:
 
 def bin_bounds(attr: Attribute, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if attr.edges is None and attr.scale == "linear":
-        step = (attr.upper - attr.lower) / attr.bins
-        low = attr.lower + codes * step
+        step = (attr.upper - attr.lower) / attr.bins  # type: ignore[operator]
+        low = attr.lower + codes * step  # type: ignore[operator]
         return low, low + step
     edges = bin_edges(attr)
     return edges[codes], edges[codes + 1]
@@ -52,7 +52,7 @@ def bin_labels(attr: Attribute, digits: int = 4) -> list[str]:
     """Display labels of the leaf codes of values: ``[lo, hi)`` per bin, then the special values."""
     edges = bin_edges(attr)
     if attr.kind == "date":
-        labels = [f"[{date_text(math.ceil(a), attr.granularity)}, {date_text(math.ceil(b), attr.granularity)})"
+        labels = [f"[{date_text(math.ceil(a), attr.granularity)}, {date_text(math.ceil(b), attr.granularity)})"  # type: ignore[arg-type]
                   for a, b in zip(edges, edges[1:])]
     else:
         labels = [f"[{a:.{digits}g}, {b:.{digits}g})" for a, b in zip(edges, edges[1:])]

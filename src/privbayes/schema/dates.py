@@ -26,15 +26,16 @@ def date_ordinal(value: Any, granularity: str) -> float | None:
         day = np.datetime64(pd.Timestamp(value).date(), "D") if not isinstance(value, np.datetime64) else value
         if pd.isna(day):
             return None
-        text = str(np.datetime64(day, "D"))
+        text = str(np.datetime64(day, "D"))  # type: ignore[call-overload]
     else:
         text = str(value).strip()
     match = _DATE_TEXT.fullmatch(text)
-    if match is None or (granularity == "day" and match["d"] is None) or (granularity == "month" and match["m"] is None):
+    if (match is None or (granularity == "day" and match["d"] is None)
+            or (granularity == "month" and match["m"] is None)):
         return None
-    year, month, day = int(match["y"]), int(match["m"] or 1), int(match["d"] or 1)
+    year, month, day = int(match["y"]), int(match["m"] or 1), int(match["d"] or 1)  # type: ignore[assignment]
     try:
-        stamp = datetime.date(year, month, day)
+        stamp = datetime.date(year, month, day)  # type: ignore[arg-type]
     except ValueError:
         return None
     if granularity == "year":

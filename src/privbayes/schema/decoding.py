@@ -48,7 +48,7 @@ def draw_in_bins(attr: Attribute, safe: np.ndarray, rng: np.random.Generator) ->
             values = np.clip(np.round(values, attr.decimals), attr.lower, attr.upper)
         return values
     first = np.ceil(low)
-    last = np.where(safe == attr.bins - 1, np.floor(attr.upper), np.ceil(high) - 1)
+    last = np.where(safe == attr.bins - 1, np.floor(attr.upper), np.ceil(high) - 1)  # type: ignore[arg-type]
     empty = last < first  # a bin narrower than 1 holding no integer: use its rounded midpoint
     span = np.maximum(last - first + 1, 1).astype(np.int64)
     values = np.where(empty, np.round((low + high) / 2), first + rng.integers(0, span)).astype(np.float64)
@@ -59,7 +59,7 @@ def draw_in_bins(attr: Attribute, safe: np.ndarray, rng: np.random.Generator) ->
             if not again.any():
                 break
             values[again] = (first + rng.integers(0, span))[again]
-    return np.clip(values, math.ceil(attr.lower), math.floor(attr.upper))
+    return np.clip(values, math.ceil(attr.lower), math.floor(attr.upper))  # type: ignore[arg-type]
 
 
 def identifier_keys(kind: str, start: int, n: int) -> np.ndarray:

@@ -143,7 +143,7 @@ def _check_numeric(attr: Attribute, dtype: str, where: str) -> None:
     if not attr.integer:
         raise InputError(f"schema: {where}: dtype {dtype!r} holds whole numbers; set 'integer: true' or use float64")
     low, high = _integer_range(dtype)
-    values = [math.ceil(attr.lower), math.floor(attr.upper), *attr.special_values]
+    values = [math.ceil(attr.lower), math.floor(attr.upper), *attr.special_values]  # type: ignore[arg-type]
     if not all(float(v).is_integer() and low <= v <= high for v in values):
         raise InputError(f"schema: {where}: dtype {dtype!r} holds whole numbers in [{low}, {high}]; the bounds and "
                          "special values must be such numbers")
@@ -167,7 +167,7 @@ def _check_datetime(attr: Attribute, dtype: str, where: str) -> None:
 
 
 def _year(day: np.datetime64) -> int:
-    return int(str(np.datetime64(day, "Y")))
+    return int(str(np.datetime64(day, "Y")))  # type: ignore[call-overload]
 
 
 def _days(ordinals: np.ndarray, granularity: str | None) -> np.ndarray:
@@ -241,5 +241,5 @@ def date_column(attr: Attribute, ordinals: np.ndarray, missing: np.ndarray) -> p
         values = _days(ordinals, attr.granularity).astype(object)  # datetime.date values
         values[missing] = None
         return pd.Series(values, name=attr.name, dtype=object)
-    texts = [None if m else date_text(v, attr.granularity) for v, m in zip(ordinals, missing)]
+    texts = [None if m else date_text(v, attr.granularity) for v, m in zip(ordinals, missing)]  # type: ignore[arg-type]
     return _text_series(texts, dtype or "object", attr.name)

@@ -16,7 +16,7 @@ def attribute_to_dict(attr: Attribute) -> dict[str, Any]:
     """The attribute as a schema file writes it."""
     out: dict[str, Any] = {"name": attr.name, "kind": attr.kind}
     if attr.kind == "date":
-        out.update(lower=date_text(attr.lower, attr.granularity), upper=date_text(attr.upper, attr.granularity),
+        out.update(lower=date_text(attr.lower, attr.granularity), upper=date_text(attr.upper, attr.granularity),  # type: ignore[arg-type]
                    bins=attr.bins, granularity=attr.granularity)
     elif attr.kind == "numeric":
         if attr.edges is not None:

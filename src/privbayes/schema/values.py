@@ -10,7 +10,8 @@ its ISO text's bin; ``None`` is the missing code where the attribute has one.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -40,7 +41,7 @@ def code_of(attr: Attribute, value: Any) -> int:
         raise InputError(f"attribute {attr.name!r}: {value!r} is not a {'date' if attr.kind == 'date' else 'number'}")
     if attr.kind == "numeric" and attr.integer and not float(number).is_integer() and number not in attr.special_values:
         raise InputError(f"attribute {attr.name!r} takes whole numbers; {value!r} is not one")
-    code = int(number_codes(attr, [number])[0])
+    code = int(number_codes(attr, [number])[0])  # type: ignore[arg-type]
     if code < 0:
         raise InputError(f"attribute {attr.name!r}: {value!r} is outside the domain [{attr.lower:g}, {attr.upper:g}]"
                          if attr.kind != "date" else f"attribute {attr.name!r}: {value!r} is outside the domain")
@@ -91,7 +92,7 @@ def fixed_values(frame: pd.DataFrame, schema: Schema, conditions: Mapping[str, A
         if not attr.numeric or code >= attr.bins:  # categories, special values, the missing code: exact already
             continue
         if attr.kind == "date":
-            frame[name] = date_text(date_ordinal(value, attr.granularity or "day"), attr.granularity or "day")
+            frame[name] = date_text(date_ordinal(value, attr.granularity or "day"), attr.granularity or "day")  # type: ignore[arg-type]
         else:
             number = float(value)
             frame[name] = pd.array([int(number) if attr.integer else number] * len(frame), dtype=frame[name].dtype)

@@ -75,8 +75,8 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
 
     def settings(self) -> AdaptiveSettings:
         check_seed(self.random_state, "random_state")
-        return AdaptiveSettings(self.epsilon, degree=self.degree, rounds=self.rounds,
-                                initial_share=self.initial_share, select_share=self.select_share, theta=self.theta,
+        return AdaptiveSettings(self.epsilon, degree=self.degree, rounds=self.rounds,  # type: ignore[arg-type]
+                                initial_share=self.initial_share, select_share=self.select_share, theta=self.theta,  # type: ignore[arg-type]
                                 max_model_cells=self.max_model_cells, neighbours=self.neighbours, init=self.init)
 
     def plan(self, n: int, schema: Schema) -> BudgetPlan:
@@ -90,7 +90,7 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
         return (f"the fit first releases a noisy count (discrete Laplace, ε = {float(count):g}); the number of "
                 "rounds follows from it")
 
-    def _release(self, settings: AdaptiveSettings, table: PrivateTable, domain_source: str) -> BayesNetModel:
+    def _release(self, settings: AdaptiveSettings, table: PrivateTable, domain_source: str) -> BayesNetModel:  # type: ignore[override]
         with Progress("adaptive", enabled=self.progress) as progress:
             return _fit_table(settings, table, domain_source, random_source(self.random_state), progress)
 

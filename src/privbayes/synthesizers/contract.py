@@ -21,7 +21,8 @@ from __future__ import annotations
 import inspect
 import os
 import warnings
-from typing import Any, ClassVar, Mapping, Protocol, runtime_checkable
+from collections.abc import Mapping
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import pandas as pd
 
@@ -51,7 +52,7 @@ class Released(Protocol):
         ...
 
     def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
-               conditions: Mapping[str, Any] | None = None) -> pd.DataFrame:
+               conditions: Mapping[str, Any] | None = None, keep_ids: bool = False) -> pd.DataFrame:
         ...
 
     def privacy_report(self) -> PrivacyReport:
@@ -93,7 +94,7 @@ class PrivateEstimator:
                     params |= {f"{name}__{key}": inner for key, inner in value.get_params().items()}
         return params
 
-    def set_params(self, **params: Any) -> "PrivateEstimator":
+    def set_params(self, **params: Any) -> PrivateEstimator:
         """Set parameters by name (validated at the next :meth:`settings`, as in scikit-learn)."""
         names = self._param_names()
         for name, value in params.items():
@@ -149,7 +150,7 @@ class PrivateEstimator:
     # --- fitting ------------------------------------------------------------------------------------
 
     def fit(self, data: Any, schema: Any = None, *, backend: Any = "numpy",
-            infer_schema_from_data: bool = False) -> "PrivateEstimator":
+            infer_schema_from_data: bool = False) -> PrivateEstimator:
         """Release a private model of ``data``: a :class:`PrivateTable`, a DataFrame, or a CSV/Parquet/.dat
         path, with its public ``schema`` (or one inferred from the data when asked: not covered by ε)."""
         settings = self.settings()

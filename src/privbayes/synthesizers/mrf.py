@@ -12,7 +12,8 @@ marginals and scores held-out rows without the data.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -70,9 +71,9 @@ class PrivateMRF(PrivateEstimator):
     def settings(self) -> MRFSettings:
         check_seed(self.random_state, "random_state")
         clique_indices(self.cliques, None)
-        return MRFSettings(self.epsilon, estimation=self.estimation, neighbours=self.neighbours, l2=self.l2,
+        return MRFSettings(self.epsilon, estimation=self.estimation, neighbours=self.neighbours, l2=self.l2,  # type: ignore[arg-type]
                            inference=self.inference, psgd_steps=self.psgd_steps,
-                           psgd_learning_rate=self.psgd_learning_rate, delta=self.delta)
+                           psgd_learning_rate=self.psgd_learning_rate, delta=self.delta)  # type: ignore[arg-type]
 
     def plan(self, n: int, schema: Schema) -> BudgetPlan:
         return self.settings().plan(n, schema, self.cliques)
@@ -80,7 +81,7 @@ class PrivateMRF(PrivateEstimator):
     def private_n_note(self) -> str:
         return "no release is sized by n (N is estimated from the noisy tables afterwards)"
 
-    def _release(self, settings: MRFSettings, table: PrivateTable, domain_source: str) -> ReleasedMRF:
+    def _release(self, settings: MRFSettings, table: PrivateTable, domain_source: str) -> ReleasedMRF:  # type: ignore[override]
         schema = table.schema
         cliques = clique_indices(self.cliques, schema)
         plan = settings.plan(table.n if settings.relation.n_public else 0, schema, self.cliques)
@@ -99,7 +100,7 @@ class PrivateMRF(PrivateEstimator):
         else:
             accountant = Accountant(settings.epsilon)
             names = [",".join(schema.names[v] for v in c) for c in cliques]
-            stats = measure(counts, table.n if settings.relation.n_public else 0, cliques, names,  # type: ignore[arg-type]
+            stats = measure(counts, table.n if settings.relation.n_public else 0, cliques, names,
                             settings.epsilon, settings.neighbours, accountant, rng)  # type: ignore[arg-type]
             del counts
             n = stats.n
@@ -107,7 +108,7 @@ class PrivateMRF(PrivateEstimator):
             if settings.estimation == "auto":  # post-processing: λ_C from the noise scale, |X_C| and n (or N̂)
                 model = naive_mle(start, stats, calibrated_lambda(stats) if lam is None else lam)
             elif settings.estimation == "naive":
-                model = naive_mle(start, stats, lam)
+                model = naive_mle(start, stats, lam)  # type: ignore[arg-type]
             else:
                 options = self.cgm if self.cgm is not None else CGMOptions(lam=lam or 0.0)
                 model, self.trace_ = cgm_em(start, stats, options)
@@ -137,9 +138,9 @@ class PrivateMRF(PrivateEstimator):
 
     def marginal(self, attributes: Sequence[str]) -> np.ndarray:
         """p(x_attributes) as an array with one axis per attribute (leaf codes, in the given order)."""
-        return self._released().marginal(attributes)
+        return self._released().marginal(attributes)  # type: ignore[attr-defined]
 
     def log_likelihood(self, data: pd.DataFrame | Any) -> float:
         """Mean log-likelihood per row of ``data`` (nats; the paper's holdout log-likelihood, §4.2)."""
-        return self._released().log_likelihood(data)
+        return self._released().log_likelihood(data)  # type: ignore[attr-defined]
 

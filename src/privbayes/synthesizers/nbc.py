@@ -10,7 +10,8 @@ possible-worlds attacker.  Its plan is empty: nothing is paid for.
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from privbayes.counting import PrivateTable
 from privbayes.errors import InputError
@@ -50,12 +51,12 @@ class SafeNBC(PrivateEstimator):
             prior = read_document(prior, "prior")
             if not isinstance(prior, dict):
                 raise InputError(f"{self.prior}: the prior must map every class label to a probability")
-        return NBCSettings(gamma=self.gamma, breach=self.breach, prior=prior, r=self.r, condition=self.condition)
+        return NBCSettings(gamma=self.gamma, breach=self.breach, prior=prior, r=self.r, condition=self.condition)  # type: ignore[arg-type]
 
     def plan(self, n: int, schema: Schema) -> BudgetPlan:
         self.settings()
         schema.index(self.class_name)  # the class column must be in the schema
         return nbc_plan()
 
-    def _release(self, settings: NBCSettings, table: PrivateTable, domain_source: str) -> NBCRelease:
+    def _release(self, settings: NBCSettings, table: PrivateTable, domain_source: str) -> NBCRelease:  # type: ignore[override]
         return publish(table, self.class_name, settings)

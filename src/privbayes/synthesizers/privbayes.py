@@ -99,7 +99,7 @@ class PrivBayes(BayesNetViews, PrivateEstimator):
 
     def settings(self) -> PrivBayesSettings:
         check_seed(self.random_state, "random_state")
-        return PrivBayesSettings(self.epsilon, beta=self.beta, theta=self.theta, score=self.score,
+        return PrivBayesSettings(self.epsilon, beta=self.beta, theta=self.theta, score=self.score,  # type: ignore[arg-type]
                                  encoding=self.encoding, degree=self.degree, non_private_phase=self.non_private_phase,
                                  estimation=self.estimation, neighbours=self.neighbours)
 
@@ -120,7 +120,7 @@ class PrivBayes(BayesNetViews, PrivateEstimator):
         count = self.settings().count_epsilon()
         return f"the fit first releases a noisy count (discrete Laplace, ε = {float(count):g}) and plans from it"
 
-    def _release(self, settings: PrivBayesSettings, table: PrivateTable, domain_source: str) -> BayesNetModel:
+    def _release(self, settings: PrivBayesSettings, table: PrivateTable, domain_source: str) -> BayesNetModel:  # type: ignore[override]
         with Progress("PrivBayes", enabled=self.progress) as progress:
             return _fit_table(settings, table, domain_source, random_source(self.random_state), progress)
 
@@ -139,7 +139,7 @@ def _fit_table(settings: PrivBayesSettings, table: PrivateTable, domain_source: 
     k = plan.setting("degree")
     score = get_score(settings.score_for(encoding), relation)
     eps1, eps2 = settings.phase_budgets()
-    learn = {"network": None, "marginals": eps1 + eps2}.get(settings.non_private_phase, eps1)  # None: exact (§6.4)
+    learn = {"network": None, "marginals": eps1 + eps2}.get(settings.non_private_phase, eps1)  # type: ignore[arg-type]  # None: exact (§6.4)
     d = len(encoding.attributes)
     if k == 0:  # independent attributes: the order needs no data
         network = _random_order(d, rng)
@@ -162,9 +162,9 @@ def _fit_table(settings: PrivBayesSettings, table: PrivateTable, domain_source: 
             network, conditionals = junction_tree_network(estimate(encoding, measurements, total).calibrated)
         except TreeTooLarge as exc:
             caveats.append(f"{exc}: the conditionals were estimated as with estimation='projected'")
-            conditionals = conditionals_from_tables(network, measurements, total, k, projected=True)
+            conditionals = conditionals_from_tables(network, measurements, total, k, projected=True)  # type: ignore[arg-type, assignment]
     else:
-        conditionals = conditionals_from_tables(network, measurements, total, k,
+        conditionals = conditionals_from_tables(network, measurements, total, k,  # type: ignore[arg-type, assignment]
                                                 projected=settings.estimation == "projected")
     plan.check(accountant.ledger)
     degree = k if k is not None else learned.degree

@@ -22,15 +22,14 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-
 from privbayes._version import __version__
-from privbayes.bayesnet.sa.allocation import node_budgets, strict_node_budgets
-from privbayes.bayesnet.sa.ami import mutual_information_matrix, noisy_mutual_information_matrix
 from privbayes.bayesnet.conditionals import noisy_conditionals
 from privbayes.bayesnet.model import BayesNetModel
-from privbayes.bayesnet.sa.settings import FAITHFUL_CAVEATS, METHOD, SASettings
+from privbayes.bayesnet.sa.allocation import node_budgets, strict_node_budgets
+from privbayes.bayesnet.sa.ami import mutual_information_matrix, noisy_mutual_information_matrix
 from privbayes.bayesnet.sa.greedy import Screen, list_sensitivity, ordered_greedy_bayes
 from privbayes.bayesnet.sa.screening import paper_screening, strict_screening
+from privbayes.bayesnet.sa.settings import FAITHFUL_CAVEATS, METHOD, SASettings
 from privbayes.counting import PrivateTable
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
@@ -80,9 +79,9 @@ class SAPrivBayes(BayesNetViews, PrivateEstimator):
         check_seed(self.random_state, "random_state")
         if self.alpha is not None and self.mode != "faithful":
             raise InputError("alpha applies to mode 'faithful' only (strict screening has no fuzzy band)")
-        return SASettings(self.epsilon, mode=self.mode, degree=self.degree, keep_fraction=self.lam, q=self.q,
-                          alpha=Fraction(1, 5) if self.alpha is None else self.alpha, beta=self.beta,
-                          screening_share=self.screening_share)
+        return SASettings(self.epsilon, mode=self.mode, degree=self.degree, keep_fraction=self.lam, q=self.q,  # type: ignore[arg-type]
+                          alpha=Fraction(1, 5) if self.alpha is None else self.alpha, beta=self.beta,  # type: ignore[arg-type]
+                          screening_share=self.screening_share)  # type: ignore[arg-type]
 
     @staticmethod
     def encoding_for(schema: Schema) -> Encoding:
@@ -95,7 +94,7 @@ class SAPrivBayes(BayesNetViews, PrivateEstimator):
 
     # --- fitting -----------------------------------------------------------------------------------
 
-    def _release(self, settings: SASettings, table: PrivateTable, domain_source: str) -> BayesNetModel:
+    def _release(self, settings: SASettings, table: PrivateTable, domain_source: str) -> BayesNetModel:  # type: ignore[override]
         with Progress(f"SA-PrivBayes ({settings.mode})", enabled=self.progress) as progress:
             return self._fit_table(settings, table, domain_source, progress)
 
@@ -113,7 +112,7 @@ class SAPrivBayes(BayesNetViews, PrivateEstimator):
         exact = mutual_information_matrix(table, d)  # leaves only through the exponential mechanism (strict)
         if settings.mode == "strict":
             guide = noisy_mutual_information_matrix(table, d, settings.epsilon_tau, accountant, rng)
-            screen: Screen = lambda step, child, sets: strict_screening(guide, child, sets, settings.keep_fraction)
+            screen: Screen = lambda step, child, sets: strict_screening(guide, child, sets, settings.keep_fraction)  # noqa: E731
         else:
             guide = exact
             screen = _paper_rule(settings, table.n, sizes, exact, accountant, rng)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from privbayes._lazy import lazy_exports
 
-_EXPORTS = {"CGMOptions": "estimation", "cgm_em": "estimation", "dual_estep": "estep", "naive_mle": "estimation", "nlbp": "estimation",
+_EXPORTS = {"CGMOptions": "estimation", "cgm_em": "estimation", "dual_estep": "estep", "naive_mle": "estimation",
+            "nlbp": "estimation",
             "NoisyStatistics": "measurements", "measure": "measurements",
             "fit_mle": "mle", "LogLinearModel": "model", "project_simplex": "privbayes.inference.projection"}
 """Public names and their submodules, imported on first use (PEP 562): the CLI registers the

@@ -34,7 +34,6 @@ from privbayes.inference import Beliefs
 from privbayes.undirected.measurements import NoisyStatistics
 from privbayes.undirected.model import LogLinearModel, clique_marginals, flatten, unflatten
 
-
 _CURVATURE_FLOOR = 1e-6
 """Cells of probability below this are scaled as if at it (bounds the preconditioner at 10³)."""
 

@@ -16,17 +16,18 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Literal
 
 import numpy as np
 
 from privbayes.inference import Beliefs
+from privbayes.inference.projection import project_simplex
 from privbayes.undirected.estep import DualEStep, dual_estep
 from privbayes.undirected.measurements import NoisyStatistics
 from privbayes.undirected.mle import fit_mle
 from privbayes.undirected.model import LogLinearModel, clique_marginals
-from privbayes.inference.projection import project_simplex
 
 
 def naive_mle(model: LogLinearModel, stats: NoisyStatistics, lam: float | Sequence[float], *,
@@ -105,7 +106,8 @@ class CGMOptions:
     ‖y − N·µ(θ)‖₁ ≤ m·b.  ``em_tol`` stops EM once the E-step moves no
     log-marginal by more than ``em_tol``/b (dual) or max|g|·b < ``em_tol`` (NLBP).
     ``estep_tol``: the dual solver stops when every free cell fits its noisy count to within
-    ``estep_tol``·b (default: b, the noise's own scale; a finer fit only follows the noise).  ``nlbp_max_iters = 1`` makes each NLBP E-step one warm-started sweep (a
+    ``estep_tol``·b (default: b, the noise's own scale; a finer fit only follows the noise).
+    ``nlbp_max_iters = 1`` makes each NLBP E-step one warm-started sweep (a
     partial E-step, as in incremental EM, Neal & Hinton 1998); ``em_max_iters`` bounds the run.
     """
 
@@ -153,7 +155,7 @@ def nlbp(model: LogLinearModel, stats: NoisyStatistics, counts: tuple[np.ndarray
     """
     n_total, scale, alpha = stats.n, stats.scale, options.damping
     iteration = 0
-    for iteration in range(1, options.nlbp_max_iters + 1):
+    for iteration in range(1, options.nlbp_max_iters + 1):  # noqa: B007 (the last value is returned)
         step = tuple(np.sign(y - c) / scale for y, c in zip(stats.tables, counts))
         perturbed = tuple(t + s for t, s in zip(model.theta, step))
         target = clique_marginals(model.engine.infer(perturbed), model.cliques)
@@ -262,7 +264,8 @@ def _em_dual(model: LogLinearModel, stats: NoisyStatistics, options: CGMOptions)
             stopped_by = "em_max_iters"
             break
         plain = _m_step(model, stats, step, options.lam)
-        candidate = plain if eta == 1 else model.with_theta([t + eta * (p - t) for t, p in zip(model.theta, plain.theta)])
+        candidate = (plain if eta == 1
+                     else model.with_theta([t + eta * (p - t) for t, p in zip(model.theta, plain.theta)]))
         here, calls, start = engine.infer(candidate.theta), calls + 1, step.gradient
     return model, EMTrace(taken, stopped_by, calls)
 
@@ -273,7 +276,7 @@ def _em_nlbp(model: LogLinearModel, stats: NoisyStatistics, options: CGMOptions)
     gradient = tuple(np.zeros_like(c) for c in counts)
     noise_l1 = sum(t.size for t in stats.tables) * stats.scale
     total_nlbp, stopped_by, iteration = 0, "em_max_iters", 0
-    for iteration in range(1, options.em_max_iters + 1):
+    for iteration in range(1, options.em_max_iters + 1):  # noqa: B007 (the last value is returned)
         e_step = nlbp(model, stats, counts, gradient, options)
         counts, gradient, total_nlbp = e_step.counts, e_step.gradient, total_nlbp + e_step.iterations
         moved = model.with_theta([t + g for t, g in zip(model.theta, gradient)])

@@ -14,9 +14,10 @@ mechanism, so the ledger holds |C| entries summing to ε exactly (sequential com
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal, Sequence
+from typing import Literal
 
 import numpy as np
 

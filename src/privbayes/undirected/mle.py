@@ -9,7 +9,7 @@ objective with L-BFGS (SciPy), calling inference for A(θ) and its gradient µ(�
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

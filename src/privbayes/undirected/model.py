@@ -10,13 +10,22 @@ Exact inference is refused over a junction tree above ``MAX_EXACT_CELLS`` even w
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
-from privbayes.inference import (MAX_EXACT_CELLS, Beliefs, Domain, InferenceEngine, JunctionTree,
-                                  JunctionTreeEngine, build_junction_tree, make_engine, sample)
+from privbayes.inference import (
+    MAX_EXACT_CELLS,
+    Beliefs,
+    Domain,
+    InferenceEngine,
+    JunctionTree,
+    JunctionTreeEngine,
+    build_junction_tree,
+    make_engine,
+    sample,
+)
 from privbayes.inference.protocol import Method
 
 Cliques = tuple[tuple[int, ...], ...]
@@ -85,11 +94,11 @@ class LogLinearModel:
         object.__setattr__(self, "engine", engine)
 
     @classmethod
-    def uniform(cls, domain: Domain, cliques: Sequence[Sequence[int]], inference: Method = "auto") -> "LogLinearModel":
+    def uniform(cls, domain: Domain, cliques: Sequence[Sequence[int]], inference: Method = "auto") -> LogLinearModel:
         cliques = tuple(tuple(c) for c in cliques)
-        return cls(domain, cliques, tuple(np.zeros(domain.shape(c)) for c in cliques), inference)
+        return cls(domain, cliques, tuple(np.zeros(domain.shape(c)) for c in cliques), inference)  # type: ignore[arg-type]
 
-    def with_theta(self, theta: Sequence[np.ndarray]) -> "LogLinearModel":
+    def with_theta(self, theta: Sequence[np.ndarray]) -> LogLinearModel:
         """The same structure (and engine) with other log-potentials."""
         model = object.__new__(LogLinearModel)
         for name in ("domain", "cliques", "inference", "engine"):

@@ -18,8 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from privbayes.documents import ledger_problem
-from privbayes.documents import read_model_document
+from privbayes.documents import ledger_problem, read_model_document
 from privbayes.errors import InputError
 from privbayes.inference import Domain
 from privbayes.privacy.accountant import LedgerEntry
@@ -106,7 +105,7 @@ def _from_document(doc: Any, source: str) -> ReleasedMRF:
     _require(isinstance(fitted.get("seeded"), bool), source, "seeded must be true or false")
     caveats = fitted.get("caveats", [])
     _require(isinstance(caveats, list) and all(isinstance(c, str) for c in caveats), source, "caveats must be text")
-    return ReleasedMRF(schema, cliques, LogLinearModel(domain, cliques, tuple(theta), settings.inference),
+    return ReleasedMRF(schema, cliques, LogLinearModel(domain, cliques, tuple(theta), settings.inference),  # type: ignore[arg-type]
                        settings.to_parameters(), plan, n, ledger, fitted["seeded"],
                        str(fitted.get("domain_source", "given by the user (public)")), tuple(caveats),
                        str(doc.get("library_version", "0.2.0")))

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -110,7 +111,8 @@ class ReleasedMRF:
             draw, _ = evidence_sampler(self.model.domain, scopes, list(self.model.theta) + evidence)
         except ZeroProbability:
             shown = ", ".join(f"{name} = {value!r}" for name, value in conditions.items())
-            raise InputError(f"the conditions {shown} have probability zero under the model: nothing to sample") from None
+            raise InputError(f"the conditions {shown} have probability zero under the model: "
+                             "nothing to sample") from None
         except TooLargeForExact as exc:
             raise InputError(f"conditional sampling needs exact inference: {exc}") from None
         frame = fixed_values(self.schema.decode(draw(int(n), rng), rng, bin_labels=bin_labels), self.schema,

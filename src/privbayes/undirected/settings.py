@@ -9,9 +9,10 @@ Gaussian composition (δ = 1/n by default, replace-one only: n must be public).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from privbayes.errors import InputError
 from privbayes.privacy.neighbours import RELATIONS, REPLACE_ONE, Neighbours, neighbours
@@ -89,12 +90,13 @@ class MRFSettings:
                                        delta=self.delta_for(n)),)
         else:
             share = self.epsilon / len(indices)
-            releases = tuple(PlannedRelease(table_step(schema, c), "discrete Laplace", share, kind="table", index=i,
+            releases = tuple(PlannedRelease(table_step(schema, c), "discrete Laplace", share, kind="table", index=i,  # type: ignore[assignment]
                                             sensitivity=self.relation.count_sensitivity)
                              for i, c in enumerate(indices))
         shown = n if self.relation.n_public else "private (estimated from the noisy tables)"
         settings = (("algorithm", ALGORITHMS[self.estimation]), ("cliques", len(indices)), ("n", shown),
-                    ("neighbours", self.relation.name), ("l2", "calibrated per clique" if self.lam is None else self.lam), ("inference", self.inference))
+                    ("neighbours", self.relation.name),
+                    ("l2", "calibrated per clique" if self.lam is None else self.lam), ("inference", self.inference))
         return BudgetPlan(self.epsilon, releases, settings)
 
     def to_parameters(self) -> dict[str, Any]:
@@ -104,7 +106,7 @@ class MRFSettings:
                 "inference": self.inference, "delta": None if self.delta is None else str(self.delta)}
 
     @classmethod
-    def from_parameters(cls, params: Mapping[str, Any], *, version: int) -> "MRFSettings":
+    def from_parameters(cls, params: Mapping[str, Any], *, version: int) -> MRFSettings:
         """Settings from a model file's ``parameters``; version 1 files (``method``/``relation``/``lam``,
         ε a binary float) are read under their old names."""
         if version < 2:
@@ -112,17 +114,17 @@ class MRFSettings:
             if set(params) - known:
                 raise InputError(f"unknown MRF parameters {sorted(set(params) - known)}")
             delta = params.get("delta")
-            return cls(check_epsilon(params.get("epsilon"), binary=True), estimation=params.get("method"),
-                       neighbours=params.get("relation"), l2=params.get("lam"), inference=params.get("inference"),
-                       delta=Fraction(delta) if is_real(delta) else delta)
+            return cls(check_epsilon(params.get("epsilon"), binary=True), estimation=params.get("method"),  # type: ignore[arg-type]
+                       neighbours=params.get("relation"), l2=params.get("lam"), inference=params.get("inference"),  # type: ignore[arg-type]
+                       delta=Fraction(delta) if is_real(delta) else delta)  # type: ignore[arg-type]
         known = {"method", "epsilon", "epsilon_exact", "estimation", "neighbours", "l2", "inference", "delta"}
         if set(params) - known:
             raise InputError(f"unknown MRF parameters {sorted(set(params) - known)}")
         check_choice(params.get("method"), "method", (METHOD,), allow_none=False)
         epsilon = exact(params.get("epsilon_exact"), "epsilon_exact") if isinstance(params.get("epsilon_exact"),
                                                                                     str) else None
-        if epsilon is None or not is_real(params.get("epsilon")) or not math.isclose(float(epsilon),
-                                                                                       params["epsilon"], rel_tol=1e-12):
+        if (epsilon is None or not is_real(params.get("epsilon"))
+                or not math.isclose(float(epsilon), params["epsilon"], rel_tol=1e-12)):
             raise InputError("parameters epsilon and epsilon_exact disagree")
-        return cls(epsilon, estimation=params.get("estimation"), neighbours=params.get("neighbours"),
-                   l2=params.get("l2"), inference=params.get("inference"), delta=params.get("delta"))
+        return cls(epsilon, estimation=params.get("estimation"), neighbours=params.get("neighbours"),  # type: ignore[arg-type]
+                   l2=params.get("l2"), inference=params.get("inference"), delta=params.get("delta"))  # type: ignore[arg-type]

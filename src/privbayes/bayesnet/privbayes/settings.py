@@ -15,9 +15,10 @@ count, so the plan is computed after that one release (docs/decisions.md).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any
 
 from privbayes.bayesnet.candidates import candidate_cap, cap_settings, parent_bound
 from privbayes.bayesnet.registry import SCORES, get_score
@@ -28,8 +29,7 @@ from privbayes.limits import limits
 from privbayes.privacy.neighbours import RELATIONS, REPLACE_ONE, Neighbours, neighbours
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
 from privbayes.schema import Schema
-from privbayes.validation import (check_choice, check_count, check_epsilon, check_positive, check_share, exact,
-                                  is_real)
+from privbayes.validation import check_choice, check_count, check_epsilon, check_positive, check_share, exact, is_real
 
 METHOD = "privbayes"
 MECHANISM = "PrivBayes (Zhang et al., ACM TODS 2017)"
@@ -111,7 +111,7 @@ class PrivBayesSettings:
                 "neighbours": self.neighbours}
 
     @classmethod
-    def from_parameters(cls, params: Mapping[str, Any], *, version: int) -> "PrivBayesSettings":
+    def from_parameters(cls, params: Mapping[str, Any], *, version: int) -> PrivBayesSettings:
         """Settings from a model file's ``parameters`` (validated; unknown keys refused).  Files before
         version 3 kept ε and β as binary floats, and used them so: they are read back the same way."""
         known = {"method", "epsilon", "epsilon_exact", "beta", "beta_exact", "theta", "score", "encoding", "degree",
@@ -123,17 +123,17 @@ class PrivBayesSettings:
         def rational(name: str) -> Fraction:
             value = params.get(name)
             if version < 3:
-                return Fraction(value) if is_real(value) else check_epsilon(value, name)
+                return Fraction(value) if is_real(value) else check_epsilon(value, name)  # type: ignore[arg-type]
             shown, text = value, params.get(f"{name}_exact")
             if not isinstance(text, str):
                 raise InputError(f"parameter {name}_exact must be the exact value as text")
             value = exact(text, name)
-            if not is_real(shown) or not math.isclose(float(value), shown, rel_tol=1e-12):
+            if not is_real(shown) or not math.isclose(float(value), shown, rel_tol=1e-12):  # type: ignore[arg-type]
                 raise InputError(f"parameters {name} and {name}_exact disagree")
             return value
 
         check_choice(params.get("score"), "score", tuple(SCORES), allow_none=False)
-        return cls(check_epsilon(rational("epsilon")), beta=rational("beta"), theta=params.get("theta"),
+        return cls(check_epsilon(rational("epsilon")), beta=rational("beta"), theta=params.get("theta"),  # type: ignore[arg-type]
                    score=params["score"], encoding=params.get("encoding"), degree=params.get("degree"),
                    non_private_phase=params.get("non_private_phase"),
                    estimation=params.get("estimation", "paper"), neighbours=params.get("neighbours", REPLACE_ONE.name))
@@ -168,7 +168,7 @@ def privbayes_plan(*, epsilon: Fraction, beta: Fraction, theta: float, degree: i
     if k is None:
         _check_table_bound(n, d, eps2, theta, encoding, delta)
     both = eps1 + eps2  # ε less the noisy count's share
-    learn, release = {"network": (None, both), "marginals": (both, None)}.get(non_private_phase, (eps1, eps2))
+    learn, release = {"network": (None, both), "marginals": (both, None)}.get(non_private_phase, (eps1, eps2))  # type: ignore[arg-type]
     if k == 0 and release is not None:
         release = both
     releases = [] if relation.n_public else [

@@ -27,9 +27,9 @@ tables (whatever their data-independent-given-the-past ε_i) costs Σ ε_i = ε2
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 import numpy as np
 

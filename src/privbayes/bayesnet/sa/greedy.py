@@ -20,14 +20,14 @@ weights rank by; with the sum the exponential mechanism ranks the screened list 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Callable, Sequence
 
 import numpy as np
 
-from privbayes.bayesnet.sa.ami import MutualInformationMatrix
 from privbayes.bayesnet.greedy import fixed_degree_candidates
 from privbayes.bayesnet.network import APPair, Network
+from privbayes.bayesnet.sa.ami import MutualInformationMatrix
 from privbayes.bayesnet.scores import MutualInformation
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import Exponential

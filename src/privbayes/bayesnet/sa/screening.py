@@ -38,8 +38,8 @@ the exponential mechanism nothing to choose from).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 import numpy as np
 
@@ -85,7 +85,7 @@ def paper_screening(scores: Sequence[float], keep_fraction: float | Fraction, al
     eps = as_fraction(epsilon)
     tau0 = np.sort(values)[::-1][keep_count(len(values), keep_fraction) - 1]
     lattice = ScoreLattice.for_sensitivity(float(sensitivity))
-    units = lattice.units(sensitivity)
+    units = lattice.units(sensitivity)  # type: ignore[arg-type]
     noisy = laplace_counts(lattice.round(np.array([tau0])), eps, accountant, rng, step=step, sensitivity=units,
                            measured=f"screening threshold (λ-quantile of {len(values)} scores) on the lattice "
                                     f"γ = {lattice.gamma} (sensitivity in lattice units)")

@@ -19,16 +19,17 @@ them as one group (:class:`~privbayes.privacy.plan.PlannedRelease`), checked as 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any
 
 from privbayes.bayesnet.sa.allocation import PROTECTION_LEVELS, as_q, cluster_budgets, cluster_sizes
 from privbayes.bayesnet.sa.ami import planned_releases
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
-from privbayes.privacy.plan import BudgetPlan, PlannedRelease
 from privbayes.privacy.neighbours import REPLACE_ONE, Neighbours
+from privbayes.privacy.plan import BudgetPlan, PlannedRelease
 from privbayes.validation import check_count, check_epsilon, exact, is_real
 
 METHOD = "sa-privbayes"
@@ -159,7 +160,7 @@ class SASettings:
         return REPLACE_ONE
 
     @classmethod
-    def from_parameters(cls, params: Mapping[str, Any], *, version: int) -> "SASettings":
+    def from_parameters(cls, params: Mapping[str, Any], *, version: int) -> SASettings:
         """Settings from a model file's ``parameters`` (validated; unknown keys refused).  Files before
         version 3 took a float ε as its binary value, and are read back the same way."""
         known = {"method", "mode", "epsilon", "epsilon_exact", "degree", "lambda", "q", "alpha", "beta",
@@ -177,7 +178,7 @@ class SASettings:
             epsilon = exact(epsilon, "epsilon")
         else:
             epsilon = check_epsilon(epsilon, binary=version < 3)
-        return cls(epsilon, mode=params.get("mode"), degree=params.get("degree"),
+        return cls(epsilon, mode=params.get("mode"), degree=params.get("degree"),  # type: ignore[arg-type]
                    keep_fraction=exact(params.get("lambda"), "lambda"), q=exact(params.get("q"), "q"),
                    alpha=exact(params.get("alpha"), "alpha"), beta=exact(params.get("beta"), "beta"),
                    screening_share=exact(params.get("screening_share"), "screening_share"))

@@ -234,10 +234,10 @@ def suite(args: argparse.Namespace) -> None:
 
 def noise_to_count(stats: NoisyStatistics) -> float:
     """σ·m̄/N: the noise's standard deviation per cell over the mean count per cell (m̄ cells per table)."""
-    from privbayes.undirected.estimation import _noise_variance
+    from privbayes.privacy.mechanisms import discrete_laplace_variance
 
     cells = float(np.mean([t.size for t in stats.tables]))
-    return math.sqrt(_noise_variance(stats.scale)) * cells / stats.n
+    return math.sqrt(discrete_laplace_variance(stats.scale)) * cells / stats.n
 
 
 def lamscan(args: argparse.Namespace) -> None:
@@ -261,7 +261,8 @@ def lamscan(args: argparse.Namespace) -> None:
 def path(args: argparse.Namespace) -> None:
     """TVD, KL and the squared-residual ratio ‖y − N·µ(θ)‖²/(m·Var z) after k plain EM steps (dual E-step,
     no over-relaxation, no discrepancy stop), against naive MLE on the same noisy tables."""
-    from privbayes.undirected.estimation import _noise_variance, _squared_residual
+    from privbayes.privacy.mechanisms import discrete_laplace_variance
+    from privbayes.undirected.estimation import _squared_residual
 
     steps = [int(k) for k in args.steps.split(",")]
     for family, alpha, k, n, eps in itertools.product(args.family.split(","), map(float, args.alpha.split(",")),
@@ -270,7 +271,7 @@ def path(args: argparse.Namespace) -> None:
         for trial in trials(family, args.t, k, alpha, n, eps, args.reps, args.relation):
             truth_pairs = pair_marginals(trial.truth)
             cells = sum(t.size for t in trial.stats.tables)
-            variance = _noise_variance(trial.stats.scale)
+            variance = discrete_laplace_variance(trial.stats.scale)
             line = []
             for step in steps:
                 model, trace = cgm_em(trial.start, trial.stats, CGMOptions(discrepancy=False, em_max_iters=step,

@@ -14,7 +14,7 @@ from helpers import categorical_schema, correlated_frame
 from privbayes import PrivateMRF
 from privbayes.inference import Domain
 from privbayes.privacy.accountant import Accountant
-from privbayes.privacy.mechanisms import DiscreteLaplace
+from privbayes.privacy.mechanisms import DiscreteLaplace, discrete_laplace_variance
 from privbayes.privacy.samplers import lattice_scale, random_source
 from privbayes.undirected import (
     CGMOptions,
@@ -29,7 +29,6 @@ from privbayes.undirected.estimation import (
     DETECTION_SHARE,
     LAMBDA_MIDDLE,
     RATIO_HIGH,
-    _noise_variance,
     calibrated_lambda,
     noise_to_count,
 )
@@ -106,7 +105,7 @@ def test_the_noise_model_em_uses_is_the_mechanisms(relation, epsilon, n_cliques)
     # The variance EM's stop uses is the pmf's: Σ z² e^{−|z|/b} / Σ e^{−|z|/b}, summed directly.
     z = np.arange(-int(80 * stats.scale) - 10, int(80 * stats.scale) + 11, dtype=np.float64)
     pmf = np.exp(-np.abs(z) / stats.scale)
-    assert _noise_variance(stats.scale) == pytest.approx(float((z ** 2 * pmf).sum() / pmf.sum()), rel=1e-10)
+    assert discrete_laplace_variance(stats.scale) == pytest.approx(float((z ** 2 * pmf).sum() / pmf.sum()), rel=1e-10)
 
 
 def test_released_noise_follows_the_declared_pmf():
@@ -147,7 +146,7 @@ def test_calibrated_lambda_is_a_function_of_public_inputs():
     shapes = [(4, 4), (8, 8)]
     a, b = _stats(5_000.0, 10.0, shapes, seed=1), _stats(5_000.0, 10.0, shapes, seed=2)
     assert calibrated_lambda(a) == calibrated_lambda(b)
-    sigma = math.sqrt(_noise_variance(10.0))
+    sigma = math.sqrt(discrete_laplace_variance(10.0))
     assert noise_to_count(a) == pytest.approx((sigma * 16 / 5_000, sigma * 64 / 5_000))
     assert calibrated_lambda(a) == (LAMBDA_MIDDLE, LAMBDA_MIDDLE)  # x = 0.045 and 0.18, b/N = 0.002
     small = _stats(2_000.0, 10.0, shapes)  # x = 0.11 and 0.45

@@ -19,7 +19,12 @@ import numpy as np
 from privbayes.bayesnet.network import Network, Parent
 from privbayes.counting import PrivateTable
 from privbayes.privacy.accountant import Accountant
-from privbayes.privacy.mechanisms import COUNT_TABLE_SENSITIVITY, DiscreteLaplace, laplace_counts
+from privbayes.privacy.mechanisms import (
+    COUNT_TABLE_SENSITIVITY,
+    DiscreteLaplace,
+    discrete_laplace_variance,
+    laplace_counts,
+)
 from privbayes.privacy.samplers import RandomSource
 
 
@@ -45,12 +50,6 @@ class NoisyTable:
     def variance(self) -> float:
         """Variance of the noise in one cell, in counts (0 for exact counts)."""
         return 0.0 if self.scale is None else discrete_laplace_variance(self.scale)
-
-
-def discrete_laplace_variance(scale: Fraction) -> float:
-    """2q/(1 − q)² with q = exp(−1/scale): the variance of discrete Laplace noise (≈ 2·scale²)."""
-    q = float(np.exp(-1.0 / float(scale)))
-    return 2.0 * q / (1.0 - q) ** 2
 
 
 def family_variables(network: Network, i: int) -> tuple[Parent, ...]:

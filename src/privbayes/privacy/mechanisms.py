@@ -21,6 +21,7 @@ so Δ = 1 there; the caller passes the relation's sensitivity.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -42,6 +43,13 @@ def _positive(value: float | Fraction, name: str) -> Fraction:
     return exact
 
 
+def discrete_laplace_variance(scale: Fraction | float) -> float:
+    """2q/(1 − q)² with q = exp(−1/scale): the variance of discrete Laplace noise with pmf ∝ exp(−|z|/scale)
+    (≈ 2·scale²).  The one noise model every estimator assumes for a :class:`DiscreteLaplace` release."""
+    q = math.exp(-1.0 / float(scale))
+    return 2.0 * q / (1.0 - q) ** 2
+
+
 @dataclass(frozen=True)
 class DiscreteLaplace:
     """Integer vector + discrete Laplace noise of scale Δ/ε per coordinate: ε-DP for L1 sensitivity Δ."""
@@ -57,6 +65,11 @@ class DiscreteLaplace:
     @property
     def scale(self) -> Fraction:
         return self.sensitivity / self.epsilon
+
+    @property
+    def variance(self) -> float:
+        """The variance of the noise in one coordinate (what estimators weigh the release by)."""
+        return discrete_laplace_variance(self.scale)
 
     def cost(self) -> Cost:
         return Cost(self.epsilon)

@@ -24,6 +24,7 @@ import numpy as np
 
 from privbayes.inference import Beliefs
 from privbayes.inference.projection import project_simplex
+from privbayes.privacy.mechanisms import discrete_laplace_variance
 from privbayes.undirected.estep import DualEStep, dual_estep
 from privbayes.undirected.measurements import NoisyStatistics
 from privbayes.undirected.mle import fit_mle
@@ -54,7 +55,7 @@ def noise_to_count(stats: NoisyStatistics) -> tuple[float, ...]:
     variance of the released tables) over the mean count per cell of table C.  Public: σ comes from ε,
     the relation and the number of cliques, |X_C| from the schema, and N is the public n (replace-one) or
     the N̂ already estimated from the noisy tables (add-remove: post-processing)."""
-    sigma = math.sqrt(_noise_variance(stats.scale))
+    sigma = math.sqrt(discrete_laplace_variance(stats.scale))
     return tuple(sigma * table.size / stats.n for table in stats.tables)
 
 
@@ -200,12 +201,6 @@ def _squared_residual(stats: NoisyStatistics, counts: tuple[np.ndarray, ...]) ->
     return sum(float(np.sum((y - c) ** 2)) for y, c in zip(stats.tables, counts))
 
 
-def _noise_variance(scale: float) -> float:
-    """Variance of discrete Laplace noise with pmf ∝ exp(−|z|/b): 2q/(1 − q)², q = e^(−1/b) (≈ 2b²)."""
-    q = math.exp(-1.0 / scale)
-    return 2 * q / (1 - q) ** 2
-
-
 def _log_step(step: DualEStep) -> float:
     """max |log n* − log N·µ(θ)|: how far the E-step moves the model's log-marginals (≈ max|g*| in the
     directions that change the distribution; g* itself may drift along the overcomplete null space)."""
@@ -233,7 +228,7 @@ def _em_dual(model: LogLinearModel, stats: NoisyStatistics, options: CGMOptions)
     """
     engine, cliques, n_total, scale = model.engine, model.cliques, stats.n, stats.scale
     cells = sum(t.size for t in stats.tables)
-    threshold = cells * _noise_variance(stats.scale) * (1 + 3 * math.sqrt(5 / cells))
+    threshold = cells * discrete_laplace_variance(stats.scale) * (1 + 3 * math.sqrt(5 / cells))
 
     def explained(beliefs: Beliefs) -> bool:
         counts = tuple(n_total * m for m in clique_marginals(beliefs, cliques))

@@ -255,7 +255,7 @@ def test_potentials_whose_junction_tree_is_over_the_cap_are_refused_before_any_t
 def test_blocks_declaring_more_cells_in_total_than_the_cap_are_refused_before_decoding(data, caps):
     doc = _fit(data, estimation="projected").to_document()
     total = sum(np.prod(c["shape"]) for c in doc["conditionals"])
-    caps(max_table_cells=int(total) - 1)
+    caps(max_model_cells=int(total) - 1)
     for c in doc["conditionals"]:
         c["data"] = "never decoded"
     _refused(doc, "cells in total, more than the limit of")
@@ -275,7 +275,7 @@ def files(tmp_path_factory, data):
 
 
 @pytest.mark.parametrize("cap, variable", [("max_file_bytes", "PRIVBAYES_MAX_FILE_MB"),
-                                           ("max_table_cells", "PRIVBAYES_MAX_TABLE_CELLS")])
+                                           ("max_model_cells", "PRIVBAYES_MAX_MODEL_CELLS")])
 def test_fit_refuses_to_write_a_model_that_loading_would_refuse(files, tmp_path, capsys, caps, cap, variable):
     out = tmp_path / "out"
     out.mkdir()

@@ -213,11 +213,11 @@ def _shapes(raw: Any, network: Network, encoding: Encoding, path: str) -> list[l
 
 
 def _check_total(cells: int, path: str) -> None:
-    """Refuse a model whose arrays declare more cells in total than one table may have, before any is
-    decoded: a few bytes of deflate stand for a megabyte of zeros, so the file's size alone bounds nothing."""
-    cap = limits().max_table_cells
+    """Refuse a model whose arrays declare (or rebuild) more cells in total than the model cap, before any
+    is decoded: a few bytes of deflate stand for a megabyte of zeros, so the file's size alone bounds nothing."""
+    cap = limits().max_model_cells
     _require(cells <= cap, path, f"its arrays would have {cells:.3g} cells in total, more than the limit of "
-             f"{cap:,} (PRIVBAYES_MAX_TABLE_CELLS)")
+             f"{cap:,} (PRIVBAYES_MAX_MODEL_CELLS)")
 
 
 def _check_probabilities(table: np.ndarray, path: str, what: str) -> None:

@@ -12,26 +12,29 @@ import os
 import tracemalloc
 import zlib
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import categorical_schema, correlated_frame
 
 import privbayes
 from privbayes import blocks
-from privbayes.bayesnet.consistent import NOISELESS, estimate, junction_tree_network, noise_weights
+from privbayes.bayesnet.consistent import (
+    NOISELESS,
+    estimate,
+    junction_tree_network,
+    noise_weights,
+)
 from privbayes.bayesnet.measurements import NoisyTable, discrete_laplace_variance
 from privbayes.bayesnet.model_file import model_from_document
-from privbayes.bayesnet.potentials import Potential, network_of, potentials_of
+from privbayes.bayesnet.potentials import network_of, potentials_of
 from privbayes.cli import main
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
 from privbayes.limits import configure, limits
 from privbayes.synthesizers.adaptive import AdaptiveMarginals
 from privbayes.synthesizers.privbayes import PrivBayes
-
-from helpers import categorical_schema, correlated_frame
 
 SIZES = [3, 4, 2, 5, 3, 2]
 
@@ -153,7 +156,7 @@ def test_a_consistent_model_is_stored_as_its_potentials_and_rebuilt_exactly(data
 
 def test_the_rebuilt_network_is_the_estimators_own(data):
     """potentials.network_of repeats estimate()'s last calibration: the same numbers, bit for bit."""
-    frame, schema = data
+    _, schema = data
     encoding = Encoding.build(schema, "vanilla")
     rng = np.random.default_rng(2)
     network = [((0, 0),), ((0, 0), (1, 0)), ((1, 0), (2, 0), (3, 0)), ((3, 0), (4, 0)), ((5, 0),), ((5, 0),)]
@@ -333,7 +336,7 @@ def test_consistent_estimation_with_noiseless_tables_matches_them_without_warnin
     tables = [NoisyTable(0, ((0, 0), (1, 0)), joint.sum(axis=2), Fraction(2, 10**9)),
               NoisyTable(1, ((1, 0), (2, 0)), joint.sum(axis=0), Fraction(2, 10**9))]
     fit = estimate(encoding, tables, 1000.0)
-    network, conditionals = junction_tree_network(fit.calibrated)
+    _, conditionals = junction_tree_network(fit.calibrated)
     assert all(np.isfinite(c).all() for c in conditionals)
     assert np.allclose(fit.calibrated.marginal((0, 1)) * 1000, tables[0].counts, atol=0.05)
     assert np.allclose(fit.calibrated.marginal((1, 2)) * 1000, tables[1].counts, atol=0.05)

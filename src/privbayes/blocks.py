@@ -23,7 +23,8 @@ import base64
 import binascii
 import math
 import zlib
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -69,7 +69,7 @@ class BayesNetModel:
     estimation="consistent" the model is sampled through its junction tree's network, whose
     families contain the learned ones (docs/consistent.md).  ``None``: ``network`` is the learned one."""
 
-    potentials: "tuple[Potential, ...] | None" = None
+    potentials: tuple[Potential, ...] | None = None
     """The log-potentials a consistent model was calibrated from, one per measured table, when the
     ``conditionals`` are their junction tree's (:func:`privbayes.bayesnet.potentials.network_of`): the
     model file stores these, a fraction of the conditionals' size, and the loader rebuilds the rest."""

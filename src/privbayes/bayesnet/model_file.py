@@ -18,12 +18,13 @@ import numpy as np
 
 from privbayes import blocks
 from privbayes._version import __version__
-from privbayes.adaptive.settings import ENCODING, MECHANISM as ADAPTIVE_MECHANISM, METHOD as ADAPTIVE_METHOD
-from privbayes.adaptive.settings import AdaptiveSettings
-from privbayes.bayesnet.privbayes.settings import PrivBayesSettings
+from privbayes.adaptive.settings import ENCODING, AdaptiveSettings
+from privbayes.adaptive.settings import MECHANISM as ADAPTIVE_MECHANISM
+from privbayes.adaptive.settings import METHOD as ADAPTIVE_METHOD
 from privbayes.bayesnet.model import FORMAT, VERSION, BayesNetModel
 from privbayes.bayesnet.network import Network
 from privbayes.bayesnet.potentials import Potential, network_of, sizes_of
+from privbayes.bayesnet.privbayes.settings import PrivBayesSettings
 from privbayes.bayesnet.sa.settings import FAITHFUL_CAVEATS, SASettings
 from privbayes.bayesnet.sa.settings import METHOD as SA_METHOD
 from privbayes.documents import ledger_problem, read_model_document
@@ -141,7 +142,8 @@ def _model_from_document(doc: Any, path: str) -> BayesNetModel:
     potentials = None
     if version >= 4 and "potentials" in doc:
         potentials = _potentials(doc["potentials"], encoding, path)
-        rebuilt, conditionals = network_of(encoding, potentials)
+        rebuilt, rebuilt_conditionals = network_of(encoding, potentials)
+        conditionals = list(rebuilt_conditionals)
         _require(rebuilt.to_list() == network.to_list(), path, "the network is not the one its potentials define")
         for pair, table in zip(network.pairs, conditionals):
             _check_probabilities(table, path, f"the conditional of attribute {encoding.attributes[pair.child].name!r}")

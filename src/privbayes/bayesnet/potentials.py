@@ -16,8 +16,9 @@ Everything here is post-processing of released values (θ is a function of the n
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
+from typing import cast
 
 import numpy as np
 
@@ -25,7 +26,14 @@ from privbayes.bayesnet.consistent import _components, _Part, _product, _Query
 from privbayes.bayesnet.measurements import NoisyTable
 from privbayes.bayesnet.network import Network, Parent
 from privbayes.encoding import Encoding
-from privbayes.inference import MAX_EXACT_CELLS, CalibratedTree, Domain, JunctionTree, build_junction_tree, make_engine
+from privbayes.inference import (
+    MAX_EXACT_CELLS,
+    CalibratedTree,
+    Domain,
+    JunctionTree,
+    build_junction_tree,
+    make_engine,
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,7 +100,7 @@ def _part_calibration(variables: tuple[int, ...], members: tuple[int, ...], size
         local = {v: j for j, v in enumerate(variables)}
         domain = Domain(tuple(sizes[v] for v in variables))
         engine = make_engine(domain, [tuple(local[v] for v in queries[i].scope) for i in members])
-        calibrated = engine.infer([queries[i].spread(theta[i]) for i in members])
+        calibrated = cast(CalibratedTree, engine.infer([queries[i].spread(theta[i]) for i in members]))
     return _Part(variables, members, tuple(theta[i] for i in members), calibrated, 0.0, 0)
 
 

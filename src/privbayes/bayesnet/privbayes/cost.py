@@ -10,12 +10,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from privbayes.bayesnet.candidates import candidate_cap, count_parent_sets, parent_bound
 from privbayes.bayesnet.privbayes.settings import PrivBayesSettings
 from privbayes.encoding import Encoding
-from privbayes.privacy.plan import BudgetPlan
-from privbayes.bayesnet.candidates import candidate_cap, count_parent_sets, parent_bound
 from privbayes.errors import InputError
 from privbayes.limits import limits
+from privbayes.privacy.plan import BudgetPlan
 
 
 @dataclass(frozen=True)

@@ -156,8 +156,8 @@ def test_no_import_cycles_among_privbayes_modules():
 LAYERS = (
     ("foundation", ("privbayes._version", "privbayes._lazy", "privbayes.errors", "privbayes.progress",
                     "privbayes.limits", "privbayes.validation", "privbayes.codes")),
-    ("public domain", ("privbayes.documents", "privbayes.taxonomy", "privbayes.schema", "privbayes.encoding",
-                       "privbayes.domainfile", "privbayes.io")),
+    ("public domain", ("privbayes.documents", "privbayes.blocks", "privbayes.taxonomy", "privbayes.schema",
+                       "privbayes.encoding", "privbayes.domainfile", "privbayes.io")),
     ("privacy", ("privbayes.privacy",)),
     ("counting", ("privbayes.counting",)),
     ("inference", ("privbayes.inference",)),
@@ -319,7 +319,7 @@ def test_models_saved_by_version_2_files_still_load_and_sample_the_same(name, tm
     assert model.sample(5, random_state=4).astype(object).values.tolist() == V2_SAMPLES[name]
     model.save(tmp_path / "again.json")
     again = privbayes.load(tmp_path / "again.json")
-    assert json.loads((tmp_path / "again.json").read_text())["version"] == 3
+    assert json.loads((tmp_path / "again.json").read_text())["version"] == 4
     assert again.ledger == model.ledger and again.plan == model.plan
     assert again.sample(5, random_state=4).equals(model.sample(5, random_state=4))
 
@@ -329,5 +329,5 @@ def test_an_unknown_model_version_is_refused_with_both_versions(tmp_path):
     doc["version"] = 7
     (tmp_path / "m.json").write_text(json.dumps(doc))
     with pytest.raises(privbayes.InputError,
-                       match=r"unsupported version 7 \(this library, .*, reads versions 1, 2, 3\)"):
+                       match=r"unsupported version 7 \(this library, .*, reads versions 1, 2, 3, 4\)"):
         privbayes.load(tmp_path / "m.json")

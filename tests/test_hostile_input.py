@@ -12,6 +12,7 @@ relabelled non-private model as private, when these tests were written; they sta
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
@@ -234,6 +235,15 @@ def _scale_ledger_and_epsilon(doc):
     doc["parameters"]["epsilon"] = float(Fraction(doc["parameters"]["epsilon_exact"]))
 
 
+def _nan_theta(doc):
+    """θ of the first potential, of its declared shape, all NaN, as a valid block."""
+    from privbayes.blocks import encode
+
+    theta = doc["potentials"][0]["theta"]
+    theta.update(encode(np.full(theta["shape"], np.nan)))
+    assert base64.b64decode(theta["data"])
+
+
 MODEL_CASES = [
     pytest.param(lambda ws: (ws / "model.json").read_text()[:500], id="truncated"),
     pytest.param(lambda ws: b"\xff" + (ws / "model.json").read_bytes(), id="non-utf8"),
@@ -251,11 +261,10 @@ MODEL_CASES = [
     pytest.param(lambda ws: _tampered(ws, _set("encoding", "!!python/object/apply:os.system")), id="encoding-payload"),
     pytest.param(lambda ws: _tampered(ws, _set("schema.attributes.0.kind", {"__class__": "os.system"})),
                  id="schema-object-payload"),
-    pytest.param(lambda ws: _tampered(ws, _set("conditionals.0.probabilities", [-1.0, 1.0, 1.0])),
-                 id="negative-probability"),
-    pytest.param(lambda ws: _tampered(ws, _set("conditionals.0.shape", [99])), id="wrong-shape"),
-    pytest.param(lambda ws: _tampered(ws, _set("conditionals.0.probabilities", ["a", "b", "c"])),
-                 id="text-probabilities"),
+    # version 4 (issue 32): a consistent model holds θ per measured table as compact blocks
+    pytest.param(lambda ws: _tampered(ws, _nan_theta), id="nan-theta"),
+    pytest.param(lambda ws: _tampered(ws, _set("potentials.0.theta.shape", [99])), id="wrong-shape"),
+    pytest.param(lambda ws: _tampered(ws, _set("potentials.0.theta.data", "not base64!")), id="text-theta"),
     pytest.param(lambda ws: _tampered(ws, _set("network.0.child", 99)), id="network-unknown-child"),
     pytest.param(lambda ws: _tampered(ws, _set("network.1.parents", [[99, 0]])), id="network-unknown-parent"),
     pytest.param(lambda ws: _tampered(ws, _set("fitted.n", _DELETE)), id="fitted-n-missing"),

@@ -5,7 +5,7 @@ A schema or model file is untrusted input: a few bytes can declare 2^23 bins or 
 is built, so hostile files are refused in milliseconds.  The defaults fit a 24 GB
 machine with room to spare; each can be raised through an environment variable
 (``PRIVBAYES_MAX_BINS``, ``PRIVBAYES_MAX_CATEGORIES``, ``PRIVBAYES_MAX_TAXONOMY_DEPTH``,
-``PRIVBAYES_MAX_TABLE_CELLS``, ``PRIVBAYES_MAX_FILE_MB``, ``PRIVBAYES_MAX_FIT_GB``,
+``PRIVBAYES_MAX_TABLE_CELLS``, ``PRIVBAYES_MAX_MODEL_CELLS``, ``PRIVBAYES_MAX_FILE_MB``, ``PRIVBAYES_MAX_FIT_GB``,
 ``PRIVBAYES_MAX_CANDIDATE_SETS``, ``PRIVBAYES_MAX_ATTRIBUTES``, ``PRIVBAYES_MAX_DOMAIN_CODES``,
 ``PRIVBAYES_MAX_DOCUMENT_NODES``, ``PRIVBAYES_MAX_DOCUMENT_DEPTH``, ``PRIVBAYES_MAX_LINE_KB``,
 ``PRIVBAYES_MAX_INPUT_MB``, ``PRIVBAYES_MAX_EXPANSION``) or :func:`configure`.
@@ -43,6 +43,10 @@ class Limits:
     """Nesting depth of a taxonomy tree."""
     max_table_cells: int = 2**27
     """Cells of one released or counted table (2^27 int64 cells = 1 GiB)."""
+    max_model_cells: int = 2**24
+    """Cells of all the arrays one model file declares or rebuilds, together (2^24 float64 = 128 MiB):
+    compact blocks deflate, so a file's size no longer bounds them as the JSON text of every number did
+    (issue 32).  The largest Adult model of the paper's grid rebuilds 1.8·10⁶ cells."""
     max_file_bytes: int = 64 * 2**20
     """Size of a schema or model file."""
     max_fit_bytes: int = 12 * 2**30
@@ -76,6 +80,7 @@ class Limits:
 
 _ENV = {"max_bins": "PRIVBAYES_MAX_BINS", "max_categories": "PRIVBAYES_MAX_CATEGORIES",
         "max_taxonomy_depth": "PRIVBAYES_MAX_TAXONOMY_DEPTH", "max_table_cells": "PRIVBAYES_MAX_TABLE_CELLS",
+        "max_model_cells": "PRIVBAYES_MAX_MODEL_CELLS",
         "max_candidate_sets": "PRIVBAYES_MAX_CANDIDATE_SETS", "max_attributes": "PRIVBAYES_MAX_ATTRIBUTES",
         "max_domain_codes": "PRIVBAYES_MAX_DOMAIN_CODES", "max_document_nodes": "PRIVBAYES_MAX_DOCUMENT_NODES",
         "max_document_depth": "PRIVBAYES_MAX_DOCUMENT_DEPTH", "max_expansion": "PRIVBAYES_MAX_EXPANSION"}

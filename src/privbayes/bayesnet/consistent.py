@@ -60,6 +60,33 @@ FLOOR = 1e-3
 """Smallest probability of a cell in the starting point, relative to uniform (keeps log-potentials finite)."""
 
 
+NOISELESS = 2.0**-53
+"""Noise variance of a cell (in counts) at or below which a table counts as exact: its noise Z is an
+integer, so P(Z ≠ 0) = P(|Z| ≥ 1) ≤ E[Z²] ≤ 2⁻⁵³ (Markov), below the resolution of any float64
+probability computed here.  Discrete Laplace noise is that small at scale Δ/ε < 1/37 (ε → ∞), where its variance
+also underflows to 0."""
+
+
+def noise_weights(variances: np.ndarray) -> np.ndarray:
+    """The weights w_i ∝ 1/σ_i² of the loss L, the largest 1 (only relative weights move the minimiser).
+
+    When every table is noisy (σ_i² > :data:`NOISELESS`) this is σ_min²/σ_i².  As some σ_i² → 0 the
+    weight ratios diverge and σ_min²/σ_i² is 0/0 (NaN weights, issue 32): the limit of the problem is
+    then to match the noiseless tables exactly.  Noiseless tables measure one distribution without
+    error, so they agree, and every μ that matches them minimises their part of L whatever positive
+    weights they carry: they get weight 1, as exact counts (analysis mode) do.  A noisy table beside
+    them keeps its inverse-variance weight relative to the noiseless level, NOISELESS/σ_i² (≤ 2⁻⁵³ for
+    σ_i² ≥ 1): it only breaks ties among the μ that match the noiseless tables.  That is the limit
+    of σ_min²/σ_i² as σ_min² → 0 (the exact tables first, the noisy ones among their minimisers), with
+    a positive stand-in for its vanishing weight, so the noisy tables still inform what the exact
+    ones leave open."""
+    variances = np.asarray(variances, dtype=np.float64)
+    noiseless = variances <= NOISELESS
+    if noiseless.any():
+        return np.where(noiseless, 1.0, NOISELESS / np.where(noiseless, 1.0, variances))
+    return variances.min() / variances
+
+
 class TreeTooLarge(InputError):
     """The junction tree of the measured families exceeds exact inference's size cap."""
 
@@ -128,8 +155,8 @@ def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: float, *
     exact = [m.scale is None for m in measurements]
     if any(exact) and not all(exact):
         raise ValueError("measurements are either all exact or all noisy")
-    variances = np.array([1.0 if m.scale is None else m.variance for m in measurements])
-    weights = variances.min() / variances  # only relative weights move the minimiser: the largest is 1
+    variances = np.array([0.0 if m.scale is None else m.variance for m in measurements])
+    weights = noise_weights(variances)
     queries = [_Query(encoding, m) for m in measurements]
     targets = [np.asarray(m.counts, dtype=np.float64) / n for m in measurements]
     sizes = tuple(a.size for a in encoding.attributes)
@@ -138,8 +165,8 @@ def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: float, *
         if len(start) != len(measurements):
             raise ValueError("start needs one entry per measurement")
         initial = [s if s is not None else p for s, p in zip(start, initial)]
-    noise_loss = [0.0 if m.scale is None else 0.5 * w * m.counts.size * m.variance / n**2
-                  for m, w in zip(measurements, weights)]
+    noise_loss = [0.0 if v <= NOISELESS else 0.5 * w * m.counts.size * v / n**2
+                  for m, w, v in zip(measurements, weights, variances)]
     parts = []
     for variables, members in _components(len(sizes), [q.scope for q in queries]):
         one_leaf_attribute = bool(members) and len(variables) == 1 and all(

@@ -13,11 +13,12 @@ import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from privbayes import blocks
 from privbayes._version import __version__
 from privbayes.bayesnet.conditioning import conditional_draw
 from privbayes.bayesnet.network import Network
@@ -32,9 +33,15 @@ from privbayes.schema import Schema
 from privbayes.schema.values import fixed_values
 from privbayes.validation import check_count, check_seed
 
+if TYPE_CHECKING:
+    from privbayes.bayesnet.potentials import Potential
+
+
 FORMAT = "privbayes-model"
-VERSION = 3
-"""Version 3: ε and β kept as exact text beside their numbers; typed plan entries."""
+VERSION = 4
+"""Version 3: ε and β kept as exact text beside their numbers; typed plan entries.  Version 4 (issue
+32): arrays as compact blocks (:mod:`privbayes.blocks`), and a consistent model as its potentials
+(:mod:`privbayes.bayesnet.potentials`) instead of its junction tree's conditionals."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,6 +69,11 @@ class BayesNetModel:
     """The network GreedyBayes learned, when the sampling ``network`` is another one: with
     estimation="consistent" the model is sampled through its junction tree's network, whose
     families contain the learned ones (docs/consistent.md).  ``None``: ``network`` is the learned one."""
+
+    potentials: tuple[Potential, ...] | None = None
+    """The log-potentials a consistent model was calibrated from, one per measured table, when the
+    ``conditionals`` are their junction tree's (:func:`privbayes.bayesnet.potentials.network_of`): the
+    model file stores these, a fraction of the conditionals' size, and the loader rebuilds the rest."""
 
     def __post_init__(self) -> None:
         if len(self.conditionals) != len(self.network.pairs):
@@ -173,11 +185,17 @@ class BayesNetModel:
             "plan": self.plan.to_dict(),
             "network": self.network.to_list(),
             **({"learned_network": self.learned_network.to_list()} if self.learned_network is not None else {}),
-            "conditionals": [{"shape": list(c.shape), "probabilities": c.ravel().tolist()} for c in self.conditionals],
+            **({"potentials": [{"variables": [list(v) for v in p.variables], "theta": blocks.encode(p.theta)}
+                               for p in self.potentials]} if self.potentials is not None else
+               {"conditionals": [blocks.encode(c) for c in self.conditionals]}),
             "ledger": [entry.to_dict() for entry in self.ledger],
         }
 
+    def to_text(self) -> str:
+        """The model file's text (what :meth:`save` writes; ``privbayes fit`` checks its size first)."""
+        return json.dumps(self.to_document())
+
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the versioned JSON model file (atomically); sampling from it never needs the data."""
-        atomic_write_text(path, json.dumps(self.to_document()))
+        atomic_write_text(path, self.to_text())
 

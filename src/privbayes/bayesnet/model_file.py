@@ -16,25 +16,28 @@ from typing import Any
 
 import numpy as np
 
+from privbayes import blocks
 from privbayes._version import __version__
 from privbayes.adaptive.settings import ENCODING, AdaptiveSettings
 from privbayes.adaptive.settings import MECHANISM as ADAPTIVE_MECHANISM
 from privbayes.adaptive.settings import METHOD as ADAPTIVE_METHOD
 from privbayes.bayesnet.model import FORMAT, VERSION, BayesNetModel
 from privbayes.bayesnet.network import Network
+from privbayes.bayesnet.potentials import Potential, network_of, sizes_of
 from privbayes.bayesnet.privbayes.settings import PrivBayesSettings
 from privbayes.bayesnet.sa.settings import FAITHFUL_CAVEATS, SASettings
 from privbayes.bayesnet.sa.settings import METHOD as SA_METHOD
 from privbayes.documents import ledger_problem, read_model_document
 from privbayes.encoding import ENCODINGS, Encoding
 from privbayes.errors import InputError
-from privbayes.limits import check_cells
+from privbayes.inference import MAX_EXACT_CELLS
+from privbayes.limits import check_cells, limits
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.plan import PlanMismatchError
 from privbayes.schema import Schema
 from privbayes.validation import check_choice, check_count
 
-READABLE_VERSIONS = (1, 2, VERSION)
+READABLE_VERSIONS = (1, 2, 3, VERSION)
 MAX_N = 2**63 - 1
 """Largest n a model file may state (counts are int64; a larger n is no table's)."""
 
@@ -83,8 +86,13 @@ def _model_from_document(doc: Any, path: str) -> BayesNetModel:
     _require(version in READABLE_VERSIONS, path,
              f"unsupported version {version!r} (this library, {__version__}, reads versions "
              f"{', '.join(map(str, READABLE_VERSIONS))})")
-    for key in ("schema", "encoding", "parameters", "fitted", "network", "conditionals", "ledger"):
+    for key in ("schema", "encoding", "parameters", "fitted", "network", "ledger"):
         _require(key in doc, path, f"missing {key!r}")
+    if version < 4:
+        _require("conditionals" in doc, path, "missing 'conditionals'")
+    else:
+        _require(("conditionals" in doc) != ("potentials" in doc), path,
+                 "a version-4 model holds either 'conditionals' or 'potentials'")
     params, fitted = doc["parameters"], doc["fitted"]
     _require(isinstance(params, dict) and isinstance(fitted, dict), path, "parameters/fitted must be objects")
     schema = Schema.from_dict(doc["schema"], source=f"{path}: schema")
@@ -133,7 +141,18 @@ def _model_from_document(doc: Any, path: str) -> BayesNetModel:
     _require(_number(fitted.get("epsilon_spent")) and math.isclose(fitted["epsilon_spent"], spent, rel_tol=1e-9,
                                                                    abs_tol=1e-12), path,
              "epsilon_spent does not match the ledger")
-    conditionals = _conditionals(doc["conditionals"], network, encoding, path)
+    potentials = None
+    if version >= 4 and "potentials" in doc:
+        potentials = _potentials(doc["potentials"], encoding, path)
+        rebuilt, rebuilt_conditionals = network_of(encoding, potentials)
+        conditionals = list(rebuilt_conditionals)
+        _require(rebuilt.to_list() == network.to_list(), path, "the network is not the one its potentials define")
+        for pair, table in zip(network.pairs, conditionals):
+            _check_probabilities(table, path, f"the conditional of attribute {encoding.attributes[pair.child].name!r}")
+    elif version < 4:
+        conditionals = _conditionals(doc["conditionals"], network, encoding, path)
+    else:
+        conditionals = _conditional_blocks(doc["conditionals"], network, encoding, path)
     caveats = fitted.get("caveats") if version >= 2 else _v1_caveats(fitted, params.get("non_private_phase"))
     _require(isinstance(caveats, list) and all(isinstance(c, str) for c in caveats), path, "caveats must be text")
     _require(set(required) <= set(caveats), path, "the caveats of a faithful-mode model are missing")
@@ -146,7 +165,8 @@ def _model_from_document(doc: Any, path: str) -> BayesNetModel:
         parameters=parameters, n=n, degree=k if k is not None else (learned or network).degree,
         algorithm=fitted["algorithm"], seeded=fitted["seeded"], domain_source=str(fitted.get("domain_source", "")),
         differentially_private=dp, caveats=tuple(caveats), mechanism=mechanism,
-        library_version=str(doc.get("library_version", "0.1.0")), learned_network=learned)
+        library_version=str(doc.get("library_version", "0.1.0")), learned_network=learned,
+        potentials=tuple(potentials) if potentials is not None else None)
 
 
 def ledger_entries(raw: Any, source: str) -> tuple[LedgerEntry, ...]:
@@ -182,6 +202,83 @@ def _v1_caveats(fitted: dict, phase: str | None) -> list[str]:
     if fitted.get("seeded"):
         caveats.append("the DP noise was seeded (reproducible run): do not publish seeded releases")
     return caveats
+
+
+def _shapes(raw: Any, network: Network, encoding: Encoding, path: str) -> list[list[int]]:
+    """The shape of each pair's conditional, from the schema and the network (never from the file)."""
+    _require(isinstance(raw, list) and len(raw) == len(network.pairs), path, "one conditional per AP pair is needed")
+    attrs = encoding.attributes
+    shapes = []
+    for pair in network.pairs:
+        for a, level in pair.parents:
+            _require(0 <= a < len(attrs) and 0 <= level < attrs[a].height, path,
+                     f"parent ({a}, {level}) is out of range")
+        shapes.append([attrs[a].level_size(level) for a, level in pair.parents] + [attrs[pair.child].size])
+    return shapes
+
+
+def _check_total(cells: int, path: str) -> None:
+    """Refuse a model whose arrays declare (or rebuild) more cells in total than the model cap, before any
+    is decoded: a few bytes of deflate stand for a megabyte of zeros, so the file's size alone bounds nothing."""
+    cap = limits().max_model_cells
+    _require(cells <= cap, path, f"its arrays would have {cells:.3g} cells in total, more than the limit of "
+             f"{cap:,} (PRIVBAYES_MAX_MODEL_CELLS)")
+
+
+def _check_probabilities(table: np.ndarray, path: str, what: str) -> None:
+    _require(bool(np.all(np.isfinite(table))) and bool(np.all(table >= 0)), path,
+             f"{what}: probabilities must be finite and >= 0")
+    _require(bool(np.allclose(table.sum(axis=-1), 1.0, atol=1e-6)), path, f"{what}: each row must sum to 1")
+
+
+def _conditional_blocks(raw: Any, network: Network, encoding: Encoding, path: str) -> list[np.ndarray]:
+    """Version 4: one compact block per pair, each shape derived and capped before any is decoded."""
+    shapes = _shapes(raw, network, encoding, path)
+    for shape in shapes:
+        check_cells(shape, f"{path}: a conditional table")
+    _check_total(sum(math.prod(shape) for shape in shapes), path)
+    out = []
+    for item, shape, pair in zip(raw, shapes, network.pairs):
+        what = f"the conditional of attribute {encoding.attributes[pair.child].name!r}"
+        table = blocks.decode(item, shape, path, what)
+        _check_probabilities(table, path, what)
+        out.append(table)
+    return out
+
+
+def _potentials(raw: Any, encoding: Encoding, path: str) -> list[Potential]:
+    """Version 4 consistent models: θ per measured table, its variables checked against the schema and
+    the sizes of the junction tree and of the conditionals it implies checked against the caps before
+    any θ is decoded; θ may hold −∞ (an impossible cell), never NaN or +∞."""
+    attrs = encoding.attributes
+    _require(isinstance(raw, list) and len(raw) > 0, path, "potentials must be a non-empty list")
+    variables, shapes = [], []
+    for item in raw:
+        _require(isinstance(item, dict) and set(item) == {"variables", "theta"}, path,
+                 "a potential must be an object with variables and theta")
+        axes = item["variables"]
+        _require(isinstance(axes, list) and 0 < len(axes) and all(
+            isinstance(v, list) and len(v) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in v)
+            for v in axes), path, "the variables of a potential must be a list of [attribute, level] pairs")
+        _require(all(0 <= a < len(attrs) and 0 <= level < attrs[a].height for a, level in axes), path,
+                 "a potential's variable is out of range")
+        _require(len({a for a, _ in axes}) == len(axes), path, "a potential names an attribute twice")
+        variables.append(tuple((a, level) for a, level in axes))
+        shapes.append([attrs[a].level_size(level) for a, level in axes])
+        check_cells(shapes[-1], f"{path}: a potential")
+    _check_total(sum(math.prod(shape) for shape in shapes), path)
+    placeholders = [Potential(v, np.zeros((1,) * len(v))) for v in variables]
+    largest, conditional_cells = sizes_of(encoding, placeholders)
+    _require(largest <= MAX_EXACT_CELLS, path, f"the junction tree of its potentials has more than "
+             f"{MAX_EXACT_CELLS:,} cells (exact inference's cap)")
+    _check_total(conditional_cells, path)
+    out = []
+    for item, axes, shape in zip(raw, variables, shapes):
+        theta = blocks.decode(item["theta"], shape, path, "a potential's theta")
+        _require(not bool(np.any(np.isnan(theta) | (theta == np.inf))), path,
+                 "a potential's theta must be finite or -inf")
+        out.append(Potential(axes, theta))
+    return out
 
 
 def _conditionals(raw: Any, network: Network, encoding: Encoding, path: str) -> list[np.ndarray]:

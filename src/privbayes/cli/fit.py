@@ -85,11 +85,40 @@ def run(args: argparse.Namespace) -> None:
     with warnings.catch_warnings():  # said above, once
         warnings.simplefilter("ignore", InferredDomainWarning)
         _interruptible(lambda: estimator.fit(table))
-    estimator.save(args.output)
+    write_checked(estimator.released_, args.output)
     report = estimator.privacy_report()
     spent = ("" if report["epsilon"] is None
              else f", ε spent {report['epsilon_spent']:g} of {report['epsilon']:g}")
     print(f"wrote {args.output}: {chosen.name}, {estimator.released_.summary()}{spent}")
+
+
+def write_checked(released: Any, path: str) -> None:
+    """Write ``released``'s model file only if loading will accept it (issue 32): its size against the
+    file cap and its values against the document caps, then the full verification a load runs (the
+    plan recomputed, the ledger checked, the arrays' sizes capped and decoded), all on the text in
+    memory; a refusal is one line naming the limit and its environment variable, and no file is written."""
+    import json
+
+    from privbayes.documents import parse_json
+    from privbayes.io import atomic_write_text
+    from privbayes.limits import limits
+    from privbayes.synthesizers.registry import formats
+
+    to_text = getattr(released, "to_text", None)  # without one (NBC views), the compact JSON is checked
+    text = to_text() if to_text is not None else json.dumps(released.to_document())
+    size, cap = len(text.encode("utf-8")), limits().max_file_bytes
+    if size > cap:
+        raise InputError(f"{path}: not written: the model file would have {size / 2**20:.1f} MB, more than the "
+                         f"limit of {cap / 2**20:.0f} MB that loading accepts (PRIVBAYES_MAX_FILE_MB)")
+    try:
+        document = parse_json(text, path, "model")
+        formats()[document["format"]].load_document(document, path)
+    except InputError as exc:
+        raise InputError(f"not written, loading would refuse it: {exc}") from None
+    if to_text is None:
+        released.save(path)
+    else:
+        atomic_write_text(path, text)
 
 
 def _print_plan(estimator: Any, plan: Any, schema: Any) -> None:

@@ -21,8 +21,8 @@ import numpy as np
 from privbayes._version import __version__
 from privbayes.adaptive import rounds
 from privbayes.adaptive.settings import COUNT_STEP, MECHANISM, AdaptiveSettings
-from privbayes.bayesnet.consistent import junction_tree_network
 from privbayes.bayesnet.model import BayesNetModel
+from privbayes.bayesnet.potentials import network_of, potentials_of
 from privbayes.counting import PrivateTable
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import DiscreteLaplace
@@ -114,7 +114,8 @@ def _fit_table(settings: AdaptiveSettings, table: PrivateTable, domain_source: s
                         sensitivity=relation.count_sensitivity, accountant=accountant, rng=rng, n=n,
                         count_scale=count_scale, progress=progress.update)
     # Post-processing from here: the model is a function of the measurements only.
-    network, conditionals = junction_tree_network(fitted.estimate.calibrated)
+    potentials = potentials_of(fitted.measurements, fitted.estimate.log_potentials)
+    network, conditionals = network_of(encoding, potentials)  # as its model file will rebuild it
     plan.check(accountant.ledger)
     caveats = []
     if domain_source != GIVEN:
@@ -125,7 +126,8 @@ def _fit_table(settings: AdaptiveSettings, table: PrivateTable, domain_source: s
         schema=schema, encoding=encoding, network=network, conditionals=tuple(conditionals), plan=plan,
         ledger=accountant.ledger, parameters=settings.to_parameters(), n=n, degree=network.degree,
         algorithm=plan.setting("algorithm"), seeded=rng.seeded, domain_source=domain_source,
-        differentially_private=True, caveats=tuple(caveats), mechanism=MECHANISM, library_version=__version__)
+        differentially_private=True, caveats=tuple(caveats), mechanism=MECHANISM, library_version=__version__,
+        potentials=potentials)
 
 
 __all__ = ["AdaptiveMarginals"]

@@ -23,11 +23,12 @@ import numpy as np
 
 from privbayes._version import __version__
 from privbayes.bayesnet.conditionals import conditionals_from_tables
-from privbayes.bayesnet.consistent import TreeTooLarge, estimate, junction_tree_network
+from privbayes.bayesnet.consistent import TreeTooLarge, estimate
 from privbayes.bayesnet.greedy import fixed_degree_candidates, greedy_bayes, maximal_parent_candidates
 from privbayes.bayesnet.measurements import estimated_total, measure_tables
 from privbayes.bayesnet.model import BayesNetModel
 from privbayes.bayesnet.network import APPair, Network
+from privbayes.bayesnet.potentials import network_of, potentials_of
 from privbayes.bayesnet.privbayes.cost import CostEstimate, check_cost, cost_estimate
 from privbayes.bayesnet.privbayes.settings import COUNT_STEP, METHOD, PrivBayesSettings, measured_pairs
 from privbayes.bayesnet.registry import get_score
@@ -153,13 +154,15 @@ def _fit_table(settings: PrivBayesSettings, table: PrivateTable, domain_source: 
     if settings.non_private_phase == "marginals":
         budgets = {i: None for i in (range(k, d) if k is not None else range(d))}
     caveats = []
+    potentials = None
     measurements = measure_tables(table, network, budgets, accountant, rng, relation.count_sensitivity)
     # Post-processing from here: the estimates read the measurements (and the public or noisy n) only.
     total = n if relation.n_public else estimated_total(measurements, n, _count_mechanism(settings).scale)
     learned = network
     if settings.estimation == "consistent":
         try:
-            network, conditionals = junction_tree_network(estimate(encoding, measurements, total).calibrated)
+            potentials = potentials_of(measurements, estimate(encoding, measurements, total).log_potentials)
+            network, conditionals = network_of(encoding, potentials)  # as its model file will rebuild it
         except TreeTooLarge as exc:
             caveats.append(f"{exc}: the conditionals were estimated as with estimation='projected'")
             conditionals = conditionals_from_tables(network, measurements, total, k, projected=True)  # type: ignore[arg-type, assignment]
@@ -184,7 +187,7 @@ def _fit_table(settings: PrivBayesSettings, table: PrivateTable, domain_source: 
         degree=degree, algorithm=plan.setting("algorithm"), seeded=rng.seeded,
         domain_source=domain_source, differentially_private=settings.differentially_private,
         caveats=tuple(caveats), library_version=__version__,
-        learned_network=learned if network is not learned else None)
+        learned_network=learned if network is not learned else None, potentials=potentials)
 
 
 def _count_mechanism(settings: PrivBayesSettings) -> DiscreteLaplace:

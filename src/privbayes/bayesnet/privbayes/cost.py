@@ -36,6 +36,9 @@ class CostEstimate:
     largest_cells: int
     seconds: float
     bytes: int
+    file_bytes: int = 0
+    """An upper bound on the model file's size, from the plan and the domain only (public; issue 32):
+    :func:`model_file_bound`."""
 
     @property
     def time_class(self) -> str:
@@ -48,7 +51,8 @@ class CostEstimate:
     def describe(self) -> str:
         return (f"cost estimate: up to {self.candidates:,} candidate parent sets per step, largest noisy table "
                 f"{self.largest_cells:,} cells; about {self.bytes / 2**30:,.1f} GB of memory; expected time: "
-                f"{self.time_class}")
+                f"{self.time_class}; model file at most {_megabytes(self.file_bytes)} (bound from the plan and "
+                "the domain, public inputs only)")
 
 
 def cost_estimate(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encoding) -> CostEstimate:
@@ -70,7 +74,35 @@ def cost_estimate(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encod
         candidates = count_parent_sets(levels, bound)
         largest = min(parent_bound(n, d, eps2, settings.theta, sizes[-1], cap, delta) * sizes[-1], math.prod(sizes))
         per_candidate = max(1, bound)
-    return CostEstimate(candidates, int(largest), 1.6e-4 * candidates, candidates * per_candidate + 32 * int(largest))
+    return CostEstimate(candidates, int(largest), 1.6e-4 * candidates, candidates * per_candidate + 32 * int(largest),
+                        model_file_bound(plan, encoding, int(largest), k))
+
+
+def model_file_bound(plan: BudgetPlan, encoding: Encoding, largest_cells: int, degree: int | None) -> int:
+    """Bytes a PrivBayes model file can take at most, from public inputs (plan, domain, the τ bound).
+
+    A version-4 file (:mod:`privbayes.bayesnet.model`) holds the schema, the plan and its ledger (one
+    entry per planned release), one or two networks, and one array per attribute: a conditional, or
+    with estimation="consistent" the log-potential of a measured table, which has the measured
+    table's shape.  Every such table has at most ``largest_cells`` cells (TODS 2017, Alg. 4 line 6:
+    τ·|dom(X)|; a fixed degree k: the k+1 largest attributes), and a compact block of c numbers takes
+    at most :func:`privbayes.blocks.encoded_size` (c) characters (deflate's stored form, in base64),
+    so d such blocks bound the arrays; the rest is measured on the plan and schema's own JSON, with
+    room for the per-pair text.  Deflate usually writes far less: the bound is what a user can plan on."""
+    import json
+
+    from privbayes.blocks import encoded_size
+
+    d = len(encoding.attributes)
+    parents = d - 1 if degree is None else degree
+    plan_text = len(json.dumps(plan.to_dict()))
+    schema_text = len(json.dumps(encoding.schema.to_dict()))
+    per_pair = 2 * (32 + 16 * parents) + 160  # two networks' entries, a block's or potential's keys
+    return 4096 + schema_text + 2 * plan_text + d * (per_pair + encoded_size(largest_cells))
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 2**20:,.1f} MB" if size >= 2**20 / 10 else f"{size / 2**10:,.0f} KB"
 
 
 def check_cost(cost: CostEstimate) -> None:

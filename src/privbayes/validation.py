@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -44,6 +45,19 @@ def exact(value: Any, name: str) -> Fraction:
     if not is_real(value):
         raise InputError(f"{name} ({value!r}) must be a finite number")
     return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
+
+
+def exact_parameter(params: Mapping[str, Any], name: str) -> Fraction:
+    """A model file's rational parameter ``name``: its exact text ``<name>_exact`` (version 3 on), which
+    must agree with the number shown beside it for readers (an untrusted file may say two things)."""
+    shown: Any = params.get(name)
+    text = params.get(f"{name}_exact")
+    if not isinstance(text, str):
+        raise InputError(f"parameter {name}_exact must be the exact value as text")
+    value = exact(text, name)
+    if not is_real(shown) or not math.isclose(float(value), float(shown), rel_tol=1e-12):
+        raise InputError(f"parameters {name} and {name}_exact disagree")
+    return value
 
 
 def check_epsilon(value: Any, name: str = "epsilon", *, binary: bool = False) -> Fraction:

@@ -36,7 +36,14 @@ from privbayes.inference import MAX_EXACT_CELLS
 from privbayes.privacy.neighbours import RELATIONS, REPLACE_ONE, Neighbours, neighbours
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
 from privbayes.schema import Schema
-from privbayes.validation import check_choice, check_count, check_epsilon, check_positive, check_share, exact, is_real
+from privbayes.validation import (
+    check_choice,
+    check_count,
+    check_epsilon,
+    check_positive,
+    check_share,
+    exact_parameter,
+)
 
 METHOD = "adaptive"
 MECHANISM = "adaptive marginals (AIM-style selection under pure ε, consistent estimation on a junction tree)"
@@ -137,13 +144,7 @@ class AdaptiveSettings:
         check_choice(params.get("encoding", ENCODING), "encoding", (ENCODING,), allow_none=False)
 
         def rational(name: str) -> Fraction:
-            shown, text = params.get(name), params.get(f"{name}_exact")
-            if not isinstance(text, str):
-                raise InputError(f"parameter {name}_exact must be the exact value as text")
-            value = exact(text, name)
-            if not is_real(shown) or not math.isclose(float(value), shown, rel_tol=1e-12):  # type: ignore[arg-type]
-                raise InputError(f"parameters {name} and {name}_exact disagree")
-            return value
+            return exact_parameter(params, name)
 
         return cls(check_epsilon(rational("epsilon")), degree=params.get("degree"), rounds=params.get("rounds"),  # type: ignore[arg-type]
                    initial_share=None if params.get("initial_share") is None else rational("initial_share"),

@@ -8,7 +8,6 @@ Gaussian composition (δ = 1/n by default, replace-one only: n must be public).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -19,7 +18,7 @@ from privbayes.privacy.neighbours import RELATIONS, REPLACE_ONE, Neighbours, nei
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
 from privbayes.schema import Schema
 from privbayes.undirected.cliques import ALGORITHMS, clique_indices
-from privbayes.validation import check_choice, check_count, check_epsilon, exact, is_real
+from privbayes.validation import check_choice, check_count, check_epsilon, exact, exact_parameter, is_real
 
 METHOD = "mrf"
 MECHANISM = "private Markov random field (Bernstein et al., ICML 2017)"
@@ -121,10 +120,6 @@ class MRFSettings:
         if set(params) - known:
             raise InputError(f"unknown MRF parameters {sorted(set(params) - known)}")
         check_choice(params.get("method"), "method", (METHOD,), allow_none=False)
-        epsilon = exact(params.get("epsilon_exact"), "epsilon_exact") if isinstance(params.get("epsilon_exact"),
-                                                                                    str) else None
-        if (epsilon is None or not is_real(params.get("epsilon"))
-                or not math.isclose(float(epsilon), params["epsilon"], rel_tol=1e-12)):
-            raise InputError("parameters epsilon and epsilon_exact disagree")
+        epsilon = exact_parameter(params, "epsilon")
         return cls(epsilon, estimation=params.get("estimation"), neighbours=params.get("neighbours"),  # type: ignore[arg-type]
                    l2=params.get("l2"), inference=params.get("inference"), delta=params.get("delta"))  # type: ignore[arg-type]

@@ -29,7 +29,15 @@ from privbayes.limits import limits
 from privbayes.privacy.neighbours import RELATIONS, REPLACE_ONE, Neighbours, neighbours
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
 from privbayes.schema import Schema
-from privbayes.validation import check_choice, check_count, check_epsilon, check_positive, check_share, exact, is_real
+from privbayes.validation import (
+    check_choice,
+    check_count,
+    check_epsilon,
+    check_positive,
+    check_share,
+    exact_parameter,
+    is_real,
+)
 
 METHOD = "privbayes"
 MECHANISM = "PrivBayes (Zhang et al., ACM TODS 2017)"
@@ -124,13 +132,7 @@ class PrivBayesSettings:
             value = params.get(name)
             if version < 3:
                 return Fraction(value) if is_real(value) else check_epsilon(value, name)  # type: ignore[arg-type]
-            shown, text = value, params.get(f"{name}_exact")
-            if not isinstance(text, str):
-                raise InputError(f"parameter {name}_exact must be the exact value as text")
-            value = exact(text, name)
-            if not is_real(shown) or not math.isclose(float(value), shown, rel_tol=1e-12):  # type: ignore[arg-type]
-                raise InputError(f"parameters {name} and {name}_exact disagree")
-            return value
+            return exact_parameter(params, name)
 
         check_choice(params.get("score"), "score", tuple(SCORES), allow_none=False)
         return cls(check_epsilon(rational("epsilon")), beta=rational("beta"), theta=params.get("theta"),  # type: ignore[arg-type]

@@ -18,7 +18,6 @@ them as one group (:class:`~privbayes.privacy.plan.PlannedRelease`), checked as 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -30,7 +29,7 @@ from privbayes.encoding import Encoding
 from privbayes.errors import InputError
 from privbayes.privacy.neighbours import REPLACE_ONE, Neighbours
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
-from privbayes.validation import check_count, check_epsilon, exact, is_real
+from privbayes.validation import check_count, check_epsilon, exact, exact_parameter
 
 METHOD = "sa-privbayes"
 MODES = ("strict", "faithful")
@@ -171,9 +170,7 @@ class SASettings:
             raise InputError("SA-PrivBayes parameters must have method sa-privbayes, score I and encoding vanilla")
         epsilon = params.get("epsilon")
         if isinstance(params.get("epsilon_exact"), str):  # version 3
-            epsilon = exact(params["epsilon_exact"], "epsilon")
-            if not is_real(params.get("epsilon")) or not math.isclose(float(epsilon), params["epsilon"], rel_tol=1e-12):
-                raise InputError("parameters epsilon and epsilon_exact disagree")
+            epsilon = exact_parameter(params, "epsilon")
         elif isinstance(epsilon, str):
             epsilon = exact(epsilon, "epsilon")
         else:

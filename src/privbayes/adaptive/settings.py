@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from privbayes.adaptive.candidates import leaf_candidates
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
 from privbayes.inference import MAX_EXACT_CELLS
@@ -54,6 +55,10 @@ DEGREES = (2, 3)
 INITS = ("auto", "oneway", "network")
 DEFAULT_MODEL_CELLS = 2**20
 """Default cap on the cells of the model's junction tree (exact inference at every round)."""
+WORKLOAD_MULTIPLE = 64
+"""The junction tree is also capped at this many times the cells of all the candidate marginals of two or
+more attributes (the workload's own size): a domain-scaled bound on the time and memory of each round
+(docs/decisions.md, "Adaptive marginals: budget ramp and model cap")."""
 ENCODING = "hierarchical"
 """The candidates are leaf marginals; the hierarchical encoding keeps the schema's attributes as they are."""
 
@@ -117,6 +122,13 @@ class AdaptiveSettings:
         if self.initial_share is not None:
             return self.initial_share
         return Fraction(1, 2) if init == "oneway" else Fraction(3, 4)
+
+    def model_cells_for(self, encoding: Encoding) -> int:
+        """The fit's cap on the junction tree's cells: ``max_model_cells``, or less when the domain is small,
+        :data:`WORKLOAD_MULTIPLE` times the cells of the candidate marginals of two or more attributes (a
+        function of the public domain only)."""
+        workload = sum(c.cells(encoding) for c in leaf_candidates(encoding, self.degree) if len(c.attributes) > 1)
+        return min(self.max_model_cells, max(1, WORKLOAD_MULTIPLE * workload))
 
     def count_epsilon(self) -> Fraction:
         """ε of the noisy count (add/remove neighbours only)."""
@@ -232,6 +244,6 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
                      ("mean epsilon per round", float(per_round)),
                      ("last round over first", float(settings.ramp)), ("select share", float(settings.select_share)),
                      ("initial share", float(share)), ("theta", settings.theta),
-                     ("max model cells", settings.max_model_cells), ("n", n), ("attributes", d),
+                     ("max model cells", settings.model_cells_for(encoding)), ("n", n), ("attributes", d),
                      ("neighbours", relation.name), ("init", init)) + network_settings
     return BudgetPlan(Fraction(epsilon), tuple(releases), plan_settings)

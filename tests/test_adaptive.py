@@ -14,7 +14,7 @@ from privbayes import AdaptiveMarginals, counting
 from privbayes.adaptive.candidates import Candidate, leaf_candidates, workload_weights
 from privbayes.adaptive.marginals import MarginalOracle, tree_cells
 from privbayes.adaptive.rounds import mean_absolute_noise, quality
-from privbayes.adaptive.settings import COUNT_STEP, MAX_ROUNDS_PER_ATTRIBUTE, AdaptiveSettings
+from privbayes.adaptive.settings import COUNT_STEP, MAX_ROUNDS_PER_ATTRIBUTE, AdaptiveSettings, round_budgets
 from privbayes.bayesnet.measurements import discrete_laplace_variance
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
@@ -47,8 +47,12 @@ def test_the_plan_spends_exactly_epsilon_in_its_stated_shares(relation, epsilon)
     T = plan.setting("rounds")
     select, measure = plan.budgets("select"), plan.budgets("measure")
     assert sorted(select) == sorted(measure) == list(range(1, T + 1))
-    assert all(select[t] == select[1] and measure[t] == measure[1] for t in select)
-    assert select[1] == (select[1] + measure[1]) / 5  # select_share = 1/5
+    rounds = [select[t] + measure[t] for t in range(1, T + 1)]
+    assert sum(rounds) == rest / 2
+    if T > 1:  # linearly rising budgets, the last 4 times the first (the ramp)
+        assert rounds[-1] == 4 * rounds[0]
+        assert len({b - a for a, b in zip(rounds, rounds[1:])}) == 1
+    assert all(select[t] == (select[t] + measure[t]) / 5 for t in select)  # select_share = 1/5
     assert all(r.sensitivity == (1 if r.kind == "count" else delta) for r in plan.releases)
     assert (plan.releases[0].step == COUNT_STEP) == (relation == "add-remove")
 
@@ -89,6 +93,32 @@ def test_settings_round_trip_through_the_model_parameters():
         AdaptiveSettings.from_parameters(tampered)
     with pytest.raises(InputError, match="unknown adaptive parameters"):
         AdaptiveSettings.from_parameters(settings.to_parameters() | {"beta": 0.3})
+
+
+
+@pytest.mark.parametrize("rounds", [1, 2, 7])
+@pytest.mark.parametrize("ramp", [Fraction(1), Fraction(4), Fraction(5, 2)])
+def test_round_budgets_rise_linearly_to_the_ramp_and_sum_to_the_total(rounds, ramp):
+    total = Fraction(3, 70)
+    budgets = round_budgets(total, rounds, ramp)
+    assert len(budgets) == rounds and sum(budgets) == total and all(b > 0 for b in budgets)
+    if rounds > 1:
+        assert budgets[-1] == ramp * budgets[0]
+        steps = {b - a for a, b in zip(budgets, budgets[1:])}
+        assert len(steps) == 1 and (steps == {0}) == (ramp == 1)
+
+
+def test_model_files_written_before_the_ramp_keep_equal_rounds():
+    """A file without ``ramp`` (written before it existed) recomputes the plan it was fitted with."""
+    settings = AdaptiveSettings(Fraction(1, 2), rounds=5)
+    old = {k: v for k, v in settings.to_parameters().items() if k not in ("ramp", "ramp_exact")}
+    loaded = AdaptiveSettings.from_parameters(old)
+    assert loaded.ramp == 1 and settings.ramp == 4
+    encoding = settings.encoding_for(SCHEMA)
+    measure = loaded.plan(1000, encoding).budgets("measure")
+    assert len(set(measure.values())) == 1
+    with pytest.raises(InputError, match="^ramp "):
+        AdaptiveSettings(Fraction(1, 2), ramp=Fraction(1, 2))
 
 
 # --- fits: the ledger is the plan --------------------------------------------------------------------

@@ -9,7 +9,10 @@ A fit spends ε in a fixed order (docs/decisions.md, "Adaptive marginals"):
    every attribute is binary) PrivBayes's network and tables (:mod:`privbayes.adaptive.network`);
    by default 1/2 of the rest for the 1-way marginals, 3/4 for the network;
 3. T rounds, each an exponential-mechanism selection with ``select_share`` of the round's budget
-   and a discrete-Laplace measurement of the selected marginal with the rest.
+   and a discrete-Laplace measurement of the selected marginal with the rest.  The rounds' budgets
+   rise linearly, the last round getting ``ramp`` (4) times the first's: AIM's budget annealing made
+   data-independent (the first rounds find the gross errors, which a small budget resolves; the later
+   ones the finer errors, which need more), so the plan stays fixed before the data.
 
 T is fixed before the data: ``rounds`` if given, else T = √(n·E_m / (Δ·θ)), E_m all the rounds'
 measurement budget, at least 1 and at most :data:`MAX_ROUNDS_PER_ATTRIBUTE`·d.  Read as PrivBayes's
@@ -30,6 +33,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from privbayes.adaptive.candidates import leaf_candidates
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
 from privbayes.inference import MAX_EXACT_CELLS
@@ -42,6 +46,7 @@ from privbayes.validation import (
     check_epsilon,
     check_positive,
     check_share,
+    exact,
     exact_parameter,
 )
 
@@ -52,10 +57,16 @@ COUNT_SHARE = Fraction(1, 100)
 COUNT_STEP = "count n"
 MAX_ROUNDS_PER_ATTRIBUTE = 2
 """The rounds rule gives at most this many rounds per attribute (each round refits the model)."""
+RAMP = Fraction(4)
+"""The last round's budget over the first's (docs/decisions.md, "Adaptive marginals: budget ramp")."""
 DEGREES = (2, 3)
 INITS = ("auto", "oneway", "network")
 DEFAULT_MODEL_CELLS = 2**20
 """Default cap on the cells of the model's junction tree (exact inference at every round)."""
+WORKLOAD_MULTIPLE = 64
+"""The junction tree is also capped at this many times the cells of all the candidate marginals of two or
+more attributes (the workload's own size): a domain-scaled bound on the time and memory of each round
+(docs/decisions.md, "Adaptive marginals: budget ramp and model cap")."""
 ENCODING = "hierarchical"
 """The candidates are leaf marginals; the hierarchical encoding keeps the schema's attributes as they are."""
 
@@ -74,6 +85,7 @@ class AdaptiveSettings:
     max_model_cells: int = DEFAULT_MODEL_CELLS
     neighbours: str = REPLACE_ONE.name
     init: str = "auto"
+    ramp: Fraction = RAMP
 
     def __post_init__(self) -> None:
         check_choice(self.init, "init", INITS, allow_none=False)
@@ -92,6 +104,10 @@ class AdaptiveSettings:
             raise InputError(f"max_model_cells ({self.max_model_cells}) must be at most {MAX_EXACT_CELLS:,} "
                              "(the released model is sampled by exact inference)")
         check_choice(self.neighbours, "neighbours", tuple(RELATIONS), allow_none=False)
+        ramp = exact(self.ramp, "ramp") if isinstance(self.ramp, str) else Fraction(self.ramp)
+        if not 1 <= ramp <= 100:
+            raise InputError(f"ramp ({float(ramp):g}) must be between 1 and 100")
+        object.__setattr__(self, "ramp", ramp)
 
     @property
     def relation(self) -> Neighbours:
@@ -115,6 +131,13 @@ class AdaptiveSettings:
             return self.initial_share
         return Fraction(1, 2) if init == "oneway" else Fraction(3, 4)
 
+    def model_cells_for(self, encoding: Encoding) -> int:
+        """The fit's cap on the junction tree's cells: ``max_model_cells``, or less when the domain is small,
+        :data:`WORKLOAD_MULTIPLE` times the cells of the candidate marginals of two or more attributes (a
+        function of the public domain only)."""
+        workload = sum(c.cells(encoding) for c in leaf_candidates(encoding, self.degree) if len(c.attributes) > 1)
+        return min(self.max_model_cells, max(1, WORKLOAD_MULTIPLE * workload))
+
     def count_epsilon(self) -> Fraction:
         """ε of the noisy count (add/remove neighbours only)."""
         return self.epsilon * COUNT_SHARE
@@ -131,13 +154,14 @@ class AdaptiveSettings:
                 "initial_share_exact": None if self.initial_share is None else str(self.initial_share),
                 "select_share": float(self.select_share), "select_share_exact": str(self.select_share),
                 "theta": self.theta, "max_model_cells": self.max_model_cells, "neighbours": self.neighbours,
-                "init": self.init, "encoding": ENCODING}
+                "init": self.init, "ramp": float(self.ramp), "ramp_exact": str(self.ramp), "encoding": ENCODING}
 
     @classmethod
     def from_parameters(cls, params: Mapping[str, Any]) -> AdaptiveSettings:
         """Settings from a model file's ``parameters`` (validated; unknown keys refused)."""
         known = {"method", "epsilon", "epsilon_exact", "degree", "rounds", "initial_share", "initial_share_exact",
-                 "select_share", "select_share_exact", "theta", "max_model_cells", "neighbours", "init", "encoding"}
+                 "select_share", "select_share_exact", "theta", "max_model_cells", "neighbours", "init",
+                 "ramp", "ramp_exact", "encoding"}
         if set(params) - known:
             raise InputError(f"unknown adaptive parameters {sorted(set(params) - known)}")
         check_choice(params.get("method"), "method", (METHOD,), allow_none=False)
@@ -150,7 +174,9 @@ class AdaptiveSettings:
                    initial_share=None if params.get("initial_share") is None else rational("initial_share"),
                    select_share=rational("select_share"),
                    theta=params.get("theta"), max_model_cells=params.get("max_model_cells"),  # type: ignore[arg-type]
-                   neighbours=params.get("neighbours"), init=params.get("init"))  # type: ignore[arg-type]
+                   neighbours=params.get("neighbours"), init=params.get("init"),  # type: ignore[arg-type]
+                   # files written before the ramp (1.x adaptive models) had equal rounds
+                   ramp=rational("ramp") if "ramp_exact" in params else Fraction(1))
 
 
 def rounds_for(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_budget: Fraction) -> int:
@@ -161,6 +187,15 @@ def rounds_for(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_bu
     measure = float(rounds_budget * (1 - settings.select_share))
     signal = n * measure / float(settings.relation.count_sensitivity)
     return int(min(max(1, round(math.sqrt(signal / settings.theta))), MAX_ROUNDS_PER_ATTRIBUTE * d))
+
+
+def round_budgets(total: Fraction, rounds: int, ramp: Fraction) -> list[Fraction]:
+    """``total`` split over the rounds in linearly rising budgets, the last ``ramp`` times the first
+    (equal budgets when ``ramp`` is 1 or there is one round); exact rationals summing to ``total``."""
+    if rounds == 1:
+        return [total]
+    rise = [1 + (ramp - 1) * Fraction(t, rounds - 1) for t in range(rounds)]
+    return [total * r / sum(rise) for r in rise]
 
 
 def oneway_weights(encoding: Encoding) -> list[Fraction]:
@@ -181,8 +216,7 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
     d = len(encoding.attributes)
     T = rounds_for(settings, n, encoding, rest - oneway)
     per_round = (rest - oneway) / T
-    select = per_round * settings.select_share
-    measure = per_round - select
+    budgets = round_budgets(rest - oneway, T, settings.ramp)
     releases = [] if relation.n_public else [
         PlannedRelease(COUNT_STEP, "discrete Laplace", settings.count_epsilon(), kind="count", sensitivity=Fraction(1))]
     network_settings: tuple = ()
@@ -197,17 +231,21 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
         releases += [PlannedRelease(f"1-way marginal {a + 1}/{d}", "discrete Laplace", oneway * w / sum(weights),
                                     kind="oneway", index=a, sensitivity=delta) for a, w in enumerate(weights)]
     for t in range(1, T + 1):
+        select = budgets[t - 1] * settings.select_share
+        measure = budgets[t - 1] - select
         releases += [PlannedRelease(f"round {t}/{T}: select", "exponential", select, kind="select", index=t,
                                     sensitivity=delta),
                      PlannedRelease(f"round {t}/{T}: measure", "discrete Laplace", measure, kind="measure", index=t,
                                     sensitivity=delta)]
     first = "PrivBayes's network and noisy tables" if init == "network" else "1-way marginals"
-    algorithm = (f"{first}, then {T} rounds of exponential-mechanism selection among the "
+    rising = f" (budgets rising to {float(settings.ramp):g}× the first)" if T > 1 and settings.ramp != 1 else ""
+    algorithm = (f"{first}, then {T} rounds{rising} of exponential-mechanism selection among the "
                  f"{'2' if settings.degree == 2 else '2- and 3'}-way marginals (AIM's score) and a discrete-Laplace "
                  "measurement, consistent estimation after each")
     plan_settings = (("algorithm", algorithm), ("rounds", T), ("marginal degree", settings.degree),
-                     ("epsilon per round", float(per_round)), ("select share", float(settings.select_share)),
+                     ("mean epsilon per round", float(per_round)),
+                     ("last round over first", float(settings.ramp)), ("select share", float(settings.select_share)),
                      ("initial share", float(share)), ("theta", settings.theta),
-                     ("max model cells", settings.max_model_cells), ("n", n), ("attributes", d),
+                     ("max model cells", settings.model_cells_for(encoding)), ("n", n), ("attributes", d),
                      ("neighbours", relation.name), ("init", init)) + network_settings
     return BudgetPlan(Fraction(epsilon), tuple(releases), plan_settings)

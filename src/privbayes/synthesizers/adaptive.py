@@ -50,7 +50,8 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
     "auto" (default: the network when every attribute is binary); ``initial_share`` their share of ε
     (default 1/2 for the 1-way marginals, 3/4 for the network); ``select_share`` share of each round's
     budget for its selection (default 0.2); ``max_model_cells`` cap on the model's junction tree (default
-    2²⁰ cells); ``random_state`` seeds the DP noise (reproducible experiments; the report says so);
+    2²⁰ cells; a fit also keeps it within 64 times the cells of all the 2-way marginals, which binds on small
+    domains); ``random_state`` seeds the DP noise (reproducible experiments; the report says so);
     ``progress`` a progress bar on stderr.  Budgets and shares are taken as the decimals written (0.2 is
     exactly 1/5).
     """
@@ -110,7 +111,7 @@ def _fit_table(settings: AdaptiveSettings, table: PrivateTable, domain_source: s
         n, count_scale = max(1, int(noisy[0])), count.scale
     plan = settings.plan(n, encoding)
     progress.stage("measuring and fitting", plan.setting("rounds"))
-    fitted = rounds.run(table, encoding, plan, degree=settings.degree, max_model_cells=settings.max_model_cells,
+    fitted = rounds.run(table, encoding, plan, degree=settings.degree, max_model_cells=plan.setting("max model cells"),
                         sensitivity=relation.count_sensitivity, accountant=accountant, rng=rng, n=n,
                         count_scale=count_scale, progress=progress.update)
     # Post-processing from here: the model is a function of the measurements only.

@@ -161,7 +161,7 @@ LAYERS = (
     ("privacy", ("privbayes.privacy",)),
     ("counting", ("privbayes.counting",)),
     ("inference", ("privbayes.inference",)),
-    ("algorithms", ("privbayes.bayesnet", "privbayes.adaptive", "privbayes.undirected", "privbayes.nbc",
+    ("algorithms", ("privbayes.bayesnet", "privbayes.adaptive", "privbayes.costs", "privbayes.undirected", "privbayes.nbc",
                     "privbayes.baselines",
                     "privbayes.bayesnet.model_file")),
     ("estimators", ("privbayes.synthesizers",)),

@@ -24,27 +24,28 @@ from privbayes.errors import InputError
 from privbayes.limits import limits
 
 SECONDS: Mapping[str, float] = MappingProxyType({
-    "start": 1.0,            # interpreter, imports, schema, writing the file
-    "read": 2.0e-6,          # per cell read and labelled (n × d)
-    "pair": 4.0e-5,          # per candidate (child, parent set) scored
-    "pair_rows": 4.0e-9,     # per row visited counting a candidate's table
-    "pair_cells": 2.0e-8,    # per cell of a scored table
-    "binary_pair_rows": 1.0e-9,  # per row visited counting a binary family (compiled, many per pass)
-    "model_cells": 2.0e-6,   # per cell of the tables fitted by consistent estimation
-    "candidate_rows": 4.0e-9,  # adaptive: rows visited counting every candidate marginal once
-    "round_candidates": 2.0e-5,  # adaptive: per candidate scored in a round
-    "round_cells": 2.0e-8,   # adaptive: per candidate cell scored in a round
-    "round_model": 1.0e-6,   # adaptive: per model cell re-fitted in a round
+    "start": 2.2,            # interpreter, imports, reading the schema, writing and checking the file
+    "read": 0.0,             # per cell read and labelled (n × d): absorbed by the counting terms at ≤ 3·10⁵ rows
+    "pair": 0.0,             # per candidate (child, parent set) scored
+    "pair_rows": 4.24e-9,    # per row visited counting a candidate's table
+    "pair_cells": 7.32e-8,   # per cell of a scored table
+    "binary_pair_rows": 3.66e-9,  # per row visited counting a binary family (compiled, many per pass)
+    "model_cells": 3.97e-4,  # per cell of the tables fitted by consistent estimation
+    "candidate_rows": 0.0,   # adaptive: rows visited counting every candidate marginal once
+    "round_candidates": 2.34e-4,  # adaptive: per candidate scored in a round
+    "round_cells": 0.0,      # adaptive: per candidate cell scored in a round
+    "round_model": 3.94e-5,  # adaptive: per model cell re-fitted in a round
 })
-"""Seconds per unit of work (docs/scale.md, "Cost model": how they were measured)."""
+"""Seconds per unit of work (docs/scale.md, "Cost model": how they were measured; a 0 is a term the
+calibration fits found no weight for)."""
 
 BYTES: Mapping[str, float] = MappingProxyType({
-    "start": 1.6e8,          # interpreter, numpy, pandas, the library
-    "read": 60.0,            # per cell of the table as read (text, labels, codes)
-    "numba": 1.0e8,          # the compiled counting kernels, when loaded
-    "pair_cells": 16.0,      # per cell of the candidate tables of the largest step
-    "candidate_cells": 16.0,  # adaptive: exact counts of every candidate marginal
-    "model_cells": 64.0,     # per cell of the model's junction tree and its working copies
+    "start": 1.66e8,         # interpreter, numpy, pandas, the library
+    "read": 86.2,            # per cell of the table as read (text, labels, codes)
+    "numba": 2.35e7,         # the compiled counting kernels, when loaded
+    "pair_cells": 31.7,      # per cell of the candidate tables of the largest step
+    "candidate_cells": 332.0,  # adaptive: exact counts of every candidate marginal and their scoring
+    "model_cells": 2750.0,   # per cell of the model's tables and junction tree, with working copies
 })
 """Peak resident bytes per unit (same calibration)."""
 

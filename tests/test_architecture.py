@@ -161,9 +161,8 @@ LAYERS = (
     ("privacy", ("privbayes.privacy",)),
     ("counting", ("privbayes.counting",)),
     ("inference", ("privbayes.inference",)),
-    ("algorithms", ("privbayes.bayesnet", "privbayes.adaptive", "privbayes.undirected", "privbayes.nbc",
-                    "privbayes.baselines",
-                    "privbayes.bayesnet.model_file")),
+    ("algorithms", ("privbayes.bayesnet", "privbayes.adaptive", "privbayes.costs", "privbayes.undirected",
+                    "privbayes.nbc", "privbayes.baselines", "privbayes.bayesnet.model_file")),
     ("estimators", ("privbayes.synthesizers",)),
     ("around", ("privbayes.evaluation", "privbayes.audit", "privbayes.demo", "privbayes.cli",
                 # the paper's SVM comparison (NoPrivacy, Majority, PrivateERM) trains on the real rows' codes

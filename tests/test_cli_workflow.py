@@ -96,7 +96,8 @@ def test_dry_run_prints_a_cost_estimate(ws, capsys):
     assert main(["fit", "--method", "privbayes", str(ws / "d.csv"), "--schema", str(ws / "s.yaml"), "--epsilon", "1",
                  "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert "cost estimate: up to" in out and "candidate parent sets" in out and "expected time: seconds" in out
+    assert "cost estimate: up to" in out and "candidate parent sets" in out
+    assert "expected time about" in out and "(seconds)" in out
 
 
 @pytest.mark.slow

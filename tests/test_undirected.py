@@ -12,7 +12,7 @@ import pytest
 from helpers import categorical_schema, correlated_frame
 
 import privbayes
-from privbayes import PrivateMRF
+from privbayes import PrivateMRF, blocks
 from privbayes.errors import InputError
 from privbayes.inference import make_engine
 from privbayes.privacy.accountant import Accountant
@@ -190,10 +190,14 @@ def _tampered(document_text, change):
 
 @pytest.mark.parametrize("change,message", [
     (lambda d: d.update(format="privbayes-model"), "'format'"),
-    (lambda d: d.update(version=3), "unsupported version"),
+    (lambda d: d.update(version=4), "unsupported version"),
     (lambda d: d["theta"][0].update(shape=[3, 2]), "shape"),
-    (lambda d: d["theta"][1]["values"].append(0.0), "wrong number"),
-    (lambda d: d["theta"][1]["values"].__setitem__(0, float("nan")), "finite"),
+    (lambda d: d["theta"][1].update(blocks.encode(np.zeros(d["theta"][1]["shape"][0] * d["theta"][1]["shape"][1]
+                                                           + 1))), "shape"),
+    (lambda d: d["theta"][1].update(blocks.encode(np.full(d["theta"][1]["shape"], np.nan))), "finite"),
+    (lambda d: d["theta"][1].update(blocks.encode(np.full(d["theta"][1]["shape"], 2e6))), "finite"),
+    (lambda d: d["theta"][1].update(data="!!"), "base64"),
+    (lambda d: d["theta"][1].pop("data"), "must be a block"),
     (lambda d: d["parameters"].update(epsilon=0.1, epsilon_exact="1/10"), "the ledger differs from the plan"),
     (lambda d: d["parameters"].update(epsilon=0.1), "epsilon and epsilon_exact disagree"),
     (lambda d: d["ledger"].pop(), "the ledger differs from the plan"),
@@ -209,6 +213,23 @@ def test_hostile_model_file_is_refused(naive_document, change, message):
     # is recomputed from the parameters, sensitivities included (issue 28).
     with pytest.raises(InputError, match=message):
         from_document(_tampered(naive_document, change), "m.json")
+
+
+def test_theta_is_stored_as_blocks_and_version_2_files_still_load(naive_document):
+    """Issue 32: θ is written as compact blocks (version 3); a version-2 file (θ as JSON numbers) loads
+    to the same θ, and a version-3 file must use blocks."""
+    document = json.loads(naive_document)
+    assert document["version"] == 3 and all(blocks.is_block(t) for t in document["theta"])
+    current = from_document(json.loads(naive_document), "m.json")
+    old = json.loads(naive_document)
+    old["version"] = 2
+    old["theta"] = [{"shape": t["shape"], "values": blocks.decode(t, t["shape"], "m", "t").ravel().tolist()}
+                    for t in old["theta"]]
+    loaded = from_document(old, "old.json")
+    for mine, theirs in zip(current.model.theta, loaded.model.theta):
+        np.testing.assert_array_equal(mine, theirs)
+    with pytest.raises(InputError, match="must be a block"):
+        from_document(old | {"version": 3}, "m.json")
 
 
 def test_huge_declared_model_is_refused_before_allocation(naive_document):

@@ -80,8 +80,8 @@ def run(args: argparse.Namespace) -> None:
         if cost is not None:
             cost.check()
             if cost.time_class != "seconds":
-                print(f"privbayes: warning: {cost.describe()}; lower --epsilon, raise --theta or set --degree to "
-                      "go faster", file=sys.stderr)
+                print(f"privbayes: warning: {cost.describe()}; a smaller --epsilon goes faster (--dry-run shows "
+                      "the estimate without fitting)", file=sys.stderr)
     with warnings.catch_warnings():  # said above, once
         warnings.simplefilter("ignore", InferredDomainWarning)
         _interruptible(lambda: estimator.fit(table))
@@ -121,10 +121,10 @@ def write_checked(released: Any, path: str) -> None:
         atomic_write_text(path, text)
 
 
-def _print_plan(estimator: Any, plan: Any, schema: Any) -> None:
+def _print_plan(estimator: Any, plan: Any, schema: Any, n: int | None = None) -> None:
     for line in plan.describe():
         print(f"  {line}")
-    cost = estimator.cost_estimate(plan, schema)
+    cost = estimator.cost_estimate(plan, schema, n)
     if cost is not None:
         print(f"  {cost.describe()}")
 
@@ -143,7 +143,7 @@ def _dry_run_private_n(args: argparse.Namespace, estimator: Any) -> None:
         print("  give --assume-n N (a size you expect; public) to see the plan and cost at that size")
         return
     print(f"  at an assumed n = {args.assume_n} (the fit uses what it measures instead):")
-    _print_plan(estimator, estimator.plan(args.assume_n, schema), schema)
+    _print_plan(estimator, estimator.plan(args.assume_n, schema), schema, args.assume_n)
 
 
 def _interruptible(work: Callable[[], object]) -> None:

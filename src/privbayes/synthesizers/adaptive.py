@@ -23,6 +23,7 @@ from privbayes.adaptive import rounds
 from privbayes.adaptive.settings import COUNT_STEP, MECHANISM, AdaptiveSettings
 from privbayes.bayesnet.model import BayesNetModel
 from privbayes.bayesnet.potentials import network_of, potentials_of
+from privbayes.costs import CostEstimate
 from privbayes.counting import PrivateTable
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import DiscreteLaplace
@@ -85,6 +86,13 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
         table is counted."""
         settings = self.settings()
         return settings.plan(n, settings.encoding_for(schema))
+
+    def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None) -> CostEstimate:
+        """Time, peak memory and model-file size of a fit with ``plan`` (:mod:`privbayes.costs.adaptive`)."""
+        from privbayes.costs.adaptive import adaptive_cost
+
+        settings = self.settings()
+        return adaptive_cost(settings, plan, settings.encoding_for(schema))
 
     def private_n_note(self) -> str:
         count = self.settings().count_epsilon()

@@ -129,9 +129,11 @@ class PrivateEstimator:
         return the released value."""
         raise NotImplementedError
 
-    def cost_estimate(self, plan: BudgetPlan, schema: Schema) -> Any:
-        """What the fit will cost (time class, memory; ``check()`` refuses one over the guard), from
-        public inputs only; None where the method has no estimate."""
+    def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None) -> Any:
+        """What the fit will cost (:class:`privbayes.costs.CostEstimate`: seconds, peak memory, model-file
+        size; ``check()`` refuses one over the guard), from public inputs only (``n``: the table size
+        when the plan does not state it, e.g. ``--assume-n`` under add/remove); None where the method
+        has no estimate."""
         return None
 
     def private_n_note(self) -> str:

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from privbayes._version import __version__
+from privbayes.costs import CostEstimate
 from privbayes.counting import PrivateTable
 from privbayes.errors import UncoveredColumnsWarning
 from privbayes.inference import Domain
@@ -77,6 +78,17 @@ class PrivateMRF(PrivateEstimator):
 
     def plan(self, n: int, schema: Schema) -> BudgetPlan:
         return self.settings().plan(n, schema, self.cliques)
+
+    def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None) -> CostEstimate | None:
+        """Time, peak memory and model-file size of a fit on n rows (:mod:`privbayes.costs.others`);
+        None when n is neither in the plan (add/remove) nor given."""
+        from privbayes.costs.others import mrf_cost
+        from privbayes.encoding import Encoding
+
+        size = plan.setting("n") if n is None else n
+        if not isinstance(size, int):
+            return None
+        return mrf_cost(plan, Encoding.build(schema, "vanilla"), clique_indices(self.cliques, schema), size)
 
     def private_n_note(self) -> str:
         return "no release is sized by n (N is estimated from the noisy tables afterwards)"

@@ -113,7 +113,7 @@ class PrivBayes(BayesNetViews, PrivateEstimator):
         settings = self.settings()
         return settings.plan(n, settings.encoding_for(schema))
 
-    def cost_estimate(self, plan: BudgetPlan, schema: Schema) -> CostEstimate:
+    def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None) -> CostEstimate:
         settings = self.settings()
         return cost_estimate(settings, plan, settings.encoding_for(schema))
 
@@ -136,7 +136,8 @@ def _fit_table(settings: PrivBayesSettings, table: PrivateTable, domain_source: 
     accountant = Accountant(settings.epsilon)
     n = table.n if relation.n_public else _noisy_count(table, settings, accountant, rng)
     plan = settings.plan(n, encoding)
-    check_cost(cost_estimate(settings, plan, encoding))  # refuse, before any table, a fit that would not fit in memory
+    # refuse, before any table, a fit that would not fit in memory
+    check_cost(cost_estimate(settings, plan, encoding, detailed=False))
     k = plan.setting("degree")
     score = get_score(settings.score_for(encoding), relation)
     eps1, eps2 = settings.phase_budgets()

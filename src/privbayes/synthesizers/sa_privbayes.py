@@ -30,6 +30,7 @@ from privbayes.bayesnet.sa.ami import mutual_information_matrix, noisy_mutual_in
 from privbayes.bayesnet.sa.greedy import Screen, list_sensitivity, ordered_greedy_bayes
 from privbayes.bayesnet.sa.screening import paper_screening, strict_screening
 from privbayes.bayesnet.sa.settings import FAITHFUL_CAVEATS, METHOD, SASettings
+from privbayes.costs import CostEstimate
 from privbayes.counting import PrivateTable
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
@@ -91,6 +92,12 @@ class SAPrivBayes(BayesNetViews, PrivateEstimator):
     def plan(self, n: int, schema: Schema) -> BudgetPlan:
         """The budget plan of a fit on n rows of ``schema``, before any data is read."""
         return self.settings().plan(n, self.encoding_for(schema))
+
+    def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None) -> CostEstimate:
+        """Time, peak memory and model-file size of a fit with ``plan`` (:mod:`privbayes.costs.others`)."""
+        from privbayes.costs.others import sa_cost
+
+        return sa_cost(plan, self.encoding_for(schema))
 
     # --- fitting -----------------------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
-"""The MRF model document: versioned JSON (``"format": "privbayes-mrf", "version": 2``; 1 still loads).
+"""The MRF model document: versioned JSON (``"format": "privbayes-mrf", "version": 3``; 1 and 2 still load).
 
-Holds the schema, the cliques (attribute names), θ per clique, the parameters and the
-ledger.  Loading validates everything before use — a model file is data, never code:
+Holds the schema, the cliques (attribute names), θ per clique (version 3: compact blocks,
+:mod:`privbayes.blocks`; versions 1-2: JSON number lists), the parameters and the ledger.  Loading validates
+everything before use — a model file is data, never code:
 declared shapes are checked against the schema and a size limit *before* any array is
 allocated, and the ledger must equal the plan its parameters imply (mechanism, ε, δ and the
 count tables' sensitivity), so a file cannot claim a smaller ε than it spent, less noise than it
@@ -18,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from privbayes import blocks
 from privbayes.documents import ledger_problem, read_model_document
 from privbayes.errors import InputError
 from privbayes.inference import Domain
@@ -29,7 +31,7 @@ from privbayes.undirected.model import MAX_ABS_THETA, LogLinearModel, exact_junc
 from privbayes.undirected.released import FORMAT, VERSION, ReleasedMRF
 from privbayes.undirected.settings import MRFSettings
 
-READABLE_VERSIONS = (1, VERSION)
+READABLE_VERSIONS = (1, 2, VERSION)
 MAX_PARAMETERS = 2**24
 """Most θ cells a model file may declare (128 MiB of float64)."""
 MAX_N = 2.0**63
@@ -89,7 +91,7 @@ def _from_document(doc: Any, source: str) -> ReleasedMRF:
             exact_junction_tree(domain, cliques)
         except ValueError as exc:
             raise InputError(f"{source}: invalid MRF model: {exc}") from None
-    theta = _theta(doc["theta"], [list(domain.shape(c)) for c in cliques], source)
+    theta = _theta(doc["theta"], [list(domain.shape(c)) for c in cliques], source, version >= 3)
     problem = ledger_problem(doc["ledger"])  # finite numbers, plain rationals: before any Fraction is built
     _require(problem is None, source, str(problem))
     ledger = tuple(LedgerEntry.from_dict(entry) for entry in doc["ledger"])
@@ -111,15 +113,23 @@ def _from_document(doc: Any, source: str) -> ReleasedMRF:
                        str(doc.get("library_version", "0.2.0")))
 
 
-def _theta(raw: Any, shapes: list[list[int]], source: str) -> list[np.ndarray]:
+def _theta(raw: Any, shapes: list[list[int]], source: str, as_blocks: bool) -> list[np.ndarray]:
+    """θ per clique, each of the shape its clique derives from the schema (declared shapes are never
+    trusted): a block (version 3, decoded within its declared size) or a list of numbers (1-2)."""
     _require(isinstance(raw, list) and len(raw) == len(shapes), source, "one θ table per clique is needed")
     out = []
+    bound = f"θ values must be finite numbers in [-{MAX_ABS_THETA:g}, {MAX_ABS_THETA:g}]"
     for item, shape in zip(raw, shapes):
         _require(isinstance(item, dict) and item.get("shape") == shape, source, f"a θ table must have shape {shape}")
+        if as_blocks:
+            _require(blocks.is_block(item), source, "a θ table must be a block (dtype, shape, codec, data)")
+            table = blocks.decode(item, shape, source, "a θ table")
+            _require(bool(np.all(np.abs(table) <= MAX_ABS_THETA)), source, bound)  # NaN fails too
+            out.append(table)
+            continue
         values = item.get("values")
         _require(isinstance(values, list) and len(values) == math.prod(shape), source,
                  "a θ table has the wrong number of values")
-        _require(all(_number(v) and abs(v) <= MAX_ABS_THETA for v in values), source,
-                 f"θ values must be finite numbers in [-{MAX_ABS_THETA:g}, {MAX_ABS_THETA:g}]")
+        _require(all(_number(v) and abs(v) <= MAX_ABS_THETA for v in values), source, bound)
         out.append(np.asarray(values, dtype=np.float64).reshape(shape))
     return out

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privbayes import blocks
 from privbayes._version import __version__
 from privbayes.errors import InputError
 from privbayes.inference.evidence import TooLargeForExact, ZeroProbability, evidence_sampler
@@ -36,8 +37,9 @@ from privbayes.undirected.settings import MECHANISM, METHOD
 from privbayes.validation import check_count, check_seed
 
 FORMAT = "privbayes-mrf"
-VERSION = 2
-"""Version 2: the estimator's parameters under the contract's names, the plan and the fit's facts."""
+VERSION = 3
+"""Version 3 (issue 32): θ per clique as a compact block (:mod:`privbayes.blocks`), not JSON text.
+Version 2: the estimator's parameters under the contract's names, the plan and the fit's facts."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -186,10 +188,14 @@ class ReleasedMRF:
                        "delta_spent": self.delta_spent, "domain_source": self.domain_source,
                        "caveats": list(self.caveats)},
             "plan": self.plan.to_dict(),
-            "theta": [{"shape": list(t.shape), "values": t.ravel().tolist()} for t in self.model.theta],
+            "theta": [blocks.encode(t) for t in self.model.theta],
             "ledger": [entry.to_dict() for entry in self.ledger],
         }
 
+    def to_text(self) -> str:
+        """The model file's text (what :meth:`save` writes; ``privbayes fit`` checks its size first)."""
+        return json.dumps(self.to_document())
+
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the versioned JSON model file (atomically); sampling from it never needs the data."""
-        atomic_write_text(path, json.dumps(self.to_document()))
+        atomic_write_text(path, self.to_text())

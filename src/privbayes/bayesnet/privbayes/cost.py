@@ -8,55 +8,34 @@ Used by ``privbayes fit`` (printed on ``--dry-run``, a warning above a minute) a
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from fractions import Fraction
 
-from privbayes.bayesnet.candidates import candidate_cap, count_parent_sets, parent_bound
-from privbayes.bayesnet.privbayes.settings import PrivBayesSettings
+from privbayes import costs
+from privbayes.bayesnet.candidates import candidate_cap, count_parent_sets, level_sizes, parent_bound
+from privbayes.bayesnet.greedy import FILL_CELLS
+from privbayes.bayesnet.parentsets import maximal_parent_sets
+from privbayes.bayesnet.privbayes.settings import METHOD, PrivBayesSettings
+from privbayes.costs import CostEstimate, check_cost
 from privbayes.encoding import Encoding
-from privbayes.errors import InputError
-from privbayes.limits import limits
 from privbayes.privacy.plan import BudgetPlan
 
+__all__ = ["CostEstimate", "check_cost", "cost_estimate", "model_file_bound", "privbayes_work", "search_work"]
 
-@dataclass(frozen=True)
-class CostEstimate:
-    """What a fit will cost, from public inputs only (parameters, schema, n), before any count.
+
+def cost_estimate(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encoding, *,
+                  detailed: bool = True) -> CostEstimate:
+    """:class:`CostEstimate` of a fit with ``settings`` on ``encoding`` with budget ``plan``.
 
     GreedyBayes (TODS 2017, Alg. 4) scores, at each step, every maximal θ-useful parent set
-    (Alg. 5/6) of every remaining child; their number, not the size of one table, drives
-    time and memory.  ``candidates`` bounds the last step's count from above (all generalised
-    subsets within the bound τ of the smallest child, which has the largest τ, capped by the
-    public candidate cap of :mod:`candidates` as GreedyBayes caps it);
-    ``largest_cells`` is the largest noisy table (τ·|dom(X)|, Alg. 4 line 6).  Time and
-    memory are rough fits to Adult on a 2-core machine (ε = 1, 10, 100: 10 s, 19 s, 197 s;
-    0.3, 0.6, 11 GB): about 1.6·10⁻⁴ s and τ bytes per candidate.  With a fixed degree k
-    (binary encodings) the candidates are the k-subsets of the placed attributes."""
-
-    candidates: int
-    largest_cells: int
-    seconds: float
-    bytes: int
-    file_bytes: int = 0
-    """An upper bound on the model file's size, from the plan and the domain only (public; issue 32):
-    :func:`model_file_bound`."""
-
-    @property
-    def time_class(self) -> str:
-        return ("seconds" if self.seconds < 60 else "minutes" if self.seconds < 3600 else "hours")
-
-    def check(self) -> None:
-        """Refuse the fit if its memory estimate exceeds the guard (:func:`check_cost`)."""
-        check_cost(self)
-
-    def describe(self) -> str:
-        return (f"cost estimate: up to {self.candidates:,} candidate parent sets per step, largest noisy table "
-                f"{self.largest_cells:,} cells; about {self.bytes / 2**30:,.1f} GB of memory; expected time: "
-                f"{self.time_class}; model file at most {_megabytes(self.file_bytes)} (bound from the plan and "
-                "the domain, public inputs only)")
-
-
-def cost_estimate(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encoding) -> CostEstimate:
-    """:class:`CostEstimate` of a fit with ``settings`` on ``encoding`` with budget ``plan``."""
+    (Alg. 5/6) of every remaining child; their number, not the size of one table, drives time
+    and memory.  ``candidates`` bounds the last step's count from above (all generalised subsets
+    within the bound τ of the smallest child, capped by the public candidate cap of
+    :mod:`candidates` as GreedyBayes caps it); ``largest_cells`` is the largest noisy table
+    (τ·|dom(X)|, Alg. 4 line 6); with a fixed degree k (binary encodings) the candidates are the
+    k-subsets of the placed attributes.  The time counts every (child, parent set) pair the search
+    scores (:func:`search_work`), the rows each pair's count visits, and the tables consistent
+    estimation fits (:mod:`privbayes.costs`); ``detailed=False`` skips that count (the fit's memory
+    guard needs only the working memory)."""
     attrs = encoding.attributes
     d, k, n = len(attrs), plan.setting("degree"), plan.setting("n")
     sizes = sorted(a.size for a in attrs)
@@ -74,8 +53,76 @@ def cost_estimate(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encod
         candidates = count_parent_sets(levels, bound)
         largest = min(parent_bound(n, d, eps2, settings.theta, sizes[-1], cap, delta) * sizes[-1], math.prod(sizes))
         per_candidate = max(1, bound)
-    return CostEstimate(candidates, int(largest), 1.6e-4 * candidates, candidates * per_candidate + 32 * int(largest),
-                        model_file_bound(plan, encoding, int(largest), k))
+    work, memory = privbayes_work(settings, plan, encoding, int(largest)) if detailed else ({}, {})
+    return costs.estimate(METHOD, {**costs.read_work(n, encoding), **work}, {**costs.read_work(n, encoding), **memory},
+                          candidates * per_candidate + 32 * int(largest),
+                          model_file_bound(plan, encoding, int(largest), k), candidates=candidates,
+                          largest_cells=int(largest))
+
+
+def privbayes_work(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encoding,
+                   largest: int) -> tuple[dict[str, float], dict[str, float]]:
+    """The named work and memory counts of a PrivBayes fit (keys of :data:`privbayes.costs.SECONDS`
+    and :data:`~privbayes.costs.BYTES`), from the plan and the domain."""
+    n, k, d = plan.setting("n"), plan.setting("degree"), len(encoding.attributes)
+    pairs, cells, step_cells = search_work(settings, plan, encoding)
+    rows = costs.distinct_rows(n, encoding)
+    compiled = encoding.is_binary and all(a.height == 1 for a in encoding.attributes) and k is not None
+    model = d * largest if settings.estimation == "consistent" else 0
+    work: dict[str, float] = {"pair": pairs, ("binary_pair_rows" if compiled else "pair_rows"): pairs * rows,
+                              "pair_cells": cells, "model_cells": model}
+    memory = {"pair_cells": min(step_cells, FILL_CELLS), "model_cells": model, "numba": 1.0 if compiled else 0.0}
+    return work, memory
+
+
+def search_work(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encoding) -> tuple[int, int, int]:
+    """(pairs, cells, cells of the largest step) that GreedyBayes scores: every (child, parent set)
+    pair is scored once (its score never changes), so the count is the new pairs of each step.  The
+    order in which the search places attributes depends on the data; here the schema's order stands
+    in for it (public), and the candidate lists are those the search would list for that order."""
+    attrs = encoding.attributes
+    d, k, n = len(attrs), plan.setting("degree"), plan.setting("n")
+    if k == 0 or d < 2:
+        return 0, 0, 0
+    sizes = [a.size for a in attrs]
+    pairs = cells = largest_step = 0
+    if k is not None:
+        for i in range(1, d):  # i attributes placed, d − i children
+            new = 1 if i <= k else math.comb(i - 1, k - 1)
+            width = 2 ** min(k, i) if encoding.is_binary else _mean_product(sizes[:i], min(k, i))
+            per_child = int(width * sum(sizes[i:]) / (d - i))
+            pairs += new * (d - i)
+            step = math.comb(i, min(k, i)) * (d - i) * per_child
+            cells += new * (d - i) * per_child
+            largest_step = max(largest_step, step)
+        return pairs, cells, largest_step
+    _, eps2 = settings.phase_budgets()
+    delta = settings.relation.count_sensitivity
+    cap = candidate_cap(encoding)
+    levels = level_sizes(encoding)
+    seen: set[tuple[frozenset, int]] = set()
+    for i in range(1, d):
+        placed = list(range(i))
+        lists: dict[int, list] = {}
+        step = 0
+        for child in range(i, d):
+            bound = parent_bound(n, d, eps2, settings.theta, sizes[child], cap, delta)
+            if bound not in lists:
+                lists[bound] = maximal_parent_sets(placed, Fraction(bound), levels) or [frozenset()]
+            for parents in lists[bound]:
+                table = sizes[child] * math.prod(levels[a][lvl] for a, lvl in parents)
+                step += table
+                if (parents, child) not in seen:
+                    seen.add((parents, child))
+                    pairs += 1
+                    cells += table
+        largest_step = max(largest_step, step)
+    return pairs, cells, largest_step
+
+
+def _mean_product(sizes: list[int], k: int) -> float:
+    """The mean domain size of a k-subset of attributes of ``sizes`` (k small: the k-th power of the mean)."""
+    return (sum(sizes) / len(sizes)) ** k if sizes else 1.0
 
 
 def model_file_bound(plan: BudgetPlan, encoding: Encoding, largest_cells: int, degree: int | None) -> int:
@@ -99,19 +146,3 @@ def model_file_bound(plan: BudgetPlan, encoding: Encoding, largest_cells: int, d
     schema_text = len(json.dumps(encoding.schema.to_dict()))
     per_pair = 2 * (32 + 16 * parents) + 160  # two networks' entries, a block's or potential's keys
     return 4096 + schema_text + 2 * plan_text + d * (per_pair + encoded_size(largest_cells))
-
-
-def _megabytes(size: int) -> str:
-    return f"{size / 2**20:,.1f} MB" if size >= 2**20 / 10 else f"{size / 2**10:,.0f} KB"
-
-
-def check_cost(cost: CostEstimate) -> None:
-    """Refuse a fit whose memory estimate exceeds the guard (one line, with the settings to change)."""
-    cap = limits().max_fit_bytes
-    if cost.bytes > cap:
-        raise InputError(f"this fit would need about {cost.bytes / 2**30:,.0f} GB of memory ({cost.candidates:,} "
-                         f"candidate parent sets), more than the limit of {cap / 2**30:g} GB (PRIVBAYES_MAX_FIT_GB); "
-                         "lower --epsilon, raise --theta, set --degree, use --encoding vanilla or lower "
-                         "PRIVBAYES_MAX_CANDIDATE_SETS")
-
-

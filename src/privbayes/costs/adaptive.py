@@ -1,0 +1,69 @@
+"""The cost of an adaptive fit (issue 31's method), from its plan and the public domain (issue 32).
+
+The fit (:mod:`privbayes.adaptive.rounds`) counts every candidate marginal once (AIM's candidates:
+all 1..degree-way leaf marginals that fit the table cap), then runs T rounds (the plan's
+``rounds``); each round scores every candidate against the current model's marginal and re-fits the
+model by mirror descent on its junction tree (50 warm-started iterations; the last fit runs to its
+stopping rule).  The work is therefore K·rows (counting), T·K and T·(candidate cells) (scoring) and
+Σ_t (model cells at round t) (re-fitting).  Which marginals the rounds select depends on the data;
+the model after t rounds is taken as the 1-way marginals plus t selections of the candidates' mean
+size, capped at ``max_model_cells``.  With ``init="network"`` PrivBayes's search and tables at the
+initial budget come first (:func:`privbayes.bayesnet.privbayes.cost.privbayes_work`).  Reads the
+adaptive settings and plan only.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from privbayes import costs
+from privbayes.adaptive.candidates import leaf_candidates
+from privbayes.adaptive.network import BETA, THETA, network_plan
+from privbayes.adaptive.settings import METHOD, AdaptiveSettings
+from privbayes.costs import CostEstimate
+from privbayes.encoding import Encoding
+from privbayes.privacy.plan import BudgetPlan
+
+
+def adaptive_cost(settings: AdaptiveSettings, plan: BudgetPlan, encoding: Encoding) -> CostEstimate:
+    """:class:`~privbayes.costs.CostEstimate` of an adaptive fit with ``plan`` on ``encoding``."""
+    from privbayes.bayesnet.privbayes.cost import model_file_bound, privbayes_work
+    from privbayes.bayesnet.privbayes.settings import PrivBayesSettings
+
+    n, T = plan.setting("n"), plan.setting("rounds")
+    attrs = encoding.attributes
+    candidates = leaf_candidates(encoding, settings.degree)
+    cells = [c.cells(encoding) for c in candidates]
+    K, total_cells = len(candidates), sum(cells)
+    multi = [c for c, cand in zip(cells, candidates) if len(cand.attributes) > 1] or [1]
+    mean_multi = sum(multi) / len(multi)
+    oneway = sum(a.size for a in attrs)
+    model_at = [min(settings.max_model_cells, oneway + t * mean_multi) for t in range(1, T + 1)]
+    rows = costs.distinct_rows(n, encoding)
+    work = {**costs.read_work(n, encoding), "candidate_rows": float(K) * rows, "round_candidates": float(T) * K,
+            "round_cells": float(T) * total_cells, "round_model": float(sum(model_at))}
+    memory = {**costs.read_work(n, encoding), "candidate_cells": float(total_cells),
+              "model_cells": float(model_at[-1] if model_at else oneway)}
+    largest = max(cells) if cells else 1
+    if plan.setting("init") == "network":
+        budget = sum((r.epsilon for r in plan.releases if r.kind in ("network", "table")), Fraction(0))
+        relation = settings.relation
+        gross = budget if relation.n_public else budget / (1 - Fraction(1, 100))
+        inner = PrivBayesSettings(gross, beta=BETA, theta=THETA, neighbours=relation.name)
+        net = network_plan(budget, n, encoding, relation)
+        k = net.setting("degree")
+        net_largest = math.prod(sorted(a.size for a in attrs)[-(k + 1):]) if k else largest
+        more, more_memory = privbayes_work(inner, net, encoding, net_largest)
+        for key, value in more.items():
+            work[key] = work.get(key, 0.0) + value
+        for key, value in more_memory.items():
+            memory[key] = max(memory.get(key, 0.0), value)
+        largest = max(largest, net_largest)
+    # The model file holds one potential per measurement, each of its table's shape: the first
+    # measurements (one per attribute, as PrivBayes's bound counts them) and one per round.
+    from privbayes.blocks import encoded_size
+
+    file_bytes = model_file_bound(plan, encoding, largest, None) + T * (200 + encoded_size(largest))
+    working = 8 * total_cells + 64 * int(model_at[-1] if model_at else oneway)
+    return costs.estimate(METHOD, work, memory, working, file_bytes, largest_cells=largest)

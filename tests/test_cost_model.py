@@ -1,0 +1,97 @@
+"""The cost model of every DP method (issue 32): an estimate from public inputs, file-size bounds that
+hold, and fits at ε → ∞ and with zero-variance columns that raise no warning."""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from helpers import categorical_schema, correlated_frame
+
+from privbayes import AdaptiveMarginals, PrivateMRF, PrivBayes, SAPrivBayes
+from privbayes.cli import main
+from privbayes.costs import CostEstimate
+
+SIZES = [3, 4, 2, 5]
+CLIQUES = [("a0", "a1"), ("a1", "a2"), ("a2", "a3")]
+
+
+def _estimators(epsilon: float) -> dict[str, object]:
+    return {"privbayes": PrivBayes(epsilon, random_state=1), "adaptive": AdaptiveMarginals(epsilon, random_state=1),
+            "sa-privbayes": SAPrivBayes(epsilon, random_state=1),
+            "mrf": PrivateMRF(CLIQUES, epsilon, random_state=1)}
+
+
+@pytest.mark.parametrize("name", ["privbayes", "adaptive", "sa-privbayes", "mrf"])
+def test_every_dp_method_estimates_time_memory_and_file_size(name):
+    schema = categorical_schema(SIZES)
+    estimator = _estimators(1.0)[name]
+    small = estimator.cost_estimate(estimator.plan(1000, schema), schema)
+    large = estimator.cost_estimate(estimator.plan(10**7, schema), schema)
+    assert isinstance(small, CostEstimate)
+    assert 0 < small.seconds <= large.seconds and 0 < small.peak_bytes < large.peak_bytes
+    assert small.file_bytes > 0 and small.work["read"] == 1000 * len(SIZES)
+    assert "expected time about" in small.describe() and "peak memory about" in small.describe()
+
+
+@pytest.mark.parametrize("name", ["adaptive", "sa-privbayes", "mrf"])
+@pytest.mark.parametrize("epsilon", [0.5, 50.0])
+def test_the_file_size_bound_holds_for_every_method(tmp_path, name, epsilon):
+    schema = categorical_schema(SIZES)
+    estimator = _estimators(epsilon)[name]
+    estimator.fit(correlated_frame(SIZES, 2000, seed=3), schema)
+    estimator.save(tmp_path / "m.json")
+    bound = estimator.cost_estimate(estimator.released_.plan, schema).file_bytes
+    assert os.path.getsize(tmp_path / "m.json") <= bound
+
+
+@pytest.mark.parametrize("method", ["privbayes", "adaptive", "sa-privbayes"])
+def test_dry_run_prints_seconds_memory_and_file_size(tmp_path, capsys, method):
+    data, schema = tmp_path / "d.csv", tmp_path / "s.yaml"
+    correlated_frame(SIZES, 500, seed=1).to_csv(data, index=False)
+    import yaml
+
+    schema.write_text(yaml.safe_dump(categorical_schema(SIZES).to_dict()))
+    assert main(["fit", str(data), "--schema", str(schema), "--method", method, "--epsilon", "1", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "expected time about" in out and "peak memory about" in out and "model file at most" in out
+
+
+def test_dry_run_under_add_remove_estimates_at_the_assumed_n(tmp_path, capsys):
+    schema = tmp_path / "s.yaml"
+    import yaml
+
+    schema.write_text(yaml.safe_dump(categorical_schema(SIZES).to_dict()))
+    args = ["fit", str(tmp_path / "absent.csv"), "--schema", str(schema), "--method", "mrf", "--cliques",
+            "a0,a1;a1,a2", "--epsilon", "1", "--neighbours", "add-remove", "--dry-run"]
+    assert main(args + ["--assume-n", "1000"]) == 0
+    small = capsys.readouterr().out
+    assert main(args + ["--assume-n", "10000000"]) == 0
+    large = capsys.readouterr().out
+    assert "expected time about" in small and small != large
+
+
+def _zero_variance_frame(n: int) -> pd.DataFrame:
+    """Correlated columns and one constant column (every table over it has one non-zero cell)."""
+    frame = correlated_frame(SIZES, n, seed=5)
+    frame["a2"] = 1
+    return frame
+
+
+@pytest.mark.parametrize("name", ["privbayes", "adaptive", "sa-privbayes", "mrf"])
+def test_epsilon_to_infinity_with_a_constant_column_fits_without_warnings(name):
+    """Issue 32: at ε = 10⁹ the noise variances underflow to zero (0/0 made NaN weights in consistent
+    estimation); with a constant column some tables are all zeros but one cell.  Every method must
+    fit, sample and report without any warning (warnings are errors here)."""
+    schema = categorical_schema(SIZES)
+    estimator = _estimators(1e9)[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="raise"):
+            estimator.fit(_zero_variance_frame(400), schema)
+        sample = estimator.sample(200, random_state=2)
+    assert (sample["a2"] == 1).all()  # at ε → ∞ the constant column stays constant
+    assert estimator.privacy_report()["epsilon"] == pytest.approx(1e9)

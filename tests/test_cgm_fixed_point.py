@@ -188,3 +188,21 @@ def test_auto_is_the_default_and_is_naive_mle_with_the_calibrated_lambda():
         np.testing.assert_allclose(got, want)
     assert min(calibrated_lambda(stats)) > 1e-4  # n = 800 at ε = 0.2: noise sd 42 per cell ≫ the counts
     assert auto.privacy_report()["algorithm"].startswith("noisy sufficient statistics + naive MLE, its L2 weight")
+
+
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+def test_both_estimator_families_weigh_a_release_by_the_mechanisms_variance(relation):
+    """PrivBayes's noisy tables and the MRF's noisy statistics carry the variance of the mechanism that
+    released them (one noise model: ``DiscreteLaplace.variance``), so the consistent estimator and the MRF
+    estimators weigh the same release alike."""
+    from privbayes.bayesnet.measurements import NoisyTable
+    from privbayes.privacy.neighbours import neighbours
+
+    epsilon, cliques = Fraction(3, 10), ((0, 1), (1, 2))
+    mechanism = DiscreteLaplace(epsilon / len(cliques), neighbours(relation).count_sensitivity)
+    tables = tuple(np.zeros((2, 2), dtype=np.int64) for _ in cliques)
+    stats = NoisyStatistics(cliques, tables, float(per_cell_scale(epsilon, len(cliques), relation)), 100.0, relation)
+    table = NoisyTable(0, ((0, 0), (1, 0)), tables[0], mechanism.scale)
+    assert stats.variance == pytest.approx(mechanism.variance, rel=1e-12)
+    assert table.variance == pytest.approx(mechanism.variance, rel=1e-12)
+    assert mechanism.variance == pytest.approx(2 * float(mechanism.scale) ** 2, rel=0.05)  # ≈ 2b² for b ≫ 1

@@ -24,7 +24,6 @@ import numpy as np
 
 from privbayes.inference import Beliefs
 from privbayes.inference.projection import project_simplex
-from privbayes.privacy.mechanisms import discrete_laplace_variance
 from privbayes.undirected.estep import DualEStep, dual_estep
 from privbayes.undirected.measurements import NoisyStatistics
 from privbayes.undirected.mle import fit_mle
@@ -55,7 +54,7 @@ def noise_to_count(stats: NoisyStatistics) -> tuple[float, ...]:
     variance of the released tables) over the mean count per cell of table C.  Public: σ comes from ε,
     the relation and the number of cliques, |X_C| from the schema, and N is the public n (replace-one) or
     the N̂ already estimated from the noisy tables (add-remove: post-processing)."""
-    sigma = math.sqrt(discrete_laplace_variance(stats.scale))
+    sigma = math.sqrt(stats.variance)
     return tuple(sigma * table.size / stats.n for table in stats.tables)
 
 
@@ -228,7 +227,7 @@ def _em_dual(model: LogLinearModel, stats: NoisyStatistics, options: CGMOptions)
     """
     engine, cliques, n_total, scale = model.engine, model.cliques, stats.n, stats.scale
     cells = sum(t.size for t in stats.tables)
-    threshold = cells * discrete_laplace_variance(stats.scale) * (1 + 3 * math.sqrt(5 / cells))
+    threshold = cells * stats.variance * (1 + 3 * math.sqrt(5 / cells))
 
     def explained(beliefs: Beliefs) -> bool:
         counts = tuple(n_total * m for m in clique_marginals(beliefs, cliques))

@@ -22,7 +22,7 @@ from typing import Literal
 import numpy as np
 
 from privbayes.privacy.accountant import Accountant
-from privbayes.privacy.mechanisms import laplace_counts
+from privbayes.privacy.mechanisms import discrete_laplace_variance, laplace_counts
 from privbayes.privacy.neighbours import RELATIONS as NEIGHBOURS
 from privbayes.privacy.neighbours import neighbours
 from privbayes.privacy.samplers import RandomSource
@@ -49,6 +49,12 @@ class NoisyStatistics:
             raise ValueError(f"scale ({self.scale!r}) and n ({self.n!r}) must be positive")
         if self.relation not in RELATIONS:
             raise ValueError(f"relation ({self.relation!r}) must be one of {', '.join(RELATIONS)}")
+
+    @property
+    def variance(self) -> float:
+        """Variance of the noise in one cell, in counts: the released tables' mechanism's
+        (:func:`~privbayes.privacy.mechanisms.discrete_laplace_variance`, as PrivBayes's ``NoisyTable``)."""
+        return discrete_laplace_variance(self.scale)
 
     def pseudo_marginals(self) -> list[np.ndarray]:
         """µ̄_C = y_C / N (ICML 2017, Prop. 4): unbiased, may be negative or inconsistent."""

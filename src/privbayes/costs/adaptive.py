@@ -28,7 +28,7 @@ from privbayes.privacy.plan import BudgetPlan
 
 def adaptive_cost(settings: AdaptiveSettings, plan: BudgetPlan, encoding: Encoding) -> CostEstimate:
     """:class:`~privbayes.costs.CostEstimate` of an adaptive fit with ``plan`` on ``encoding``."""
-    from privbayes.bayesnet.privbayes.cost import model_file_bound, privbayes_work
+    from privbayes.bayesnet.privbayes.cost import model_file_bound, privbayes_work, table_bounds
     from privbayes.bayesnet.privbayes.settings import PrivBayesSettings
 
     n, T = plan.setting("n"), plan.setting("rounds")
@@ -61,9 +61,14 @@ def adaptive_cost(settings: AdaptiveSettings, plan: BudgetPlan, encoding: Encodi
             memory[key] = max(memory.get(key, 0.0), value)
         largest = max(largest, net_largest)
     # The model file holds one potential per measurement, each of its table's shape: the first
-    # measurements (one per attribute, as PrivBayes's bound counts them) and one per round.
+    # measurements (the 1-way marginals, or the network's d tables bounded as PrivBayes's file is)
+    # and one per round, a candidate's marginal (at most the largest candidate).
     from privbayes.blocks import encoded_size
 
-    file_bytes = model_file_bound(plan, encoding, largest, None) + T * (200 + encoded_size(largest))
+    # (The network written beside the potentials is derived from the model's junction tree: its parent
+    # lists are bounded by d − 1, hence degree None for the text.)
+    first = table_bounds(encoding, net_largest, k) if plan.setting("init") == "network" else [a.size for a in attrs]
+    file_bytes = (model_file_bound(plan, encoding, largest, None, first)
+                  + T * (200 + 16 * settings.degree + encoded_size(max(cells, default=1))))
     working = 8 * total_cells + 64 * int(model_at[-1] if model_at else oneway)
     return costs.estimate(METHOD, work, memory, working, file_bytes, largest_cells=largest)

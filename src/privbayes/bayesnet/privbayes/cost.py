@@ -19,7 +19,8 @@ from privbayes.costs import CostEstimate, check_cost
 from privbayes.encoding import Encoding
 from privbayes.privacy.plan import BudgetPlan
 
-__all__ = ["CostEstimate", "check_cost", "cost_estimate", "model_file_bound", "privbayes_work", "search_work"]
+__all__ = ["CostEstimate", "check_cost", "cost_estimate", "model_file_bound", "privbayes_work", "search_work",
+           "table_bounds"]
 
 
 def cost_estimate(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encoding, *,
@@ -43,6 +44,7 @@ def cost_estimate(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encod
         candidates = max(math.comb(d - 1, k), 1) if k else 1
         largest = math.prod(sizes[-(k + 1):]) if k else sizes[-1]
         per_candidate = 2 ** (k + 1)
+        tables = None
     else:
         _, eps2 = settings.phase_budgets()
         delta = settings.relation.count_sensitivity
@@ -53,10 +55,11 @@ def cost_estimate(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encod
         candidates = count_parent_sets(levels, bound)
         largest = min(parent_bound(n, d, eps2, settings.theta, sizes[-1], cap, delta) * sizes[-1], math.prod(sizes))
         per_candidate = max(1, bound)
+        tables = theta_table_bounds(settings, plan, encoding)
     work, memory = privbayes_work(settings, plan, encoding, int(largest)) if detailed else ({}, {})
     return costs.estimate(METHOD, {**costs.read_work(n, encoding), **work}, {**costs.read_work(n, encoding), **memory},
                           candidates * per_candidate + 32 * int(largest),
-                          model_file_bound(plan, encoding, int(largest), k), candidates=candidates,
+                          model_file_bound(plan, encoding, int(largest), k, tables), candidates=candidates,
                           largest_cells=int(largest))
 
 
@@ -125,7 +128,31 @@ def _mean_product(sizes: list[int], k: int) -> float:
     return (sum(sizes) / len(sizes)) ** k if sizes else 1.0
 
 
-def model_file_bound(plan: BudgetPlan, encoding: Encoding, largest_cells: int, degree: int | None) -> int:
+def table_bounds(encoding: Encoding, largest_cells: int, degree: int | None) -> list[int]:
+    """A bound on the cells of each of the d tables of a network (one per attribute, in any order).
+
+    With a fixed degree k the attribute placed i-th has at most min(i, k) parents, so its table has at
+    most the product of the min(i, k) + 1 largest domains (binary: 2^(min(i, k)+1)), whatever the
+    data-dependent order; without one every table is taken at ``largest_cells``."""
+    sizes = sorted((a.size for a in encoding.attributes), reverse=True)
+    if degree is None:
+        return [largest_cells] * len(sizes)
+    return [min(largest_cells, math.prod(sizes[:min(i, degree) + 1])) for i in range(len(sizes))]
+
+
+def theta_table_bounds(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encoding) -> list[int]:
+    """Per attribute X, the cells of X's table under θ-usefulness (Alg. 4 line 6): |X| times its
+    parent-domain bound τ(X) (capped as GreedyBayes caps it), and never more than the full domain."""
+    _, eps2 = settings.phase_budgets()
+    n, d = plan.setting("n"), len(encoding.attributes)
+    cap, delta = candidate_cap(encoding), settings.relation.count_sensitivity
+    sizes = [a.size for a in encoding.attributes]
+    total = math.prod(sizes)
+    return [min(parent_bound(n, d, eps2, settings.theta, s, cap, delta) * s, total) for s in sizes]
+
+
+def model_file_bound(plan: BudgetPlan, encoding: Encoding, largest_cells: int, degree: int | None,
+                     tables: list[int] | None = None) -> int:
     """Bytes a PrivBayes model file can take at most, from public inputs (plan, domain, the τ bound).
 
     A version-4 file (:mod:`privbayes.bayesnet.model`) holds the schema, the plan and its ledger (one
@@ -134,7 +161,8 @@ def model_file_bound(plan: BudgetPlan, encoding: Encoding, largest_cells: int, d
     table's shape.  Every such table has at most ``largest_cells`` cells (TODS 2017, Alg. 4 line 6:
     τ·|dom(X)|; a fixed degree k: the k+1 largest attributes), and a compact block of c numbers takes
     at most :func:`privbayes.blocks.encoded_size` (c) characters (deflate's stored form, in base64),
-    so d such blocks bound the arrays; the rest is measured on the plan and schema's own JSON, with
+    so d such blocks bound the arrays (tighter per table: :func:`table_bounds`, or ``tables`` given by
+    the caller); the rest is measured on the plan and schema's own JSON, with
     room for the per-pair text.  Deflate usually writes far less: the bound is what a user can plan on."""
     import json
 
@@ -145,4 +173,5 @@ def model_file_bound(plan: BudgetPlan, encoding: Encoding, largest_cells: int, d
     plan_text = len(json.dumps(plan.to_dict()))
     schema_text = len(json.dumps(encoding.schema.to_dict()))
     per_pair = 2 * (32 + 16 * parents) + 160  # two networks' entries, a block's or potential's keys
-    return 4096 + schema_text + 2 * plan_text + d * (per_pair + encoded_size(largest_cells))
+    cells = table_bounds(encoding, largest_cells, degree) if tables is None else tables
+    return 4096 + schema_text + 2 * plan_text + d * per_pair + sum(encoded_size(c) for c in cells)

@@ -29,7 +29,9 @@ SECONDS: Mapping[str, float] = MappingProxyType({
     "pair": 0.0,             # per candidate (child, parent set) scored
     "pair_rows": 4.24e-9,    # per row visited counting a candidate's table
     "pair_cells": 7.32e-8,   # per cell of a scored table
+    "binary_pair": 0.0,      # per binary (child, k parents) pair scored (F's dynamic program, §4.4)
     "binary_pair_rows": 3.66e-9,  # per row visited counting a binary family (compiled, many per pass)
+    "numba": 0.0,            # compiling the binary kernels, once per process
     "model_cells": 3.97e-4,  # per cell of the tables fitted by consistent estimation
     "candidate_rows": 0.0,   # adaptive: rows visited counting every candidate marginal once
     "round_candidates": 2.34e-4,  # adaptive: per candidate scored in a round

@@ -78,13 +78,22 @@ def privbayes_work(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Enco
     # compilation once per process.
     work: dict[str, float] = {("binary_pair" if compiled else "pair"): pairs,
                               ("binary_pair_rows" if compiled else "pair_rows"): pairs * rows,
-                              "pair_cells": cells, "model_cells": model, "numba": 1.0 if compiled else 0.0}
-    memory = {"pair_cells": min(step_cells, FILL_CELLS), "model_cells": model, "numba": 1.0 if compiled else 0.0}
+                              "pair_cells": cells, "model_cells": model,
+                              "numba": 1.0 if compiled else costs.numba_loaded(float(pairs) * rows)}
+    memory: dict[str, float] = {"model_cells": model, "numba": work["numba"]}
+    if compiled:  # binary families, FILL_CELLS a batch, with F's integer intermediates
+        memory["binary_cells"] = min(step_cells, FILL_CELLS)
+    else:  # the θ path's largest counting batch (search_work), and the generalised code columns
+        # Up to FILL_CELLS (the batch size the search aims at) the peak grows with the estimate;
+        # beyond it, measured peaks (10⁵-2·10⁶ rows) grow as its square root (the estimate ignores
+        # the leaf cache's eviction and the tables' sharing of one leaf count).
+        memory["pair_cells"] = float(step_cells) if step_cells <= FILL_CELLS else math.sqrt(step_cells * FILL_CELLS)
+        memory["columns"] = float(rows) * sum(a.height for a in encoding.attributes)
     return work, memory
 
 
 def search_work(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encoding) -> tuple[int, int, int]:
-    """(pairs, cells, cells of the largest step) that GreedyBayes scores: every (child, parent set)
+    """(pairs, cells, cells held at once) that GreedyBayes scores: every (child, parent set)
     pair is scored once (its score never changes), so the count is the new pairs of each step.  The
     order in which the search places attributes depends on the data; here the schema's order stands
     in for it (public), and the candidate lists are those the search would list for that order."""
@@ -109,22 +118,91 @@ def search_work(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encodin
     cap = candidate_cap(encoding)
     levels = level_sizes(encoding)
     seen: set[tuple[frozenset, int]] = set()
+    cacheable = min(2**20, costs.distinct_rows(n, encoding) // 2)
+    leaves: set[frozenset] = set()
     for i in range(1, d):
         placed = list(range(i))
         lists: dict[int, list] = {}
-        step = 0
+        children: dict[int, int] = {}
         for child in range(i, d):
             bound = parent_bound(n, d, eps2, settings.theta, sizes[child], cap, delta)
             if bound not in lists:
                 lists[bound] = maximal_parent_sets(placed, Fraction(bound), levels) or [frozenset()]
-            for parents in lists[bound]:
-                table = sizes[child] * math.prod(levels[a][lvl] for a, lvl in parents)
-                step += table
-                if (parents, child) not in seen:
-                    seen.add((parents, child))
-                    pairs += 1
-                    cells += table
-        largest_step = max(largest_step, step)
+            children[bound] = children.get(bound, 0) + 1
+        # The score book counts the new pairs of a candidate list in batches of parent sets of one
+        # size, ``FILL_CELLS // (children << (size + 1))`` sets a batch (greedy.py): with
+        # non-binary attributes a batch's tables hold more cells than that rule assumes, and the
+        # in-memory back-end counts a table at leaf level (ungeneralised, to derive its variants)
+        # whenever that has at most min(2^20, rows / 2) cells (counting/memory.py) — so the cells a
+        # batch holds grow with n.  The largest batch is the search's peak working memory.
+        for bound, options in lists.items():
+            group = [c for c in range(i, d) if parent_bound(n, d, eps2, settings.theta, sizes[c], cap, delta) == bound]
+            by_size: dict[int, list[frozenset]] = {}
+            for parents in options:
+                new = [c for c in group if (parents, c) not in seen]
+                if not new:
+                    continue
+                table = math.prod(levels[a][lvl] for a, lvl in parents)
+                for c in new:
+                    seen.add((parents, c))
+                pairs += len(new)
+                cells += table * sum(sizes[c] for c in new)
+                by_size.setdefault(len(parents), []).append(parents)
+            for size, sets in by_size.items():
+                per_batch = max(1, FILL_CELLS // (children[bound] << (size + 1)))
+                for first in range(0, len(sets), per_batch):
+                    held = 0
+                    for parents in sets[first:first + per_batch]:
+                        attributes = frozenset(a for a, _ in parents)
+                        leaf = math.prod(levels[a][0] for a in attributes)
+                        for c in group:
+                            if leaf * sizes[c] > cacheable:  # counted as asked, at its levels
+                                held += sizes[c] * math.prod(levels[a][lvl] for a, lvl in parents)
+                            elif attributes | {c} not in leaves:  # counted once at leaf level, then kept
+                                leaves.add(attributes | {c})
+                                held += leaf * sizes[c]
+                    largest_step = max(largest_step, held)
+    return pairs, cells, largest_step
+    _, eps2 = settings.phase_budgets()
+    delta = settings.relation.count_sensitivity
+    cap = candidate_cap(encoding)
+    levels = level_sizes(encoding)
+    seen: set[tuple[frozenset, int]] = set()
+    cacheable = min(2**20, costs.distinct_rows(n, encoding) // 2)
+    leaves: set[frozenset] = set()
+    for i in range(1, d):
+        placed = list(range(i))
+        lists: dict[int, list] = {}
+        children: dict[int, int] = {}
+        for child in range(i, d):
+            bound = parent_bound(n, d, eps2, settings.theta, sizes[child], cap, delta)
+            if bound not in lists:
+                lists[bound] = maximal_parent_sets(placed, Fraction(bound), levels) or [frozenset()]
+            children[bound] = children.get(bound, 0) + 1
+        # The score book counts the new pairs of a candidate list in batches of parent sets of one
+        # size, ``FILL_CELLS // (children << (size + 1))`` sets a batch (greedy.py): with
+        # non-binary attributes a batch's tables hold more cells than that rule assumes, and the
+        # in-memory back-end counts a table at leaf level (ungeneralised, to derive its variants)
+        # whenever that has at most min(2^20, rows / 2) cells (counting/memory.py) — so the cells a
+        # batch holds grow with n.  The largest batch is the search's peak working memory.
+        for bound, options in lists.items():
+            group = [c for c in range(i, d) if parent_bound(n, d, eps2, settings.theta, sizes[c], cap, delta) == bound]
+            by_size: dict[int, list[int]] = {}
+            for parents in options:
+                new = [c for c in group if (parents, c) not in seen]
+                if not new:
+                    continue
+                table = math.prod(levels[a][lvl] for a, lvl in parents)
+                for c in new:
+                    seen.add((parents, c))
+                pairs += len(new)
+                cells += table * sum(sizes[c] for c in new)
+                leaf = math.prod(levels[a][0] for a, _ in parents)
+                held = sum(leaf * sizes[c] if leaf * sizes[c] <= cacheable else table * sizes[c] for c in group)
+                by_size.setdefault(len(parents), []).append(held)
+            for size, tables in by_size.items():
+                per_batch = max(1, FILL_CELLS // (children[bound] << (size + 1)))
+                largest_step = max(largest_step, sum(sorted(tables, reverse=True)[:per_batch]))
     return pairs, cells, largest_step
 
 

@@ -4,12 +4,12 @@ One :class:`CostEstimate` for every registered DP method.  Each method's module 
 its fit will do from the parameters, the public domain, the plan and n (under add/remove: the
 plan's n, the noisy count or ``--assume-n``), never from the rows: candidate tables scored, rows
 visited by counting passes, rounds, cells of the model.  Time and memory are linear in those named
-work counts, with per-operation constants (:data:`SECONDS`, :data:`BYTES`) measured once on the
-project's 2-core machine by ``benchmarks/cost_model.py --calibrate`` (non-negative least squares on
-relative error over calibration fits that are not the benchmark's cells; docs/scale.md, "Cost
-model").  Counting runs over the table's *distinct* rows, a private number: the work counts use
-min(n, |domain|), its public upper bound, so tables with many duplicate rows run faster than
-predicted, never slower.
+work counts, with per-operation constants (:data:`SECONDS`, :data:`BYTES`) measured on the project's
+2-core machine by ``benchmarks/cost_model.py --calibrate --write`` (the constants that minimise the
+worst predicted/measured ratio over calibration fits that are not the benchmark's cells; time in CPU
+seconds, the machine being shared; docs/scale.md, "Cost model").  Counting runs over the table's
+*distinct* rows, a private number: the work counts use min(n, |domain|), its public upper bound, so
+tables with many duplicate rows run faster than predicted, never slower.
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ from privbayes.limits import limits
 
 SECONDS: Mapping[str, float] = MappingProxyType({
     "start": 0.74,           # interpreter, imports, reading the schema, writing and checking the file
-    "read": 2.7e-09,         # per cell read and labelled (n × d): absorbed by the counting terms at ≤ 3·10⁵ rows
+    "read": 2.7e-09,         # per cell read and labelled (n × d); mostly absorbed by the counting terms
     "pair": 0.0,             # per candidate (child, parent set) scored
     "pair_rows": 3.43e-09,   # per row visited counting a candidate's table
     "pair_cells": 7.07e-08,  # per cell of a scored table
     "binary_pair": 1.33e-05, # per binary (child, k parents) pair scored (F's dynamic program, §4.4)
-    "binary_pair_rows": 0.0,      # per row visited counting a binary family (compiled, many per pass)
-    "numba": 1.09,           # compiling the binary kernels, once per process
+    "binary_pair_rows": 0.0, # per row visited counting a binary family (compiled, many per pass)
+    "numba": 1.09,           # importing numba and loading the counting kernels, once per process
     "model_cells": 7.49e-06, # per cell of the tables fitted by consistent estimation
     "adaptive": 1.51,        # adaptive: once per fit (the junction-tree estimation's set-up and first fit)
     "candidate_rows": 0.0,   # adaptive: rows visited counting every candidate marginal once
@@ -48,10 +48,10 @@ BYTES: Mapping[str, float] = MappingProxyType({
     "start": 164000000.0,    # interpreter, numpy, pandas, the library
     "read": 54.5,            # per cell of the table as read (text, labels, codes)
     "numba": 150000000.0,    # the compiled counting kernels, when loaded
-    "pair_cells": 28.8,      # per cell of the candidate tables of the largest step
+    "pair_cells": 28.8,      # per cell of the θ path's largest counting batch (cost.search_work)
     "binary_cells": 30.3,    # per cell of the binary families counted and scored in one batch
     "columns": 0.497,        # per distinct row × (attribute, level) code column held for counting
-    "candidate_cells": 0.0,    # adaptive: exact counts of every candidate marginal and their scoring
+    "candidate_cells": 0.0,  # adaptive: exact counts of every candidate marginal and their scoring
     "candidates": 0.0,       # adaptive: per candidate marginal (its exact table, model marginal and score)
     "model_cells": 0.0,      # per cell of the model's tables and junction tree, with working copies
 })
@@ -62,12 +62,13 @@ BYTES: Mapping[str, float] = MappingProxyType({
 class CostEstimate:
     """What a fit will cost, from public inputs only, before any count.
 
-    ``seconds`` and ``peak_bytes`` predict the wall time and the peak resident memory of the whole
-    ``privbayes fit`` process on the calibration machine (an idle 2-core machine: scale by the
-    load); ``bytes`` is the algorithm's own working memory, which the guard (:meth:`check`) holds
-    under ``PRIVBAYES_MAX_FIT_GB``; ``file_bytes`` bounds the model file.  ``work`` lists the public
-    work counts behind the prediction; ``candidates`` and ``largest_cells`` describe the largest
-    search step and noisy table (PrivBayes's terms, TODS 2017 Alg. 4)."""
+    ``seconds`` and ``peak_bytes`` predict the CPU time (the wall time on an idle machine; on a busy
+    one scale by load / cores) and the peak resident memory of the whole ``privbayes fit`` process on
+    the calibration machine (2 cores); ``bytes`` is the algorithm's own working memory, which the
+    guard (:meth:`check`) holds under ``PRIVBAYES_MAX_FIT_GB``; ``file_bytes`` bounds the model
+    file.  ``work`` lists the public work counts behind the prediction; ``candidates`` and
+    ``largest_cells`` describe the largest search step and noisy table (PrivBayes's terms, TODS 2017
+    Alg. 4)."""
 
     seconds: float
     bytes: int

@@ -139,14 +139,14 @@ def search_work(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encodin
             group = [c for c in range(i, d) if parent_bound(n, d, eps2, settings.theta, sizes[c], cap, delta) == bound]
             by_size: dict[int, list[frozenset]] = {}
             for parents in options:
-                new = [c for c in group if (parents, c) not in seen]
-                if not new:
+                fresh = [c for c in group if (parents, c) not in seen]
+                if not fresh:
                     continue
                 table = math.prod(levels[a][lvl] for a, lvl in parents)
-                for c in new:
+                for c in fresh:
                     seen.add((parents, c))
-                pairs += len(new)
-                cells += table * sum(sizes[c] for c in new)
+                pairs += len(fresh)
+                cells += table * sum(sizes[c] for c in fresh)
                 by_size.setdefault(len(parents), []).append(parents)
             for size, sets in by_size.items():
                 per_batch = max(1, FILL_CELLS // (children[bound] << (size + 1)))
@@ -162,47 +162,6 @@ def search_work(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encodin
                                 leaves.add(attributes | {c})
                                 held += leaf * sizes[c]
                     largest_step = max(largest_step, held)
-    return pairs, cells, largest_step
-    _, eps2 = settings.phase_budgets()
-    delta = settings.relation.count_sensitivity
-    cap = candidate_cap(encoding)
-    levels = level_sizes(encoding)
-    seen: set[tuple[frozenset, int]] = set()
-    cacheable = min(2**20, costs.distinct_rows(n, encoding) // 2)
-    leaves: set[frozenset] = set()
-    for i in range(1, d):
-        placed = list(range(i))
-        lists: dict[int, list] = {}
-        children: dict[int, int] = {}
-        for child in range(i, d):
-            bound = parent_bound(n, d, eps2, settings.theta, sizes[child], cap, delta)
-            if bound not in lists:
-                lists[bound] = maximal_parent_sets(placed, Fraction(bound), levels) or [frozenset()]
-            children[bound] = children.get(bound, 0) + 1
-        # The score book counts the new pairs of a candidate list in batches of parent sets of one
-        # size, ``FILL_CELLS // (children << (size + 1))`` sets a batch (greedy.py): with
-        # non-binary attributes a batch's tables hold more cells than that rule assumes, and the
-        # in-memory back-end counts a table at leaf level (ungeneralised, to derive its variants)
-        # whenever that has at most min(2^20, rows / 2) cells (counting/memory.py) — so the cells a
-        # batch holds grow with n.  The largest batch is the search's peak working memory.
-        for bound, options in lists.items():
-            group = [c for c in range(i, d) if parent_bound(n, d, eps2, settings.theta, sizes[c], cap, delta) == bound]
-            by_size: dict[int, list[int]] = {}
-            for parents in options:
-                new = [c for c in group if (parents, c) not in seen]
-                if not new:
-                    continue
-                table = math.prod(levels[a][lvl] for a, lvl in parents)
-                for c in new:
-                    seen.add((parents, c))
-                pairs += len(new)
-                cells += table * sum(sizes[c] for c in new)
-                leaf = math.prod(levels[a][0] for a, _ in parents)
-                held = sum(leaf * sizes[c] if leaf * sizes[c] <= cacheable else table * sizes[c] for c in group)
-                by_size.setdefault(len(parents), []).append(held)
-            for size, tables in by_size.items():
-                per_batch = max(1, FILL_CELLS // (children[bound] << (size + 1)))
-                largest_step = max(largest_step, sum(sorted(tables, reverse=True)[:per_batch]))
     return pairs, cells, largest_step
 
 

@@ -125,3 +125,13 @@ def test_table_bounds_count_each_position_by_its_parents():
     mixed = Encoding.build(categorical_schema([3, 5, 2]), "vanilla")
     assert table_bounds(mixed, 10**6, 1) == [5, 15, 15]
     assert table_bounds(mixed, 7, None) == [7, 7, 7]
+
+
+def test_the_numba_threshold_mirrors_the_in_memory_back_end():
+    """The cost model charges numba's loading past the back-end's ski-rental threshold; it keeps its
+    own copy (the layer may not import the back-end), which must follow the back-end's."""
+    from privbayes import costs
+    from privbayes.counting import memory
+
+    assert costs.NUMPY_VISITS == memory._NUMPY_VISITS
+    assert costs.numba_loaded(costs.NUMPY_VISITS) == 1.0 and costs.numba_loaded(costs.NUMPY_VISITS - 1) == 0.0

@@ -122,14 +122,17 @@ def read_work(n: int, encoding: Encoding) -> dict[str, float]:
     return {"read": float(n) * len(encoding.schema.attributes)}
 
 
-def numba_loaded(visits: float) -> float:
-    """1.0 when the in-memory back-end will import numba and load its kernels (≈ 0.5 s, 50-100 MB):
-    once a fit's counting visits pass its ski-rental threshold
-    (:data:`privbayes.counting.memory._NUMPY_VISITS`), else 0.0.  ``visits`` is rows × attributes of the
-    tables counted (PrivBayes: pairs × rows, its tables being mostly derived from cached ones)."""
-    from privbayes.counting.memory import _NUMPY_VISITS
+NUMPY_VISITS = 2 * 10**7
+"""The in-memory back-end's ski-rental threshold (``privbayes.counting.memory._NUMPY_VISITS``, which
+this layer may not import; tests/test_cost_model.py checks that the two agree)."""
 
-    return 1.0 if visits >= _NUMPY_VISITS else 0.0
+
+def numba_loaded(visits: float) -> float:
+    """1.0 when the in-memory back-end will import numba and load its kernels (≈ 0.5 s, 50-150 MB):
+    once a fit's counting visits pass its ski-rental threshold (:data:`NUMPY_VISITS`), else 0.0.
+    ``visits`` is rows × attributes of the tables counted (PrivBayes: pairs × rows, its tables being
+    mostly derived from cached ones)."""
+    return 1.0 if visits >= NUMPY_VISITS else 0.0
 
 
 def file_size(arrays_cells: int, arrays: int, header: int) -> int:

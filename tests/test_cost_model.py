@@ -95,3 +95,43 @@ def test_epsilon_to_infinity_with_a_constant_column_fits_without_warnings(name):
         sample = estimator.sample(200, random_state=2)
     assert (sample["a2"] == 1).all()  # at ε → ∞ the constant column stays constant
     assert estimator.privacy_report()["epsilon"] == pytest.approx(1e9)
+
+
+BINARY = [2] * 9
+
+
+@pytest.mark.parametrize("name", ["adaptive", "privbayes"])
+@pytest.mark.parametrize("epsilon", [0.3, 5.0])
+def test_the_file_size_bound_holds_on_binary_data(tmp_path, name, epsilon):
+    """Binary data takes the fixed-degree path (Lemma 4.8's k; adaptive: the network's tables first),
+    whose file bound counts each table by its position (at most min(i, k) parents)."""
+    schema = categorical_schema(BINARY)
+    estimator = _estimators(epsilon)[name]
+    estimator.fit(correlated_frame(BINARY, 3000, seed=4), schema)
+    estimator.save(tmp_path / "m.json")
+    bound = estimator.cost_estimate(estimator.released_.plan, schema).file_bytes
+    assert os.path.getsize(tmp_path / "m.json") <= bound
+
+
+def test_table_bounds_count_each_position_by_its_parents():
+    """The i-th placed attribute has at most min(i, k) parents: binary tables 2^(min(i,k)+1), and
+    never more than the largest table given."""
+    from privbayes.bayesnet.privbayes.cost import table_bounds
+    from privbayes.encoding import Encoding
+
+    binary = Encoding.build(categorical_schema([2] * 6), "vanilla")
+    assert table_bounds(binary, 2**4, 3) == [2, 4, 8, 16, 16, 16]
+    assert table_bounds(binary, 10, 3) == [2, 4, 8, 10, 10, 10]
+    mixed = Encoding.build(categorical_schema([3, 5, 2]), "vanilla")
+    assert table_bounds(mixed, 10**6, 1) == [5, 15, 15]
+    assert table_bounds(mixed, 7, None) == [7, 7, 7]
+
+
+def test_the_numba_threshold_mirrors_the_in_memory_back_end():
+    """The cost model charges numba's loading past the back-end's ski-rental threshold; it keeps its
+    own copy (the layer may not import the back-end), which must follow the back-end's."""
+    from privbayes import costs
+    from privbayes.counting import memory
+
+    assert costs.NUMPY_VISITS == memory._NUMPY_VISITS
+    assert costs.numba_loaded(costs.NUMPY_VISITS) == 1.0 and costs.numba_loaded(costs.NUMPY_VISITS - 1) == 0.0

@@ -4,12 +4,12 @@ One :class:`CostEstimate` for every registered DP method.  Each method's module 
 its fit will do from the parameters, the public domain, the plan and n (under add/remove: the
 plan's n, the noisy count or ``--assume-n``), never from the rows: candidate tables scored, rows
 visited by counting passes, rounds, cells of the model.  Time and memory are linear in those named
-work counts, with per-operation constants (:data:`SECONDS`, :data:`BYTES`) measured once on the
-project's 2-core machine by ``benchmarks/cost_model.py --calibrate`` (non-negative least squares on
-relative error over calibration fits that are not the benchmark's cells; docs/scale.md, "Cost
-model").  Counting runs over the table's *distinct* rows, a private number: the work counts use
-min(n, |domain|), its public upper bound, so tables with many duplicate rows run faster than
-predicted, never slower.
+work counts, with per-operation constants (:data:`SECONDS`, :data:`BYTES`) measured on the project's
+2-core machine by ``benchmarks/cost_model.py --calibrate --write`` (the constants that minimise the
+worst predicted/measured ratio over calibration fits that are not the benchmark's cells; time in CPU
+seconds, the machine being shared; docs/scale.md, "Cost model").  Counting runs over the table's
+*distinct* rows, a private number: the work counts use min(n, |domain|), its public upper bound, so
+tables with many duplicate rows run faster than predicted, never slower.
 """
 
 from __future__ import annotations
@@ -24,28 +24,36 @@ from privbayes.errors import InputError
 from privbayes.limits import limits
 
 SECONDS: Mapping[str, float] = MappingProxyType({
-    "start": 2.2,            # interpreter, imports, reading the schema, writing and checking the file
-    "read": 0.0,             # per cell read and labelled (n × d): absorbed by the counting terms at ≤ 3·10⁵ rows
+    "start": 0.74,           # interpreter, imports, reading the schema, writing and checking the file
+    "read": 2.7e-09,         # per cell read and labelled (n × d); mostly absorbed by the counting terms
     "pair": 0.0,             # per candidate (child, parent set) scored
-    "pair_rows": 4.24e-9,    # per row visited counting a candidate's table
-    "pair_cells": 7.32e-8,   # per cell of a scored table
-    "binary_pair_rows": 3.66e-9,  # per row visited counting a binary family (compiled, many per pass)
-    "model_cells": 3.97e-4,  # per cell of the tables fitted by consistent estimation
+    "pair_rows": 3.43e-09,   # per row visited counting a candidate's table
+    "pair_cells": 7.07e-08,  # per cell of a scored table
+    "binary_pair": 1.33e-05, # per binary (child, k parents) pair scored (F's dynamic program, §4.4)
+    "binary_pair_rows": 0.0, # per row visited counting a binary family (compiled, many per pass)
+    "numba": 1.09,           # importing numba and loading the counting kernels, once per process
+    "model_cells": 7.49e-06, # per cell of the tables fitted by consistent estimation
+    "adaptive": 1.51,        # adaptive: once per fit (the junction-tree estimation's set-up and first fit)
     "candidate_rows": 0.0,   # adaptive: rows visited counting every candidate marginal once
-    "round_candidates": 2.34e-4,  # adaptive: per candidate scored in a round
+    "round_candidates": 0.000202, # adaptive: per candidate scored in a round
     "round_cells": 0.0,      # adaptive: per candidate cell scored in a round
-    "round_model": 3.94e-5,  # adaptive: per model cell re-fitted in a round
+    "round_model": 0.0,      # adaptive: per model cell re-fitted in a round
+    "final_model": 0.0,      # adaptive: per model cell of the last fit, run to its stopping rule
+    "round_model2": 0.0,     # adaptive: Σ_t (model cells at round t)² / 10⁴ (junction trees grow with cycles)
 })
 """Seconds per unit of work (docs/scale.md, "Cost model": how they were measured; a 0 is a term the
 calibration fits found no weight for)."""
 
 BYTES: Mapping[str, float] = MappingProxyType({
-    "start": 1.66e8,         # interpreter, numpy, pandas, the library
-    "read": 86.2,            # per cell of the table as read (text, labels, codes)
-    "numba": 2.35e7,         # the compiled counting kernels, when loaded
-    "pair_cells": 31.7,      # per cell of the candidate tables of the largest step
-    "candidate_cells": 332.0,  # adaptive: exact counts of every candidate marginal and their scoring
-    "model_cells": 2750.0,   # per cell of the model's tables and junction tree, with working copies
+    "start": 164000000.0,    # interpreter, numpy, pandas, the library
+    "read": 54.5,            # per cell of the table as read (text, labels, codes)
+    "numba": 150000000.0,    # the compiled counting kernels, when loaded
+    "pair_cells": 28.8,      # per cell of the θ path's largest counting batch (cost.search_work)
+    "binary_cells": 30.3,    # per cell of the binary families counted and scored in one batch
+    "columns": 0.497,        # per distinct row × (attribute, level) code column held for counting
+    "candidate_cells": 0.0,  # adaptive: exact counts of every candidate marginal and their scoring
+    "candidates": 0.0,       # adaptive: per candidate marginal (its exact table, model marginal and score)
+    "model_cells": 0.0,      # per cell of the model's tables and junction tree, with working copies
 })
 """Peak resident bytes per unit (same calibration)."""
 
@@ -54,12 +62,13 @@ BYTES: Mapping[str, float] = MappingProxyType({
 class CostEstimate:
     """What a fit will cost, from public inputs only, before any count.
 
-    ``seconds`` and ``peak_bytes`` predict the wall time and the peak resident memory of the whole
-    ``privbayes fit`` process on the calibration machine (an idle 2-core machine: scale by the
-    load); ``bytes`` is the algorithm's own working memory, which the guard (:meth:`check`) holds
-    under ``PRIVBAYES_MAX_FIT_GB``; ``file_bytes`` bounds the model file.  ``work`` lists the public
-    work counts behind the prediction; ``candidates`` and ``largest_cells`` describe the largest
-    search step and noisy table (PrivBayes's terms, TODS 2017 Alg. 4)."""
+    ``seconds`` and ``peak_bytes`` predict the CPU time (the wall time on an idle machine; on a busy
+    one scale by load / cores) and the peak resident memory of the whole ``privbayes fit`` process on
+    the calibration machine (2 cores); ``bytes`` is the algorithm's own working memory, which the
+    guard (:meth:`check`) holds under ``PRIVBAYES_MAX_FIT_GB``; ``file_bytes`` bounds the model
+    file.  ``work`` lists the public work counts behind the prediction; ``candidates`` and
+    ``largest_cells`` describe the largest search step and noisy table (PrivBayes's terms, TODS 2017
+    Alg. 4)."""
 
     seconds: float
     bytes: int
@@ -111,6 +120,19 @@ def distinct_rows(n: int, encoding: Encoding) -> int:
 def read_work(n: int, encoding: Encoding) -> dict[str, float]:
     """Reading and labelling the table: n × d cells (of the schema's columns)."""
     return {"read": float(n) * len(encoding.schema.attributes)}
+
+
+NUMPY_VISITS = 2 * 10**7
+"""The in-memory back-end's ski-rental threshold (``privbayes.counting.memory._NUMPY_VISITS``, which
+this layer may not import; tests/test_cost_model.py checks that the two agree)."""
+
+
+def numba_loaded(visits: float) -> float:
+    """1.0 when the in-memory back-end will import numba and load its kernels (≈ 0.5 s, 50-150 MB):
+    once a fit's counting visits pass its ski-rental threshold (:data:`NUMPY_VISITS`), else 0.0.
+    ``visits`` is rows × attributes of the tables counted (PrivBayes: pairs × rows, its tables being
+    mostly derived from cached ones)."""
+    return 1.0 if visits >= NUMPY_VISITS else 0.0
 
 
 def file_size(arrays_cells: int, arrays: int, header: int) -> int:

@@ -4,12 +4,13 @@ The fit (:mod:`privbayes.adaptive.rounds`) counts every candidate marginal once 
 all 1..degree-way leaf marginals that fit the table cap), then runs T rounds (the plan's
 ``rounds``); each round scores every candidate against the current model's marginal and re-fits the
 model by mirror descent on its junction tree (50 warm-started iterations; the last fit runs to its
-stopping rule).  The work is therefore K·rows (counting), T·K and T·(candidate cells) (scoring) and
-Σ_t (model cells at round t) (re-fitting).  Which marginals the rounds select depends on the data;
-the model after t rounds is taken as the 1-way marginals plus t selections of the candidates' mean
-size, capped at ``max_model_cells``.  With ``init="network"`` PrivBayes's search and tables at the
-initial budget come first (:func:`privbayes.bayesnet.privbayes.cost.privbayes_work`).  Reads the
-adaptive settings and plan only.
+stopping rule).  The work is therefore K·rows (counting), T·K and T·(candidate cells) (scoring),
+Σ_t (model cells at round t) (re-fitting) and the last model's cells (its fit to convergence).
+Which marginals the rounds select depends on the data; the model after t rounds is taken as the
+first measurements (the 1-way marginals, or the network's tables) plus t selections of the
+candidates' mean size, capped at ``max_model_cells``.  With ``init="network"`` PrivBayes's search
+and tables at the initial budget come first
+(:func:`privbayes.bayesnet.privbayes.cost.privbayes_work`).  Reads the adaptive settings and plan only.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from privbayes.privacy.plan import BudgetPlan
 
 def adaptive_cost(settings: AdaptiveSettings, plan: BudgetPlan, encoding: Encoding) -> CostEstimate:
     """:class:`~privbayes.costs.CostEstimate` of an adaptive fit with ``plan`` on ``encoding``."""
-    from privbayes.bayesnet.privbayes.cost import model_file_bound, privbayes_work
+    from privbayes.bayesnet.privbayes.cost import model_file_bound, privbayes_work, table_bounds
     from privbayes.bayesnet.privbayes.settings import PrivBayesSettings
 
     n, T = plan.setting("n"), plan.setting("rounds")
@@ -38,14 +39,11 @@ def adaptive_cost(settings: AdaptiveSettings, plan: BudgetPlan, encoding: Encodi
     K, total_cells = len(candidates), sum(cells)
     multi = [c for c, cand in zip(cells, candidates) if len(cand.attributes) > 1] or [1]
     mean_multi = sum(multi) / len(multi)
-    oneway = sum(a.size for a in attrs)
-    model_at = [min(settings.max_model_cells, oneway + t * mean_multi) for t in range(1, T + 1)]
-    rows = costs.distinct_rows(n, encoding)
-    work = {**costs.read_work(n, encoding), "candidate_rows": float(K) * rows, "round_candidates": float(T) * K,
-            "round_cells": float(T) * total_cells, "round_model": float(sum(model_at))}
-    memory = {**costs.read_work(n, encoding), "candidate_cells": float(total_cells),
-              "model_cells": float(model_at[-1] if model_at else oneway)}
     largest = max(cells) if cells else 1
+    rows = costs.distinct_rows(n, encoding)
+    work: dict[str, float] = {**costs.read_work(n, encoding), "adaptive": 1.0}
+    memory: dict[str, float] = {**costs.read_work(n, encoding)}
+    first = [a.size for a in attrs]  # the first measurements: 1-way marginals, or the network's tables
     if plan.setting("init") == "network":
         budget = sum((r.epsilon for r in plan.releases if r.kind in ("network", "table")), Fraction(0))
         relation = settings.relation
@@ -55,15 +53,31 @@ def adaptive_cost(settings: AdaptiveSettings, plan: BudgetPlan, encoding: Encodi
         k = net.setting("degree")
         net_largest = math.prod(sorted(a.size for a in attrs)[-(k + 1):]) if k else largest
         more, more_memory = privbayes_work(inner, net, encoding, net_largest)
-        for key, value in more.items():
-            work[key] = work.get(key, 0.0) + value
-        for key, value in more_memory.items():
-            memory[key] = max(memory.get(key, 0.0), value)
+        work.update(more)
+        memory.update(more_memory)
         largest = max(largest, net_largest)
+        first = table_bounds(encoding, net_largest, k)
+    base = sum(first)
+    model_at = [min(settings.max_model_cells, base + t * mean_multi) for t in range(1, T + 1)]
+    # Every candidate is a leaf table counted once: rows × its attributes visits each.
+    visits = float(rows) * sum(len(c.attributes) for c in candidates)
+    work["numba"] = memory["numba"] = max(work.get("numba", 0.0), costs.numba_loaded(visits))
+    work.update({"candidate_rows": float(K) * rows, "round_candidates": float(T) * K,
+                 "round_cells": float(T) * total_cells, "round_model": float(sum(model_at)),
+                 "final_model": float(model_at[-1] if model_at else base),
+                 # Selections that close cycles make the junction tree's cliques grow faster than the
+                 # marginals measured (fits at ε = 3.2 take 3× those at 1.6): a superlinear term.
+                 "round_model2": float(sum(m * m for m in model_at)) / 1e4})
+    memory.update({"candidate_cells": float(total_cells), "candidates": float(K),
+                   "model_cells": max(memory.get("model_cells", 0.0), float(model_at[-1] if model_at else base))})
     # The model file holds one potential per measurement, each of its table's shape: the first
-    # measurements (one per attribute, as PrivBayes's bound counts them) and one per round.
+    # measurements (the 1-way marginals, or the network's d tables bounded as PrivBayes's file is)
+    # and one per round, a candidate's marginal (at most the largest candidate).
     from privbayes.blocks import encoded_size
 
-    file_bytes = model_file_bound(plan, encoding, largest, None) + T * (200 + encoded_size(largest))
-    working = 8 * total_cells + 64 * int(model_at[-1] if model_at else oneway)
+    # (The network written beside the potentials is derived from the model's junction tree: its parent
+    # lists are bounded by d − 1, hence degree None for the text.)
+    file_bytes = (model_file_bound(plan, encoding, largest, None, first)
+                  + T * (200 + 16 * settings.degree + encoded_size(max(cells, default=1))))
+    working = 8 * total_cells + 64 * int(model_at[-1] if model_at else base)
     return costs.estimate(METHOD, work, memory, working, file_bytes, largest_cells=largest)

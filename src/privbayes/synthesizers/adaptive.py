@@ -20,7 +20,7 @@ import numpy as np
 
 from privbayes._version import __version__
 from privbayes.adaptive import rounds
-from privbayes.adaptive.settings import COUNT_STEP, MECHANISM, AdaptiveSettings
+from privbayes.adaptive.settings import COUNT_STEP, MECHANISM, AdaptiveSettings, first_groups
 from privbayes.bayesnet.model import BayesNetModel
 from privbayes.bayesnet.potentials import network_of, potentials_of
 from privbayes.costs import CostEstimate
@@ -62,7 +62,8 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
     def __init__(self, epsilon: float = 1.0, *, neighbours: str = "replace-one", degree: int = 2,
                  rounds: int | None = None, theta: float = 25.0, initial_share: float | None = None,
                  select_share: float = 0.2, max_model_cells: int = 2**20, init: str = "auto",
-                 random_state: int | None = None, progress: bool = False) -> None:
+                 selection: str = "permute-and-flip", joint: bool = True, random_state: int | None = None,
+                 progress: bool = False) -> None:
         self.epsilon = epsilon
         self.neighbours = neighbours
         self.degree = degree
@@ -72,6 +73,8 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
         self.select_share = select_share
         self.max_model_cells = max_model_cells
         self.init = init
+        self.selection = selection
+        self.joint = joint
         self.random_state = random_state
         self.progress = progress
 
@@ -79,7 +82,8 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
         check_seed(self.random_state, "random_state")
         return AdaptiveSettings(self.epsilon, degree=self.degree, rounds=self.rounds,  # type: ignore[arg-type]
                                 initial_share=self.initial_share, select_share=self.select_share, theta=self.theta,  # type: ignore[arg-type]
-                                max_model_cells=self.max_model_cells, neighbours=self.neighbours, init=self.init)
+                                max_model_cells=self.max_model_cells, neighbours=self.neighbours, init=self.init,
+                                selection=self.selection, joint=self.joint)
 
     def plan(self, n: int, schema: Schema) -> BudgetPlan:
         """The budget plan of a fit on n rows of ``schema`` (the noisy count under add/remove), before any
@@ -121,7 +125,8 @@ def _fit_table(settings: AdaptiveSettings, table: PrivateTable, domain_source: s
     progress.stage("measuring and fitting", plan.setting("rounds"))
     fitted = rounds.run(table, encoding, plan, degree=settings.degree, max_model_cells=plan.setting("max model cells"),
                         sensitivity=relation.count_sensitivity, accountant=accountant, rng=rng, n=n,
-                        count_scale=count_scale, progress=progress.update)
+                        count_scale=count_scale, progress=progress.update,
+                        groups=first_groups(encoding, settings.joint))
     # Post-processing from here: the model is a function of the measurements only.
     potentials = potentials_of(fitted.measurements, fitted.estimate.log_potentials)
     network, conditionals = network_of(encoding, potentials)  # as its model file will rebuild it

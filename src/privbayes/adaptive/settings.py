@@ -7,8 +7,11 @@ A fit spends ε in a fixed order (docs/decisions.md, "Adaptive marginals"):
    split in proportion to the square root of the attribute's size (the split that minimises the
    summed L1 noise Σ_a |Ω_a|·Δ/ε_a for a fixed total), or with ``init="network"`` (the default when
    every attribute is binary) PrivBayes's network and tables (:mod:`privbayes.adaptive.network`);
-   by default 1/2 of the rest for the 1-way marginals, 3/4 for the network;
-3. T rounds, each an exponential-mechanism selection with ``select_share`` of the round's budget
+   by default 1/2 of the rest for the 1-way marginals, 3/4 for the network; with ``joint`` (the default)
+   small attributes share one table (:func:`first_groups`), and below a signal n·ε/Δ of
+   :data:`SMALL_SIGNAL` those tables get 3/5;
+3. T rounds, each a selection (permute-and-flip by default, or the exponential mechanism) with
+   ``select_share`` of the round's budget
    and a discrete-Laplace measurement of the selected marginal with the rest.  The rounds' budgets
    rise linearly, the last round getting ``ramp`` (4) times the first's: AIM's budget annealing made
    data-independent (the first rounds find the gross errors, which a small budget resolves; the later
@@ -64,6 +67,9 @@ SELECTIONS = ("permute-and-flip", "exponential")
 """Each round's selection mechanism (docs/decisions.md, "Adaptive marginals: joint first marginals and
 permute-and-flip"); model files written before it was a setting selected with the exponential mechanism."""
 DEGREES = (2, 3)
+SMALL_SIGNAL = 5000
+"""Below this n·ε/Δ (the budget after the count) the joint first tables get :data:`SMALL_SIGNAL_SHARE` of ε."""
+SMALL_SIGNAL_SHARE = Fraction(3, 5)
 MERGE_GAIN = -0.3
 """First measurements: two groups are merged when √|Ω_g| + √|Ω_h| − √(|Ω_g|·|Ω_h|) exceeds this."""
 INITS = ("auto", "oneway", "network")
@@ -135,12 +141,16 @@ class AdaptiveSettings:
             return self.init
         return "network" if encoding.is_binary else "oneway"
 
-    def share_for(self, init: str) -> Fraction:
+    def share_for(self, init: str, signal: float = math.inf) -> Fraction:
         """The first measurements' share of ε: ``initial_share``, else 1/2 for the 1-way marginals (AIM's and
-        OpenDP's default) and 3/4 for the network's tables (docs/decisions.md, "Adaptive marginals")."""
+        OpenDP's default) and 3/4 for the network's tables (docs/decisions.md, "Adaptive marginals"); with
+        ``joint`` first tables and a small ``signal`` n·ε/Δ (below :data:`SMALL_SIGNAL`), 3/5 for the first
+        tables (docs/decisions.md, "Adaptive marginals: joint first marginals and permute-and-flip")."""
         if self.initial_share is not None:
             return self.initial_share
-        return Fraction(1, 2) if init == "oneway" else Fraction(3, 4)
+        if init != "oneway":
+            return Fraction(3, 4)
+        return SMALL_SIGNAL_SHARE if self.joint and signal < SMALL_SIGNAL else Fraction(1, 2)
 
     def model_cells_for(self, encoding: Encoding) -> int:
         """The fit's cap on the junction tree's cells: ``max_model_cells``, or less when the domain is small,
@@ -254,7 +264,7 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
     epsilon = settings.epsilon
     rest = epsilon - (0 if relation.n_public else settings.count_epsilon())
     init = settings.init_for(encoding)
-    share = settings.share_for(init)
+    share = settings.share_for(init, n * float(rest) / float(delta))
     oneway = rest * share
     d = len(encoding.attributes)
     T = rounds_for(settings, n, encoding, rest - oneway)

@@ -52,7 +52,10 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
     (default 1/2 for the 1-way marginals, 3/4 for the network); ``select_share`` share of each round's
     budget for its selection (default 0.2); ``max_model_cells`` cap on the model's junction tree (default
     2²⁰ cells; a fit also keeps it within 64 times the cells of all the 2-way marginals, which binds on small
-    domains); ``random_state`` seeds the DP noise (reproducible experiments; the report says so);
+    domains); ``selection`` each round's selection mechanism, "permute-and-flip" (default; never worse in expectation
+    than the exponential mechanism, McKenna & Sheldon 2020) or "exponential"; ``joint`` measure small attributes
+    together in the first tables (default True; at n·ε/Δ below 5,000 those tables get 3/5 of ε);
+    ``random_state`` seeds the DP noise (reproducible experiments; the report says so);
     ``progress`` a progress bar on stderr.  Budgets and shares are taken as the decimals written (0.2 is
     exactly 1/5).
     """

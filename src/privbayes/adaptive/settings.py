@@ -9,7 +9,7 @@ A fit spends ε in a fixed order (docs/decisions.md, "Adaptive marginals"):
    every attribute is binary) PrivBayes's network and tables (:mod:`privbayes.adaptive.network`);
    by default 1/2 of the rest for the 1-way marginals, 3/4 for the network; with ``joint`` (the default)
    small attributes share one table (:func:`first_groups`), and below a signal n·ε/Δ of
-   :data:`SMALL_SIGNAL` those tables get 3/5;
+   :data:`SMALL_SIGNAL` those tables get 11/20;
 3. T rounds, each a selection (permute-and-flip by default, or the exponential mechanism) with
    ``select_share`` of the round's budget
    and a discrete-Laplace measurement of the selected marginal with the rest.  The rounds' budgets
@@ -69,7 +69,7 @@ permute-and-flip"); model files written before it was a setting selected with th
 DEGREES = (2, 3)
 SMALL_SIGNAL = 5000
 """Below this n·ε/Δ (the budget after the count) the joint first tables get :data:`SMALL_SIGNAL_SHARE` of ε."""
-SMALL_SIGNAL_SHARE = Fraction(3, 5)
+SMALL_SIGNAL_SHARE = Fraction(11, 20)
 MERGE_GAIN = -0.3
 """First measurements: two groups are merged when √|Ω_g| + √|Ω_h| − √(|Ω_g|·|Ω_h|) exceeds this."""
 INITS = ("auto", "oneway", "network")
@@ -144,7 +144,7 @@ class AdaptiveSettings:
     def share_for(self, init: str, signal: float = math.inf) -> Fraction:
         """The first measurements' share of ε: ``initial_share``, else 1/2 for the 1-way marginals (AIM's and
         OpenDP's default) and 3/4 for the network's tables (docs/decisions.md, "Adaptive marginals"); with
-        ``joint`` first tables and a small ``signal`` n·ε/Δ (below :data:`SMALL_SIGNAL`), 3/5 for the first
+        ``joint`` first tables and a small ``signal`` n·ε/Δ (below :data:`SMALL_SIGNAL`), 11/20 for the first
         tables (docs/decisions.md, "Adaptive marginals: joint first marginals and permute-and-flip")."""
         if self.initial_share is not None:
             return self.initial_share

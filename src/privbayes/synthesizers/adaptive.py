@@ -54,7 +54,7 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
     2²⁰ cells; a fit also keeps it within 64 times the cells of all the 2-way marginals, which binds on small
     domains); ``selection`` each round's selection mechanism, "permute-and-flip" (default; never worse in expectation
     than the exponential mechanism, McKenna & Sheldon 2020) or "exponential"; ``joint`` measure small attributes
-    together in the first tables (default True; at n·ε/Δ below 5,000 those tables get 3/5 of ε);
+    together in the first tables (default True; at n·ε/Δ below 5,000 those tables get 11/20 of ε);
     ``random_state`` seeds the DP noise (reproducible experiments; the report says so);
     ``progress`` a progress bar on stderr.  Budgets and shares are taken as the decimals written (0.2 is
     exactly 1/5).

@@ -5,8 +5,11 @@ this library's pieces:
 
 * every measurement is a count table plus discrete Laplace noise of scale Δ/ε
   (:class:`~privbayes.privacy.mechanisms.DiscreteLaplace`; AIM uses Gaussian noise under zCDP);
-* each round selects one candidate marginal r with the exponential mechanism
-  (:class:`~privbayes.privacy.mechanisms.Exponential`) on AIM's quality
+* the first measurements are the 1-way marginals, small attributes measured together in one table
+  (:func:`privbayes.adaptive.settings.first_groups`, public), or PrivBayes's network and tables;
+* each round selects one candidate marginal r by permute-and-flip
+  (:class:`~privbayes.privacy.mechanisms.PermuteAndFlip`, the default) or the exponential mechanism
+  (:class:`~privbayes.privacy.mechanisms.Exponential`; the plan names which) on AIM's quality
   q_r = w_r · (‖x_r − N̂·p̂_r‖₁ − |Ω_r|·E|Z_r|): x_r the exact counts, p̂_r the current model's
   marginal, N̂ the public n (replace-one) or the estimate of n from the released measurements
   (add/remove), E|Z_r| the mean absolute value of the noise its measurement would carry, w_r ≤ 1

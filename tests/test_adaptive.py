@@ -379,3 +379,22 @@ def test_counting_layer_tables_give_the_same_model_as_frames():
     a = AdaptiveMarginals(1.0, random_state=4).fit(table).released_.to_document()
     b = AdaptiveMarginals(1.0, random_state=4).fit(FRAME, SCHEMA).released_.to_document()
     assert a == b and isinstance(FRAME, pd.DataFrame)
+
+
+def test_the_network_start_caps_its_degree_and_old_files_keep_lemma_4_8s():
+    # On binary data the network start uses Lemma 4.8's k, at most max_network_degree (5 by default); a model
+    # file without the key (written before the cap) recomputes the uncapped plan.
+    from privbayes.audit.distinguish import binary_schema
+
+    schema = binary_schema([f"b{i}" for i in range(16)])
+    capped = AdaptiveSettings(Fraction(8, 5), neighbours="add-remove")
+    uncapped = AdaptiveSettings(Fraction(8, 5), neighbours="add-remove", max_network_degree=None)
+    encoding = capped.encoding_for(schema)
+    k = uncapped.plan(10**5, encoding).setting("network degree")
+    assert k > 5 and capped.plan(10**5, encoding).setting("network degree") == 5
+    assert AdaptiveSettings(Fraction(8, 5), max_network_degree=2).plan(10**5, encoding).setting("network degree") == 2
+    old = {key: v for key, v in capped.to_parameters().items() if key != "max_network_degree"}
+    assert AdaptiveSettings.from_parameters(old).plan(10**5, encoding).setting("network degree") == k
+    assert AdaptiveSettings.from_parameters(capped.to_parameters()) == capped
+    with pytest.raises(InputError, match="^max_network_degree "):
+        AdaptiveSettings(1, max_network_degree=0)

@@ -67,6 +67,9 @@ SELECTIONS = ("permute-and-flip", "exponential")
 """Each round's selection mechanism (docs/decisions.md, "Adaptive marginals: joint first marginals and
 permute-and-flip"); model files written before it was a setting selected with the exponential mechanism."""
 DEGREES = (2, 3)
+MAX_NETWORK_DEGREE = 5
+"""The network start's degree is Lemma 4.8's k, at most this (docs/decisions.md, "Adaptive marginals: joint first
+marginals and permute-and-flip"); model files written before it had no cap."""
 SMALL_SIGNAL = 5000
 """Below this n·ε/Δ (the budget after the count) the joint first tables get :data:`SMALL_SIGNAL_SHARE` of ε."""
 SMALL_SIGNAL_SHARE = Fraction(11, 20)
@@ -100,12 +103,16 @@ class AdaptiveSettings:
     ramp: Fraction = RAMP
     selection: str = SELECTIONS[0]
     joint: bool = True
+    max_network_degree: int | None = MAX_NETWORK_DEGREE
 
     def __post_init__(self) -> None:
         check_choice(self.init, "init", INITS, allow_none=False)
         check_choice(self.selection, "selection", SELECTIONS, allow_none=False)
         if not isinstance(self.joint, bool):
             raise InputError(f"joint ({self.joint!r}) must be true or false")
+        if self.max_network_degree is not None:
+            object.__setattr__(self, "max_network_degree",
+                               check_count(self.max_network_degree, "max_network_degree", minimum=1))
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "degree", check_count(self.degree, "degree", minimum=1))
         if self.degree not in DEGREES:
@@ -176,14 +183,14 @@ class AdaptiveSettings:
                 "select_share": float(self.select_share), "select_share_exact": str(self.select_share),
                 "theta": self.theta, "max_model_cells": self.max_model_cells, "neighbours": self.neighbours,
                 "init": self.init, "ramp": float(self.ramp), "ramp_exact": str(self.ramp), "encoding": ENCODING,
-                "selection": self.selection, "joint": self.joint}
+                "selection": self.selection, "joint": self.joint, "max_network_degree": self.max_network_degree}
 
     @classmethod
     def from_parameters(cls, params: Mapping[str, Any]) -> AdaptiveSettings:
         """Settings from a model file's ``parameters`` (validated; unknown keys refused)."""
         known = {"method", "epsilon", "epsilon_exact", "degree", "rounds", "initial_share", "initial_share_exact",
                  "select_share", "select_share_exact", "theta", "max_model_cells", "neighbours", "init",
-                 "ramp", "ramp_exact", "encoding", "selection", "joint"}
+                 "ramp", "ramp_exact", "encoding", "selection", "joint", "max_network_degree"}
         if set(params) - known:
             raise InputError(f"unknown adaptive parameters {sorted(set(params) - known)}")
         check_choice(params.get("method"), "method", (METHOD,), allow_none=False)
@@ -200,7 +207,8 @@ class AdaptiveSettings:
                    # files written before the ramp (1.x adaptive models) had equal rounds
                    ramp=rational("ramp") if "ramp_exact" in params else Fraction(1),
                    # files written before these settings: the exponential mechanism, one 1-way table per attribute
-                   selection=params.get("selection", "exponential"), joint=params.get("joint", False))
+                   selection=params.get("selection", "exponential"), joint=params.get("joint", False),
+                   max_network_degree=params.get("max_network_degree"))
 
 
 def rounds_for(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_budget: Fraction) -> int:
@@ -276,7 +284,7 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
     if init == "network":
         from privbayes.adaptive.network import network_plan
 
-        initial = network_plan(oneway, n, encoding, relation)
+        initial = network_plan(oneway, n, encoding, relation, settings.max_network_degree)
         releases += list(initial.releases)
         network_settings = (("network degree", initial.setting("degree")),)
     else:

@@ -55,6 +55,7 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
     domains); ``selection`` each round's selection mechanism, "permute-and-flip" (default; never worse in expectation
     than the exponential mechanism, McKenna & Sheldon 2020) or "exponential"; ``joint`` measure small attributes
     together in the first tables (default True; at n·ε/Δ below 5,000 those tables get 11/20 of ε);
+    ``max_network_degree`` the network start's largest degree (default 5; None: Lemma 4.8's k);
     ``random_state`` seeds the DP noise (reproducible experiments; the report says so);
     ``progress`` a progress bar on stderr.  Budgets and shares are taken as the decimals written (0.2 is
     exactly 1/5).
@@ -65,7 +66,8 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
     def __init__(self, epsilon: float = 1.0, *, neighbours: str = "replace-one", degree: int = 2,
                  rounds: int | None = None, theta: float = 25.0, initial_share: float | None = None,
                  select_share: float = 0.2, max_model_cells: int = 2**20, init: str = "auto",
-                 selection: str = "permute-and-flip", joint: bool = True, random_state: int | None = None,
+                 selection: str = "permute-and-flip", joint: bool = True, max_network_degree: int | None = 5,
+                 random_state: int | None = None,
                  progress: bool = False) -> None:
         self.epsilon = epsilon
         self.neighbours = neighbours
@@ -78,6 +80,7 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
         self.init = init
         self.selection = selection
         self.joint = joint
+        self.max_network_degree = max_network_degree
         self.random_state = random_state
         self.progress = progress
 
@@ -86,7 +89,8 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
         return AdaptiveSettings(self.epsilon, degree=self.degree, rounds=self.rounds,  # type: ignore[arg-type]
                                 initial_share=self.initial_share, select_share=self.select_share, theta=self.theta,  # type: ignore[arg-type]
                                 max_model_cells=self.max_model_cells, neighbours=self.neighbours, init=self.init,
-                                selection=self.selection, joint=self.joint)
+                                selection=self.selection, joint=self.joint,
+                                max_network_degree=self.max_network_degree)
 
     def plan(self, n: int, schema: Schema) -> BudgetPlan:
         """The budget plan of a fit on n rows of ``schema`` (the noisy count under add/remove), before any

@@ -14,7 +14,14 @@ from privbayes import AdaptiveMarginals, counting
 from privbayes.adaptive.candidates import Candidate, leaf_candidates, workload_weights
 from privbayes.adaptive.marginals import MarginalOracle, tree_cells
 from privbayes.adaptive.rounds import mean_absolute_noise, quality
-from privbayes.adaptive.settings import COUNT_STEP, MAX_ROUNDS_PER_ATTRIBUTE, AdaptiveSettings, round_budgets
+from privbayes.adaptive.settings import (
+    COUNT_STEP,
+    MAX_ROUNDS_PER_ATTRIBUTE,
+    AdaptiveSettings,
+    first_groups,
+    oneway_weights,
+    round_budgets,
+)
 from privbayes.bayesnet.measurements import discrete_laplace_variance
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
@@ -40,15 +47,22 @@ def test_the_plan_spends_exactly_epsilon_in_its_stated_shares(relation, epsilon)
     delta = settings.relation.count_sensitivity
     rest = epsilon - (0 if relation == "replace-one" else epsilon / 100)
     oneway = plan.budgets("oneway")
-    assert sorted(oneway) == list(range(len(SIZES))) and sum(oneway.values()) == rest / 2
-    # split in proportion to √|Ω_a| (two decimals): the larger attribute gets more
-    assert [oneway[a] / oneway[0] for a in range(4)] == [Fraction(math.isqrt(10**4 * s), math.isqrt(10**4 * 3))
-                                                       for s in SIZES]
+    groups = first_groups(encoding, True)  # sizes 3, 4, 2, 5: the 2 with the 3, then the 4 with the 5
+    assert groups == ((0, 2), (1, 3))
+    # joint first tables at a small signal n·ε/Δ < 5000 get 11/20 of the rest, else 1/2
+    share = Fraction(11, 20) if 1000 * rest / delta < 5000 else Fraction(1, 2)
+    assert plan.setting("initial share") == float(share)
+    assert sorted(oneway) == list(range(len(groups))) and sum(oneway.values()) == rest * share
+    # split in proportion to √|Ω_g| (two decimals): the larger table gets more
+    cells = [6, 20]
+    assert [oneway[g] / oneway[0] for g in range(2)] == [Fraction(math.isqrt(10**4 * c), math.isqrt(10**4 * 6))
+                                                       for c in cells]
+    assert {r.mechanism for r in plan.releases if r.kind == "select"} == {"permute-and-flip"}
     T = plan.setting("rounds")
     select, measure = plan.budgets("select"), plan.budgets("measure")
     assert sorted(select) == sorted(measure) == list(range(1, T + 1))
     rounds = [select[t] + measure[t] for t in range(1, T + 1)]
-    assert sum(rounds) == rest / 2
+    assert sum(rounds) == rest * (1 - share)
     if T > 1:  # linearly rising budgets, the last 4 times the first (the ramp)
         assert rounds[-1] == 4 * rounds[0]
         assert len({b - a for a, b in zip(rounds, rounds[1:])}) == 1
@@ -121,6 +135,44 @@ def test_model_files_written_before_the_ramp_keep_equal_rounds():
         AdaptiveSettings(Fraction(1, 2), ramp=Fraction(1, 2))
 
 
+def test_model_files_written_before_joint_first_marginals_and_permute_and_flip_keep_their_plan():
+    """A file without ``selection`` and ``joint`` was fitted with the exponential mechanism and one 1-way table
+    per attribute: its plan is recomputed as such."""
+    settings = AdaptiveSettings(Fraction(1, 2), rounds=3)
+    old = {k: v for k, v in settings.to_parameters().items() if k not in ("selection", "joint")}
+    loaded = AdaptiveSettings.from_parameters(old)
+    assert (loaded.selection, loaded.joint) == ("exponential", False)
+    plan = loaded.plan(1000, settings.encoding_for(SCHEMA))
+    assert plan.setting("initial share") == 0.5  # the small-signal share comes with the joint tables only
+    assert settings.plan(1000, settings.encoding_for(SCHEMA)).setting("initial share") == 0.55
+    assert settings.plan(10**5, settings.encoding_for(SCHEMA)).setting("initial share") == 0.5
+    assert {r.mechanism for r in plan.releases if r.kind == "select"} == {"exponential"}
+    assert [r.step for r in plan.releases if r.kind == "oneway"] == [f"1-way marginal {a}/4" for a in range(1, 5)]
+    with pytest.raises(InputError, match="^selection "):
+        AdaptiveSettings(1, selection="report-noisy-max")
+    with pytest.raises(InputError, match="^joint "):
+        AdaptiveSettings(1, joint="yes")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("sizes", [[2] * 7, [3, 4, 2, 5], [16, 7, 2, 2, 5, 41, 6], [2, 2, 2, 4, 16, 10], [9, 3]])
+def test_first_groups_partition_the_attributes_and_never_add_noise_to_a_1way_beyond_the_rule(sizes):
+    # Each merge keeps √|Ω_g|+√|Ω_h| − √(|Ω_g||Ω_h|) above MERGE_GAIN, so Σ_g √|Ω_g| (the 1-way noise's
+    # standard deviation per cell, times ε·√|Ω_a|) grows by at most |MERGE_GAIN| per merge, and the groups
+    # partition the attributes; without ``joint`` every attribute is alone.
+    from privbayes.adaptive.settings import MERGE_GAIN
+
+    encoding = AdaptiveSettings(1).encoding_for(categorical_schema(sizes))
+    groups = first_groups(encoding, True)
+    assert sorted(a for g in groups for a in g) == list(range(len(sizes)))
+    merges = len(sizes) - len(groups)
+    alone, joint = sum(math.sqrt(s) for s in sizes), sum(math.sqrt(math.prod(sizes[a] for a in g)) for g in groups)
+    assert joint <= alone + merges * abs(MERGE_GAIN) + 1e-9
+    assert first_groups(encoding, False) == tuple((a,) for a in range(len(sizes)))
+    assert len(oneway_weights(encoding, groups)) == len(groups)
+    if sizes == [2] * 7:  # pairs of binaries, then 4-cell tables with a binary or with each other
+        assert all(math.prod(sizes[a] for a in g) in (8, 16) for g in groups)
+
+
 # --- fits: the ledger is the plan --------------------------------------------------------------------
 
 @pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
@@ -160,9 +212,14 @@ def test_binary_data_start_from_the_privbayes_network_and_the_ledger_is_the_plan
     assert any(s.startswith("network step") for s in steps) and any(s.startswith("conditional") for s in steps)
     assert not any(s.startswith("1-way") for s in steps)
     assert sum((e.epsilon for e in released.ledger), Fraction(0)) == 1
-    forced = AdaptiveMarginals(1.0, neighbours=relation, init="oneway",
+    forced = AdaptiveMarginals(1.0, neighbours=relation, init="oneway", joint=False,
                                random_state=2).fit(frame, binary_schema("abcdef"))
     assert any(e.step.startswith("1-way") for e in forced.released_.ledger)
+    joint = AdaptiveMarginals(1.0, neighbours=relation, init="oneway",
+                              random_state=2).fit(frame, binary_schema("abcdef"))
+    first = [e for e in joint.released_.ledger if e.step.startswith("first marginal")]
+    assert len(first) == 2 and all(e.measured.startswith("joint marginal of") for e in first)  # two 8-cell tables
+    joint.released_.plan.check(joint.released_.ledger)
 
 
 def test_a_fit_samples_the_schema_and_keeps_strong_dependence():
@@ -322,3 +379,22 @@ def test_counting_layer_tables_give_the_same_model_as_frames():
     a = AdaptiveMarginals(1.0, random_state=4).fit(table).released_.to_document()
     b = AdaptiveMarginals(1.0, random_state=4).fit(FRAME, SCHEMA).released_.to_document()
     assert a == b and isinstance(FRAME, pd.DataFrame)
+
+
+def test_the_network_start_caps_its_degree_and_old_files_keep_lemma_4_8s():
+    # On binary data the network start uses Lemma 4.8's k, at most max_network_degree (5 by default); a model
+    # file without the key (written before the cap) recomputes the uncapped plan.
+    from privbayes.audit.distinguish import binary_schema
+
+    schema = binary_schema([f"b{i}" for i in range(16)])
+    capped = AdaptiveSettings(Fraction(8, 5), neighbours="add-remove")
+    uncapped = AdaptiveSettings(Fraction(8, 5), neighbours="add-remove", max_network_degree=None)
+    encoding = capped.encoding_for(schema)
+    k = uncapped.plan(10**5, encoding).setting("network degree")
+    assert k > 5 and capped.plan(10**5, encoding).setting("network degree") == 5
+    assert AdaptiveSettings(Fraction(8, 5), max_network_degree=2).plan(10**5, encoding).setting("network degree") == 2
+    old = {key: v for key, v in capped.to_parameters().items() if key != "max_network_degree"}
+    assert AdaptiveSettings.from_parameters(old).plan(10**5, encoding).setting("network degree") == k
+    assert AdaptiveSettings.from_parameters(capped.to_parameters()) == capped
+    with pytest.raises(InputError, match="^max_network_degree "):
+        AdaptiveSettings(1, max_network_degree=0)

@@ -26,7 +26,7 @@ from privbayes import AdaptiveMarginals, PrivateMRF, cli
 from privbayes.bayesnet.candidates import candidate_cap, parent_bound
 from privbayes.bayesnet.privbayes.settings import COUNT_STEP, phase_budgets
 from privbayes.encoding import Encoding
-from privbayes.privacy.mechanisms import DiscreteLaplace, Exponential
+from privbayes.privacy.mechanisms import DiscreteLaplace, Exponential, PermuteAndFlip
 from privbayes.privacy.neighbours import ADD_REMOVE
 from privbayes.synthesizers.privbayes import PrivBayes
 from privbayes.synthesizers.sa_privbayes import SAPrivBayes
@@ -56,6 +56,7 @@ def oblivious(monkeypatch):
 
     monkeypatch.setattr(DiscreteLaplace, "release", laplace)
     monkeypatch.setattr(Exponential, "release", exponential)
+    monkeypatch.setattr(PermuteAndFlip, "release", exponential)
 
 
 def _two_tables(n_first: int, n_second: int) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -133,11 +134,11 @@ def test_adaptive_with_an_exact_selection_is_caught(oblivious, tmp_path, monkeyp
     # lets the data choose what is measured, so the same check must tell the two tables apart.
     import privbayes.adaptive.rounds as rounds_module
 
-    class Argmax(Exponential):
-        def release(self, scores, accountant, rng, *, step, measured):
-            accountant.charge(self, step=step, measured=measured)
-            return int(np.argmax(scores))
-    monkeypatch.setattr(rounds_module, "Exponential", Argmax)
+    def argmax(self, scores, accountant, rng, *, step, measured):
+        accountant.charge(self, step=step, measured=measured)
+        return int(np.argmax(scores))
+    for name, selector in (("Exponential", Exponential), ("PermuteAndFlip", PermuteAndFlip)):  # either selection
+        monkeypatch.setattr(rounds_module, name, type("Argmax", (selector,), {"release": argmax}))
     first, second = _two_tables(300, 300)
     make = lambda: AdaptiveMarginals(1.0, random_state=5)  # noqa: E731
     assert _privbayes_file(make(), first, tmp_path / "a.json") != _privbayes_file(make(), second, tmp_path / "b.json")

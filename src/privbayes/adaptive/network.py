@@ -33,11 +33,21 @@ THETA = 4.0
 """PrivBayes's default θ for the network's tables."""
 
 
-def network_plan(budget: Fraction, n: int, encoding: Encoding, relation: Neighbours) -> BudgetPlan:
-    """PrivBayes's plan whose releases (less its noisy count) spend exactly ``budget``."""
+def network_plan(budget: Fraction, n: int, encoding: Encoding, relation: Neighbours,
+                 max_degree: int | None = None) -> BudgetPlan:
+    """PrivBayes's plan whose releases (less its noisy count) spend exactly ``budget``; on binary data Lemma
+    4.8's degree k, lowered to ``max_degree`` when given (the rounds measure what a smaller network misses;
+    docs/decisions.md, "Adaptive marginals: joint first marginals and permute-and-flip")."""
     gross = budget if relation.n_public else budget / (1 - COUNT_SHARE)
-    plan = privbayes_plan(epsilon=gross, beta=BETA, theta=THETA, degree=None, non_private_phase=None, n=n,
-                          encoding=encoding, relation=relation)
+
+    def plan_at(degree: int | None) -> BudgetPlan:
+        return privbayes_plan(epsilon=gross, beta=BETA, theta=THETA, degree=degree, non_private_phase=None, n=n,
+                              encoding=encoding, relation=relation)
+
+    plan = plan_at(None)
+    k = plan.setting("degree")
+    if max_degree is not None and k is not None and k > max_degree:
+        plan = plan_at(max_degree)
     releases = tuple(r for r in plan.releases if r.kind != "count")
     return BudgetPlan(budget, releases, plan.settings)
 

@@ -5,8 +5,11 @@ this library's pieces:
 
 * every measurement is a count table plus discrete Laplace noise of scale Δ/ε
   (:class:`~privbayes.privacy.mechanisms.DiscreteLaplace`; AIM uses Gaussian noise under zCDP);
-* each round selects one candidate marginal r with the exponential mechanism
-  (:class:`~privbayes.privacy.mechanisms.Exponential`) on AIM's quality
+* the first measurements are the 1-way marginals, small attributes measured together in one table
+  (:func:`privbayes.adaptive.settings.first_groups`, public), or PrivBayes's network and tables;
+* each round selects one candidate marginal r by permute-and-flip
+  (:class:`~privbayes.privacy.mechanisms.PermuteAndFlip`, the default) or the exponential mechanism
+  (:class:`~privbayes.privacy.mechanisms.Exponential`; the plan names which) on AIM's quality
   q_r = w_r · (‖x_r − N̂·p̂_r‖₁ − |Ω_r|·E|Z_r|): x_r the exact counts, p̂_r the current model's
   marginal, N̂ the public n (replace-one) or the estimate of n from the released measurements
   (add/remove), E|Z_r| the mean absolute value of the noise its measurement would carry, w_r ≤ 1
@@ -38,7 +41,7 @@ from privbayes.bayesnet.measurements import NoisyTable, estimated_total
 from privbayes.counting import PrivateTable
 from privbayes.encoding import Encoding
 from privbayes.privacy.accountant import Accountant
-from privbayes.privacy.mechanisms import DiscreteLaplace, Exponential
+from privbayes.privacy.mechanisms import DiscreteLaplace, Exponential, PermuteAndFlip
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
 from privbayes.privacy.samplers import RandomSource
 
@@ -73,17 +76,20 @@ def quality(exact: np.ndarray, model: np.ndarray, weight: Fraction, penalty: flo
 
 def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: int, max_model_cells: int,
         sensitivity: Fraction, accountant: Accountant, rng: RandomSource, n: int, count_scale: Fraction | None,
-        progress: Callable[[int, int], None] | None = None) -> Fitted:
+        progress: Callable[[int, int], None] | None = None,
+        groups: Sequence[tuple[int, ...]] | None = None) -> Fitted:
     """Spend ``plan`` on ``table`` (encoded with ``encoding``): the 1-way marginals, then each round.
     ``n`` is the public n, or under add/remove (``count_scale`` given) the released noisy count."""
     attrs = encoding.attributes
     releases = {(r.kind, r.index): r for r in plan.releases}
     measurements: list[NoisyTable] = []
     if ("oneway", 0) in releases:
-        for a, attribute in enumerate(attrs):
-            release = releases[("oneway", a)]
-            measurements.append(_measure(table, Candidate((a,), (0,)), release, sensitivity, accountant, rng,
-                                         f"1-way marginal of {attribute.name}", len(measurements)))
+        for g, group in enumerate(groups if groups is not None else [(a,) for a in range(len(attrs))]):
+            release = releases[("oneway", g)]
+            label = " × ".join(attrs[a].name for a in group)
+            measurements.append(_measure(table, Candidate(tuple(group), (0,) * len(group)), release, sensitivity,
+                                         accountant, rng, f"{'1-way' if len(group) == 1 else 'joint'} marginal of "
+                                         f"{label}", len(measurements)))
     else:
         from privbayes.adaptive.network import measure_network
         from privbayes.privacy.neighbours import ADD_REMOVE, REPLACE_ONE
@@ -110,7 +116,8 @@ def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: in
         feasible = _feasible(candidates, measured_sets, oracle, sizes, max_model_cells, too_large)
         scores = [quality(exact[c], oracle.marginal(c.attributes) * total, weights[len(c.attributes)], penalty)
                   for c in feasible]
-        chosen = feasible[Exponential(select.epsilon, sensitivity).release(
+        selector = PermuteAndFlip if select.mechanism == PermuteAndFlip.name else Exponential
+        chosen = feasible[selector(select.epsilon, sensitivity).release(
             scores, accountant, rng, step=select.step, measured=f"one of {len(feasible)} candidate marginals")]
         label = " × ".join(attrs[a].name for a in chosen.attributes)
         measurements.append(_measure(table, chosen, measure, sensitivity, accountant, rng,

@@ -7,8 +7,11 @@ A fit spends ε in a fixed order (docs/decisions.md, "Adaptive marginals"):
    split in proportion to the square root of the attribute's size (the split that minimises the
    summed L1 noise Σ_a |Ω_a|·Δ/ε_a for a fixed total), or with ``init="network"`` (the default when
    every attribute is binary) PrivBayes's network and tables (:mod:`privbayes.adaptive.network`);
-   by default 1/2 of the rest for the 1-way marginals, 3/4 for the network;
-3. T rounds, each an exponential-mechanism selection with ``select_share`` of the round's budget
+   by default 1/2 of the rest for the 1-way marginals, 3/4 for the network; with ``joint`` (the default)
+   small attributes share one table (:func:`first_groups`), and below a signal n·ε/Δ of
+   :data:`SMALL_SIGNAL` those tables get 11/20;
+3. T rounds, each a selection (permute-and-flip by default, or the exponential mechanism) with
+   ``select_share`` of the round's budget
    and a discrete-Laplace measurement of the selected marginal with the rest.  The rounds' budgets
    rise linearly, the last round getting ``ramp`` (4) times the first's: AIM's budget annealing made
    data-independent (the first rounds find the gross errors, which a small budget resolves; the later
@@ -27,6 +30,7 @@ its ledger against it; a model file's loader recomputes it.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -59,7 +63,18 @@ MAX_ROUNDS_PER_ATTRIBUTE = 2
 """The rounds rule gives at most this many rounds per attribute (each round refits the model)."""
 RAMP = Fraction(4)
 """The last round's budget over the first's (docs/decisions.md, "Adaptive marginals: budget ramp")."""
+SELECTIONS = ("permute-and-flip", "exponential")
+"""Each round's selection mechanism (docs/decisions.md, "Adaptive marginals: joint first marginals and
+permute-and-flip"); model files written before it was a setting selected with the exponential mechanism."""
 DEGREES = (2, 3)
+MAX_NETWORK_DEGREE = 5
+"""The network start's degree is Lemma 4.8's k, at most this (docs/decisions.md, "Adaptive marginals: joint first
+marginals and permute-and-flip"); model files written before it had no cap."""
+SMALL_SIGNAL = 5000
+"""Below this n·ε/Δ (the budget after the count) the joint first tables get :data:`SMALL_SIGNAL_SHARE` of ε."""
+SMALL_SIGNAL_SHARE = Fraction(11, 20)
+MERGE_GAIN = -0.3
+"""First measurements: two groups are merged when √|Ω_g| + √|Ω_h| − √(|Ω_g|·|Ω_h|) exceeds this."""
 INITS = ("auto", "oneway", "network")
 DEFAULT_MODEL_CELLS = 2**20
 """Default cap on the cells of the model's junction tree (exact inference at every round)."""
@@ -86,9 +101,18 @@ class AdaptiveSettings:
     neighbours: str = REPLACE_ONE.name
     init: str = "auto"
     ramp: Fraction = RAMP
+    selection: str = SELECTIONS[0]
+    joint: bool = True
+    max_network_degree: int | None = MAX_NETWORK_DEGREE
 
     def __post_init__(self) -> None:
         check_choice(self.init, "init", INITS, allow_none=False)
+        check_choice(self.selection, "selection", SELECTIONS, allow_none=False)
+        if not isinstance(self.joint, bool):
+            raise InputError(f"joint ({self.joint!r}) must be true or false")
+        if self.max_network_degree is not None:
+            object.__setattr__(self, "max_network_degree",
+                               check_count(self.max_network_degree, "max_network_degree", minimum=1))
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "degree", check_count(self.degree, "degree", minimum=1))
         if self.degree not in DEGREES:
@@ -124,12 +148,16 @@ class AdaptiveSettings:
             return self.init
         return "network" if encoding.is_binary else "oneway"
 
-    def share_for(self, init: str) -> Fraction:
+    def share_for(self, init: str, signal: float = math.inf) -> Fraction:
         """The first measurements' share of ε: ``initial_share``, else 1/2 for the 1-way marginals (AIM's and
-        OpenDP's default) and 3/4 for the network's tables (docs/decisions.md, "Adaptive marginals")."""
+        OpenDP's default) and 3/4 for the network's tables (docs/decisions.md, "Adaptive marginals"); with
+        ``joint`` first tables and a small ``signal`` n·ε/Δ (below :data:`SMALL_SIGNAL`), 11/20 for the first
+        tables (docs/decisions.md, "Adaptive marginals: joint first marginals and permute-and-flip")."""
         if self.initial_share is not None:
             return self.initial_share
-        return Fraction(1, 2) if init == "oneway" else Fraction(3, 4)
+        if init != "oneway":
+            return Fraction(3, 4)
+        return SMALL_SIGNAL_SHARE if self.joint and signal < SMALL_SIGNAL else Fraction(1, 2)
 
     def model_cells_for(self, encoding: Encoding) -> int:
         """The fit's cap on the junction tree's cells: ``max_model_cells``, or less when the domain is small,
@@ -154,14 +182,15 @@ class AdaptiveSettings:
                 "initial_share_exact": None if self.initial_share is None else str(self.initial_share),
                 "select_share": float(self.select_share), "select_share_exact": str(self.select_share),
                 "theta": self.theta, "max_model_cells": self.max_model_cells, "neighbours": self.neighbours,
-                "init": self.init, "ramp": float(self.ramp), "ramp_exact": str(self.ramp), "encoding": ENCODING}
+                "init": self.init, "ramp": float(self.ramp), "ramp_exact": str(self.ramp), "encoding": ENCODING,
+                "selection": self.selection, "joint": self.joint, "max_network_degree": self.max_network_degree}
 
     @classmethod
     def from_parameters(cls, params: Mapping[str, Any]) -> AdaptiveSettings:
         """Settings from a model file's ``parameters`` (validated; unknown keys refused)."""
         known = {"method", "epsilon", "epsilon_exact", "degree", "rounds", "initial_share", "initial_share_exact",
                  "select_share", "select_share_exact", "theta", "max_model_cells", "neighbours", "init",
-                 "ramp", "ramp_exact", "encoding"}
+                 "ramp", "ramp_exact", "encoding", "selection", "joint", "max_network_degree"}
         if set(params) - known:
             raise InputError(f"unknown adaptive parameters {sorted(set(params) - known)}")
         check_choice(params.get("method"), "method", (METHOD,), allow_none=False)
@@ -176,7 +205,10 @@ class AdaptiveSettings:
                    theta=params.get("theta"), max_model_cells=params.get("max_model_cells"),  # type: ignore[arg-type]
                    neighbours=params.get("neighbours"), init=params.get("init"),  # type: ignore[arg-type]
                    # files written before the ramp (1.x adaptive models) had equal rounds
-                   ramp=rational("ramp") if "ramp_exact" in params else Fraction(1))
+                   ramp=rational("ramp") if "ramp_exact" in params else Fraction(1),
+                   # files written before these settings: the exponential mechanism, one 1-way table per attribute
+                   selection=params.get("selection", "exponential"), joint=params.get("joint", False),
+                   max_network_degree=params.get("max_network_degree"))
 
 
 def rounds_for(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_budget: Fraction) -> int:
@@ -198,9 +230,38 @@ def round_budgets(total: Fraction, rounds: int, ramp: Fraction) -> list[Fraction
     return [total * r / sum(rise) for r in rise]
 
 
-def oneway_weights(encoding: Encoding) -> list[Fraction]:
-    """√|Ω_a| per attribute, as exact rationals (two decimals: a public, deterministic split)."""
-    return [Fraction(math.isqrt(10**4 * a.size), 100) for a in encoding.attributes]
+def first_groups(encoding: Encoding, joint: bool) -> tuple[tuple[int, ...], ...]:
+    """The attribute sets of the first measurements: one per attribute, or with ``joint`` small attributes
+    measured together.  Groups are merged greedily while √(|Ω_g|·|Ω_h|) < √|Ω_g| + √|Ω_h| (largest gain
+    first, ties by position): under the √-size split below, each attribute's 1-way noise then falls (its
+    standard deviation per cell is Σ_g √|Ω_g| / (ε·√|Ω_a|) whether measured alone or in a group), and the
+    joint table adds the group's 2-way marginals for nothing.  A function of the public domain only."""
+    sizes = [a.size for a in encoding.attributes]
+    groups: list[tuple[int, ...]] = [(a,) for a in range(len(sizes))]
+    if not joint:
+        return tuple(groups)
+    cells = lambda g: math.prod(sizes[a] for a in g)  # noqa: E731
+    while True:
+        best, pair = -math.inf, None
+        for i, j in itertools.combinations(range(len(groups)), 2):
+            x, y = cells(groups[i]), cells(groups[j])
+            gain = math.sqrt(x) + math.sqrt(y) - math.sqrt(x * y)
+            if gain > best + 1e-12:
+                best, pair = gain, (i, j)
+        if pair is None or best <= MERGE_GAIN:
+            break
+        i, j = pair
+        groups[i] = tuple(sorted(groups[i] + groups[j]))
+        del groups[j]
+    return tuple(sorted(groups))
+
+
+def oneway_weights(encoding: Encoding, groups: tuple[tuple[int, ...], ...] | None = None) -> list[Fraction]:
+    """√|Ω_g| per first measurement (each attribute, or each group of :func:`first_groups`), as exact
+    rationals (two decimals: a public, deterministic split)."""
+    if groups is None:
+        groups = tuple((a,) for a in range(len(encoding.attributes)))
+    return [Fraction(math.isqrt(10**4 * math.prod(encoding.attributes[a].size for a in g)), 100) for g in groups]
 
 
 def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> BudgetPlan:
@@ -211,7 +272,7 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
     epsilon = settings.epsilon
     rest = epsilon - (0 if relation.n_public else settings.count_epsilon())
     init = settings.init_for(encoding)
-    share = settings.share_for(init)
+    share = settings.share_for(init, n * float(rest) / float(delta))
     oneway = rest * share
     d = len(encoding.attributes)
     T = rounds_for(settings, n, encoding, rest - oneway)
@@ -223,23 +284,30 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
     if init == "network":
         from privbayes.adaptive.network import network_plan
 
-        initial = network_plan(oneway, n, encoding, relation)
+        initial = network_plan(oneway, n, encoding, relation, settings.max_network_degree)
         releases += list(initial.releases)
         network_settings = (("network degree", initial.setting("degree")),)
     else:
-        weights = oneway_weights(encoding)
-        releases += [PlannedRelease(f"1-way marginal {a + 1}/{d}", "discrete Laplace", oneway * w / sum(weights),
-                                    kind="oneway", index=a, sensitivity=delta) for a, w in enumerate(weights)]
+        groups = first_groups(encoding, settings.joint)
+        weights = oneway_weights(encoding, groups)
+        G = len(groups)
+        name = "1-way marginal" if G == d else "first marginal"
+        releases += [PlannedRelease(f"{name} {g + 1}/{G}", "discrete Laplace", oneway * w / sum(weights),
+                                    kind="oneway", index=g, sensitivity=delta) for g, w in enumerate(weights)]
+        network_settings = (("first marginals", ", ".join(" × ".join(encoding.attributes[a].name for a in g)
+                                                           for g in groups)),) if G < d else ()
     for t in range(1, T + 1):
         select = budgets[t - 1] * settings.select_share
         measure = budgets[t - 1] - select
-        releases += [PlannedRelease(f"round {t}/{T}: select", "exponential", select, kind="select", index=t,
+        releases += [PlannedRelease(f"round {t}/{T}: select", settings.selection, select, kind="select", index=t,
                                     sensitivity=delta),
                      PlannedRelease(f"round {t}/{T}: measure", "discrete Laplace", measure, kind="measure", index=t,
                                     sensitivity=delta)]
-    first = "PrivBayes's network and noisy tables" if init == "network" else "1-way marginals"
+    first = ("PrivBayes's network and noisy tables" if init == "network" else
+             "1-way marginals" if settings.joint is False or network_settings == () else
+             "1-way marginals (small attributes measured jointly)")
     rising = f" (budgets rising to {float(settings.ramp):g}× the first)" if T > 1 and settings.ramp != 1 else ""
-    algorithm = (f"{first}, then {T} rounds{rising} of exponential-mechanism selection among the "
+    algorithm = (f"{first}, then {T} rounds{rising} of {settings.selection} selection among the "
                  f"{'2' if settings.degree == 2 else '2- and 3'}-way marginals (AIM's score) and a discrete-Laplace "
                  "measurement, consistent estimation after each")
     plan_settings = (("algorithm", algorithm), ("rounds", T), ("marginal degree", settings.degree),

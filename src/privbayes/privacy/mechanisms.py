@@ -14,6 +14,11 @@ hand.  Proof sketches:
   2007; TODS 2017, §2.1).  Δ is an exact rational (rounded up where a bound is
   irrational), and scores may be exact rationals, so the sampled distribution is the
   one the ledger pays for, exactly.
+* :class:`PermuteAndFlip`: visit the candidates in a uniformly random order and stop at the first ω
+  accepted with probability exp(ε·(u(ω) − max u)/(2Δ)); ε-DP for scores of sensitivity Δ, and its
+  expected score is never below the exponential mechanism's at the same ε (McKenna & Sheldon,
+  "Permute-and-Flip", NeurIPS 2020, Thm. 1-2).  The exponential sampler below draws its proposals
+  with replacement; this is the same test without replacement, with the same exact coins.
 
 Under add/remove neighbours (:mod:`privbayes.privacy.neighbours`) a count table moves by 1,
 so Δ = 1 there; the caller passes the relation's sensitivity.
@@ -30,7 +35,14 @@ import numpy as np
 
 from privbayes.privacy.accountant import Accountant, Cost, as_fraction
 from privbayes.privacy.neighbours import REPLACE_ONE
-from privbayes.privacy.samplers import RandomSource, discrete_laplace, exponential_choice
+from privbayes.privacy.samplers import (
+    RandomSource,
+    RationalScores,
+    _bernoulli_exp,
+    _top,
+    discrete_laplace,
+    exponential_choice,
+)
 
 COUNT_TABLE_SENSITIVITY = REPLACE_ONE.count_sensitivity
 """L1 change of a count table when one tuple is replaced (1 under add/remove: :mod:`neighbours`)."""
@@ -107,6 +119,59 @@ class Exponential:
             raise ValueError(f"step {step!r}: the exponential mechanism needs at least one candidate")
         accountant.charge(self, step=step, measured=measured)
         return exponential_choice(scores, self.factor, rng)
+
+
+def permute_and_flip_choice(scores: Sequence[float] | np.ndarray | RationalScores, factor: Fraction,
+                            rng: RandomSource) -> int:
+    """Permute-and-flip (McKenna & Sheldon 2020, Alg. 1): candidates in a uniformly random order (a
+    Fisher-Yates shuffle drawn lazily), each accepted with probability exp(−factor·(max − score)),
+    the first accepted returned.  Scores are taken as the exact rationals they denote and the coins
+    are exact, so the distribution is the mechanism's exactly; the best candidate is accepted
+    surely, so at most one pass is made."""
+    if len(scores) == 0:
+        raise ValueError("permute-and-flip needs at least one candidate")
+    factor = Fraction(factor)
+    if factor < 0:
+        raise ValueError(f"factor ({float(factor)}) must be non-negative")
+    top = _top(scores)
+    order = list(range(len(scores)))
+    for k in range(len(order)):
+        j = k + rng.randbelow(len(order) - k)
+        order[k], order[j] = order[j], order[k]
+        i = order[k]
+        gap = factor * (top - Fraction(scores[i]))
+        if _bernoulli_exp(gap.numerator, gap.denominator, rng):
+            return i
+    raise AssertionError("permute-and-flip: the best candidate is always accepted")  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class PermuteAndFlip:
+    """Index chosen by permute-and-flip with exponent ε/(2Δ): ε-DP when each score moves by ≤ Δ, and at
+    least as good as :class:`Exponential` at the same ε in expected score (McKenna & Sheldon 2020)."""
+
+    epsilon: Fraction
+    sensitivity: Fraction
+    name = "permute-and-flip"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", _positive(self.epsilon, "epsilon"))
+        object.__setattr__(self, "sensitivity", _positive(self.sensitivity, "sensitivity"))
+
+    @property
+    def factor(self) -> Fraction:
+        """The acceptance exponent's coefficient ε/(2Δ)."""
+        return self.epsilon / (2 * self.sensitivity)
+
+    def cost(self) -> Cost:
+        return Cost(self.epsilon)
+
+    def release(self, scores: Sequence[float] | np.ndarray, accountant: Accountant, rng: RandomSource, *,
+                step: str, measured: str) -> int:
+        if len(scores) == 0:
+            raise ValueError(f"step {step!r}: permute-and-flip needs at least one candidate")
+        accountant.charge(self, step=step, measured=measured)
+        return permute_and_flip_choice(scores, self.factor, rng)
 
 
 def laplace_counts(counts: np.ndarray, epsilon: float | Fraction, accountant: Accountant, rng: RandomSource, *,

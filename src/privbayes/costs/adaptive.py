@@ -49,7 +49,7 @@ def adaptive_cost(settings: AdaptiveSettings, plan: BudgetPlan, encoding: Encodi
         relation = settings.relation
         gross = budget if relation.n_public else budget / (1 - Fraction(1, 100))
         inner = PrivBayesSettings(gross, beta=BETA, theta=THETA, neighbours=relation.name)
-        net = network_plan(budget, n, encoding, relation)
+        net = network_plan(budget, n, encoding, relation, settings.max_network_degree)
         k = net.setting("degree")
         net_largest = math.prod(sorted(a.size for a in attrs)[-(k + 1):]) if k else largest
         more, more_memory = privbayes_work(inner, net, encoding, net_largest)

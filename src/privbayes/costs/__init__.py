@@ -24,33 +24,33 @@ from privbayes.errors import InputError
 from privbayes.limits import limits
 
 SECONDS: Mapping[str, float] = MappingProxyType({
-    "start": 0.74,           # interpreter, imports, reading the schema, writing and checking the file
-    "read": 2.7e-09,         # per cell read and labelled (n × d); mostly absorbed by the counting terms
-    "pair": 0.0,             # per candidate (child, parent set) scored
-    "pair_rows": 3.43e-09,   # per row visited counting a candidate's table
-    "pair_cells": 7.07e-08,  # per cell of a scored table
-    "binary_pair": 1.33e-05, # per binary (child, k parents) pair scored (F's dynamic program, §4.4)
+    "start": 0.869,          # interpreter, imports, reading the schema, writing and checking the file
+    "read": 1.66e-07,        # per cell read and labelled (n × d); mostly absorbed by the counting terms
+    "pair": 5.84e-06,        # per candidate (child, parent set) scored
+    "pair_rows": 3.03e-09,   # per row visited counting a candidate's table
+    "pair_cells": 1.54e-08,  # per cell of a scored table
+    "binary_pair": 3.68e-05, # per binary (child, k parents) pair scored (F's dynamic program, §4.4)
     "binary_pair_rows": 0.0, # per row visited counting a binary family (compiled, many per pass)
-    "numba": 1.09,           # importing numba and loading the counting kernels, once per process
-    "model_cells": 7.49e-06, # per cell of the tables fitted by consistent estimation
-    "adaptive": 1.51,        # adaptive: once per fit (the junction-tree estimation's set-up and first fit)
+    "numba": 0.347,          # importing numba and loading the counting kernels, once per process
+    "model_cells": 0.0,      # per cell of the tables fitted by consistent estimation
+    "adaptive": 0.0,         # adaptive: once per fit (the junction-tree estimation's set-up and first fit)
     "candidate_rows": 0.0,   # adaptive: rows visited counting every candidate marginal once
-    "round_candidates": 0.000202, # adaptive: per candidate scored in a round
+    "round_candidates": 0.00024,  # adaptive: per candidate scored in a round
     "round_cells": 0.0,      # adaptive: per candidate cell scored in a round
     "round_model": 0.0,      # adaptive: per model cell re-fitted in a round
     "final_model": 0.0,      # adaptive: per model cell of the last fit, run to its stopping rule
-    "round_model2": 0.0,     # adaptive: Σ_t (model cells at round t)² / 10⁴ (junction trees grow with cycles)
+    "round_model2": 1.5e-05, # adaptive: Σ_t (model cells at round t)² / 10⁴ (junction trees grow with cycles)
 })
 """Seconds per unit of work (docs/scale.md, "Cost model": how they were measured; a 0 is a term the
 calibration fits found no weight for)."""
 
 BYTES: Mapping[str, float] = MappingProxyType({
-    "start": 164000000.0,    # interpreter, numpy, pandas, the library
-    "read": 54.5,            # per cell of the table as read (text, labels, codes)
-    "numba": 150000000.0,    # the compiled counting kernels, when loaded
-    "pair_cells": 28.8,      # per cell of the θ path's largest counting batch (cost.search_work)
+    "start": 163000000.0,    # interpreter, numpy, pandas, the library
+    "read": 55.1,            # per cell of the table as read (text, labels, codes)
+    "numba": 151000000.0,    # the compiled counting kernels, when loaded
+    "pair_cells": 27.6,      # per cell of the θ path's largest counting batch (cost.search_work)
     "binary_cells": 30.3,    # per cell of the binary families counted and scored in one batch
-    "columns": 0.497,        # per distinct row × (attribute, level) code column held for counting
+    "columns": 1.16,         # per distinct row × (attribute, level) code column held for counting
     "candidate_cells": 0.0,  # adaptive: exact counts of every candidate marginal and their scoring
     "candidates": 0.0,       # adaptive: per candidate marginal (its exact table, model marginal and score)
     "model_cells": 0.0,      # per cell of the model's tables and junction tree, with working copies

@@ -94,12 +94,13 @@ class DiscreteLaplace:
 
 
 @dataclass(frozen=True)
-class Exponential:
-    """Index chosen with probability ∝ exp(ε·score/(2Δ)): ε-DP when each score moves by ≤ Δ."""
+class _Selection:
+    """A private choice of one index by its scores, with exponent ε/(2Δ): ε-DP when each score moves by
+    at most Δ between neighbours.  Subclasses name the mechanism and its exact sampler."""
 
     epsilon: Fraction
     sensitivity: Fraction
-    name = "exponential"
+    name = "selection"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", _positive(self.epsilon, "epsilon"))
@@ -116,8 +117,21 @@ class Exponential:
     def release(self, scores: Sequence[float] | np.ndarray, accountant: Accountant, rng: RandomSource, *,
                 step: str, measured: str) -> int:
         if len(scores) == 0:
-            raise ValueError(f"step {step!r}: the exponential mechanism needs at least one candidate")
+            raise ValueError(f"step {step!r}: the {self.name} mechanism needs at least one candidate")
         accountant.charge(self, step=step, measured=measured)
+        return self._choose(scores, rng)
+
+    def _choose(self, scores: Sequence[float] | np.ndarray, rng: RandomSource) -> int:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Exponential(_Selection):
+    """Index chosen with probability ∝ exp(ε·score/(2Δ)) (McSherry & Talwar 2007)."""
+
+    name = "exponential"
+
+    def _choose(self, scores: Sequence[float] | np.ndarray, rng: RandomSource) -> int:
         return exponential_choice(scores, self.factor, rng)
 
 
@@ -146,31 +160,13 @@ def permute_and_flip_choice(scores: Sequence[float] | np.ndarray | RationalScore
 
 
 @dataclass(frozen=True)
-class PermuteAndFlip:
-    """Index chosen by permute-and-flip with exponent ε/(2Δ): ε-DP when each score moves by ≤ Δ, and at
-    least as good as :class:`Exponential` at the same ε in expected score (McKenna & Sheldon 2020)."""
+class PermuteAndFlip(_Selection):
+    """Index chosen by permute-and-flip with exponent ε/(2Δ): at least as good as :class:`Exponential` at
+    the same ε in expected score (McKenna & Sheldon 2020)."""
 
-    epsilon: Fraction
-    sensitivity: Fraction
     name = "permute-and-flip"
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", _positive(self.epsilon, "epsilon"))
-        object.__setattr__(self, "sensitivity", _positive(self.sensitivity, "sensitivity"))
-
-    @property
-    def factor(self) -> Fraction:
-        """The acceptance exponent's coefficient ε/(2Δ)."""
-        return self.epsilon / (2 * self.sensitivity)
-
-    def cost(self) -> Cost:
-        return Cost(self.epsilon)
-
-    def release(self, scores: Sequence[float] | np.ndarray, accountant: Accountant, rng: RandomSource, *,
-                step: str, measured: str) -> int:
-        if len(scores) == 0:
-            raise ValueError(f"step {step!r}: permute-and-flip needs at least one candidate")
-        accountant.charge(self, step=step, measured=measured)
+    def _choose(self, scores: Sequence[float] | np.ndarray, rng: RandomSource) -> int:
         return permute_and_flip_choice(scores, self.factor, rng)
 
 

@@ -20,34 +20,27 @@ from privbayes.errors import InputError
 SEED_BOUND = 2**63
 
 
-def positive_int(text: str) -> int:
+def _integer(text: str, expected: str, lowest: int, bound: int | None = None) -> int:
+    """An integer flag in [lowest, bound); ``expected`` says what in the one-line error."""
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+    if value < lowest or (bound is not None and value >= bound):
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {value}")
     return value
+
+
+def positive_int(text: str) -> int:
+    return _integer(text, "a positive integer", 1)
 
 
 def count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
-    return value
+    return _integer(text, "an integer >= 0", 0)
 
 
 def seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer seed in [0, 2^63), got {text!r}") from None
-    if not 0 <= value < SEED_BOUND:
-        raise argparse.ArgumentTypeError(f"expected an integer seed in [0, 2^63), got {value}")
-    return value
+    return _integer(text, "an integer seed in [0, 2^63)", 0, SEED_BOUND)
 
 
 def number(text: str) -> float:

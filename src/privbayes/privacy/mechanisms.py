@@ -34,7 +34,7 @@ from fractions import Fraction
 import numpy as np
 
 from privbayes.privacy.accountant import Accountant, Cost, as_fraction
-from privbayes.privacy.neighbours import REPLACE_ONE
+from privbayes.privacy.neighbours import ADD_REMOVE, REPLACE_ONE
 from privbayes.privacy.samplers import (
     RandomSource,
     RationalScores,
@@ -168,6 +168,17 @@ class PermuteAndFlip(_Selection):
 
     def _choose(self, scores: Sequence[float] | np.ndarray, rng: RandomSource) -> int:
         return permute_and_flip_choice(scores, self.factor, rng)
+
+
+def count_mechanism(epsilon: Fraction) -> DiscreteLaplace:
+    """The noisy count n̂ of an add/remove fit: discrete Laplace at sensitivity 1 (one tuple more or less)."""
+    return DiscreteLaplace(epsilon, ADD_REMOVE.count_sensitivity)
+
+
+def noisy_count(n: int, epsilon: Fraction, accountant: Accountant, rng: RandomSource, *, step: str) -> int:
+    """n + :func:`count_mechanism`'s noise, at least 1: what add/remove fits use wherever the paper uses n."""
+    noisy = count_mechanism(epsilon).release(np.array([n]), accountant, rng, step=step, measured="number of tuples")
+    return max(1, int(noisy[0]))
 
 
 def laplace_counts(counts: np.ndarray, epsilon: float | Fraction, accountant: Accountant, rng: RandomSource, *,

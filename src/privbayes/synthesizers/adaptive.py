@@ -16,8 +16,6 @@ and model files work as for PrivBayes; each ledger entry names the marginal it m
 
 from __future__ import annotations
 
-import numpy as np
-
 from privbayes._version import __version__
 from privbayes.adaptive import rounds
 from privbayes.adaptive.settings import COUNT_STEP, MECHANISM, AdaptiveSettings, first_groups
@@ -26,8 +24,7 @@ from privbayes.bayesnet.potentials import network_of, potentials_of
 from privbayes.costs import CostEstimate
 from privbayes.counting import PrivateTable
 from privbayes.privacy.accountant import Accountant
-from privbayes.privacy.mechanisms import DiscreteLaplace
-from privbayes.privacy.neighbours import ADD_REMOVE
+from privbayes.privacy.mechanisms import count_mechanism, noisy_count
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.privacy.report import READ_FROM_DATA_CAVEAT, SEEDED_CAVEAT
 from privbayes.privacy.samplers import RandomSource, random_source
@@ -122,12 +119,11 @@ def _fit_table(settings: AdaptiveSettings, table: PrivateTable, domain_source: s
     table = table.encoded(encoding)
     relation = settings.relation
     accountant = Accountant(settings.epsilon)
-    count = DiscreteLaplace(settings.count_epsilon(), ADD_REMOVE.count_sensitivity)
     if relation.n_public:
         n, count_scale = table.n, None
     else:
-        noisy = count.release(np.array([table.n]), accountant, rng, step=COUNT_STEP, measured="number of tuples")
-        n, count_scale = max(1, int(noisy[0])), count.scale
+        n = noisy_count(table.n, settings.count_epsilon(), accountant, rng, step=COUNT_STEP)
+        count_scale = count_mechanism(settings.count_epsilon()).scale
     plan = settings.plan(n, encoding)
     progress.stage("measuring and fitting", plan.setting("rounds"))
     fitted = rounds.run(table, encoding, plan, degree=settings.degree, max_model_cells=plan.setting("max model cells"),

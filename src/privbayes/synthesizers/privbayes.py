@@ -19,8 +19,6 @@ import warnings
 from fractions import Fraction
 from typing import Literal
 
-import numpy as np
-
 from privbayes._version import __version__
 from privbayes.bayesnet.conditionals import conditionals_from_tables
 from privbayes.bayesnet.consistent import TreeTooLarge, estimate
@@ -36,8 +34,7 @@ from privbayes.counting import PrivateTable
 from privbayes.encoding import Encoding
 from privbayes.errors import IndependentColumnsWarning
 from privbayes.privacy.accountant import Accountant
-from privbayes.privacy.mechanisms import DiscreteLaplace
-from privbayes.privacy.neighbours import ADD_REMOVE
+from privbayes.privacy.mechanisms import count_mechanism, noisy_count
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.privacy.report import READ_FROM_DATA_CAVEAT, SEEDED_CAVEAT
 from privbayes.privacy.samplers import RandomSource, random_source
@@ -134,7 +131,8 @@ def _fit_table(settings: PrivBayesSettings, table: PrivateTable, domain_source: 
     table = table.encoded(encoding)
     relation = settings.relation
     accountant = Accountant(settings.epsilon)
-    n = table.n if relation.n_public else _noisy_count(table, settings, accountant, rng)
+    n = table.n if relation.n_public else noisy_count(table.n, settings.count_epsilon(), accountant, rng,
+                                                          step=COUNT_STEP)
     plan = settings.plan(n, encoding)
     # refuse, before any table, a fit that would not fit in memory
     check_cost(cost_estimate(settings, plan, encoding, detailed=False))
@@ -158,7 +156,8 @@ def _fit_table(settings: PrivBayesSettings, table: PrivateTable, domain_source: 
     potentials = None
     measurements = measure_tables(table, network, budgets, accountant, rng, relation.count_sensitivity)
     # Post-processing from here: the estimates read the measurements (and the public or noisy n) only.
-    total = n if relation.n_public else estimated_total(measurements, n, _count_mechanism(settings).scale)
+    count_scale = count_mechanism(settings.count_epsilon()).scale
+    total = n if relation.n_public else estimated_total(measurements, n, count_scale)
     learned = network
     if settings.estimation == "consistent":
         try:
@@ -189,18 +188,6 @@ def _fit_table(settings: PrivBayesSettings, table: PrivateTable, domain_source: 
         domain_source=domain_source, differentially_private=settings.differentially_private,
         caveats=tuple(caveats), library_version=__version__,
         learned_network=learned if network is not learned else None, potentials=potentials)
-
-
-def _count_mechanism(settings: PrivBayesSettings) -> DiscreteLaplace:
-    """The noisy count of add/remove fits: discrete Laplace at ε·COUNT_SHARE, sensitivity 1."""
-    return DiscreteLaplace(settings.count_epsilon(), ADD_REMOVE.count_sensitivity)
-
-
-def _noisy_count(table: PrivateTable, settings: PrivBayesSettings, accountant: Accountant, rng: RandomSource) -> int:
-    """n + discrete Laplace noise, at least 1 (add/remove neighbours: n is private)."""
-    noisy = _count_mechanism(settings).release(np.array([table.n]), accountant, rng, step=COUNT_STEP,
-                                               measured="number of tuples")
-    return max(1, int(noisy[0]))
 
 
 def _random_order(d: int, rng: RandomSource) -> Network:

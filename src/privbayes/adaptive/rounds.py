@@ -80,10 +80,12 @@ def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: in
     releases = {(r.kind, r.index): r for r in plan.releases}
     measurements: list[NoisyTable] = []
     if ("oneway", 0) in releases:
+        oneway = table.counts_many([([a], [0]) for a in range(len(attrs))])  # one counting batch
         for a, attribute in enumerate(attrs):
             release = releases[("oneway", a)]
             measurements.append(_measure(table, Candidate((a,), (0,)), release, sensitivity, accountant, rng,
-                                         f"1-way marginal of {attribute.name}", len(measurements)))
+                                         f"1-way marginal of {attribute.name}", len(measurements),
+                                         counts=oneway[a]))
     else:
         from privbayes.adaptive.network import measure_network
         from privbayes.privacy.neighbours import ADD_REMOVE, REPLACE_ONE

@@ -10,7 +10,8 @@ Data: Adult's 15 columns (the bundled file), each resampled *independently* with
 repeated rows, and the work is the number of passes over the rows times the pass.  ``--dataset``
 reads one of the papers' four datasets from ../shared/data (authors' ``.dat`` and ``.domain``).
 
-Prints one JSON line: open and fit seconds, CPU seconds of both (all threads) (the fit from an opened table; ``total_s`` = both), the
+Prints one JSON line: open and fit seconds (the fit from an opened table; ``total_s`` = both),
+``cpu_s`` (CPU seconds of both, all threads: less sensitive than wall time to other load), the
 table's counting statistics (``passes`` over the rows, tables counted from rows, tables summed out of
 counted supersets, seconds in passes: ``null`` for code without the counter), the 1-minute load
 average before and after, and ``digest``, a SHA-256 of the fitted model's document without its

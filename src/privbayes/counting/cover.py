@@ -139,34 +139,40 @@ def plan_bases(encoding: Encoding, levels: Levels, targets: Sequence[Variables],
     estimated time (:func:`pass_cost` of both tables against that of their union and the sums
     out of it), if any saves; else it becomes a base of its own.  Deterministic: the plan depends
     on the requests and the number of rows only, never on counts."""
-    order = sorted(range(len(targets)), key=lambda i: (-cells(encoding, targets[i]), targets[i]))
-    bases: list[list[Any]] = []  # [variables, cells, members]
+    sizes = [cells(encoding, t) for t in targets]
+    order = sorted(range(len(targets)), key=lambda i: (-sizes[i], targets[i]))
+    attrs = encoding.attributes
+    bases: list[list[Any]] = []  # [variables, cells, members, {attribute: level}]
     for i in order:
-        target = targets[i]
-        size = cells(encoding, target)
+        target, size = targets[i], sizes[i]
         alone = pass_cost(size) * rows
         # Covered: summed out of the smallest base covering it, when that beats a pass of its own.
-        home = min((b for b in bases if _SUM_NS_PER_CELL * b[1] < alone and levels.covers(b[0], target)),
-                   key=lambda b: b[1], default=None)
+        home = min((b for b in bases if _SUM_NS_PER_CELL * b[1] < alone and all(a in b[3] for a, _ in target)
+                    and levels.covers(b[0], target)), key=lambda b: b[1], default=None)
         if home is None:
             best, best_gain = None, 0.0
             for b in bases:
-                merged = levels.union(b[0], target)
-                if merged is None:
-                    continue
-                union = cells(encoding, merged)
+                have = b[3]
+                if all(have.get(a, l) == l for a, l in target):  # same levels where they meet
+                    merged, union = None, b[1] * math.prod(attrs[a].level_size(l) for a, l in target if a not in have)
+                else:
+                    merged = levels.union(b[0], target)
+                    if merged is None:
+                        continue
+                    union = cells(encoding, merged)
                 gain = (pass_cost(b[1]) + pass_cost(size) - pass_cost(union)) * rows \
                     - _SUM_NS_PER_CELL * (union * (len(b[2]) + 1) - b[1] * len(b[2]))
                 if gain > best_gain and gain > 0.05 * alone:
                     best, best_gain = (b, merged, union), gain
             if best is not None:
-                home = best[0]
-                home[0], home[1] = best[1], best[2]
+                home, merged, union = best
+                home[0] = merged if merged is not None else levels.union(home[0], target)
+                home[1], home[3] = union, dict(home[0])
         if home is None:
-            home = [target, size, []]
+            home = [target, size, [], dict(target)]
             bases.append(home)
         home[2].append(i)
-    return [(variables, members) for variables, _, members in bases]
+    return [(variables, members) for variables, _, members, _ in bases]
 
 
 def derive(table: np.ndarray, base: Variables, target: Variables, levels: Levels) -> np.ndarray:
@@ -174,7 +180,7 @@ def derive(table: np.ndarray, base: Variables, target: Variables, levels: Levels
     wanted = {a for a, _ in target}
     drop = tuple(i for i, (a, _) in enumerate(base) if a not in wanted)
     if drop:
-        table = table.sum(axis=drop)
+        table = table.sum(axis=drop, dtype=np.int64)
     kept = [v for v in base if v[0] in wanted]
     encoding_attrs = levels.encoding.attributes
     # Regroup the axis that shrinks most first: each later sum reads a smaller table.

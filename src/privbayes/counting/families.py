@@ -188,7 +188,8 @@ def contingency_tables(columns: np.ndarray, weights: np.ndarray, tables: list[tu
     (column ids, shape), one axis per column, in that order.  The tables are shared out among
     the threads (largest first, each to the least loaded); a thread reads the rows once, block
     by block, and adds every one of its tables' counts from a block while it is in cache: the
-    rows cross memory once per thread, not once per table (issue 32).
+    rows cross memory once per thread, not once per table (issue 32).  Tables come back as int32
+    when the total weight is below 2³¹ (every count and every sum of counts fits), else int64.
     """
     if not HAVE_NUMBA:
         raise RuntimeError("contingency_tables needs numba (pip install 'privbayes[fast]')")
@@ -216,5 +217,4 @@ def contingency_tables(columns: np.ndarray, weights: np.ndarray, tables: list[tu
     kernel = kernels.tables_parallel if parallel else kernels.tables_serial
     kernel(np.ascontiguousarray(columns), np.ascontiguousarray(weights, dtype=out.dtype), unit, column_ids, strides,
            starts, offsets, groups, group_starts, out)
-    return [out[offsets[t]:offsets[t + 1]].astype(np.int64).reshape(shape)
-            for t, (_, shape) in enumerate(tables)], n_groups
+    return [out[offsets[t]:offsets[t + 1]].reshape(shape) for t, (_, shape) in enumerate(tables)], n_groups

@@ -164,7 +164,7 @@ class InMemoryTable(PrivateTable):
                 own = tuple(sorted(zip(attributes, levels)))
                 out = table if own == target else derive(table, target, own, self._levels)
                 order = sorted(attributes)
-                answers[i] = np.transpose(out, [order.index(a) for a in attributes])
+                answers[i] = np.transpose(out, [order.index(a) for a in attributes]).astype(np.int64, copy=False)
             return table
 
         missing = []

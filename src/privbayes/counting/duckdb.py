@@ -42,6 +42,9 @@ _KEY_LIMIT = 2**62
 """Packed leaf keys must stay below this (BIGINT arithmetic)."""
 _SETS_PER_QUERY = 64
 """Tables counted by one GROUPING SETS query."""
+_KEEP_ENGINE_ROWS = 2**28
+"""Bytes of in-memory codes above which the engine's copy of the coded rows is dropped once they are
+in memory (then the table counts in memory only)."""
 _DENSE_CELLS = 2**22
 """Leaf tables of at most this many cells are held densely, so that smaller ones can be summed
 out of them (≈ 32 MB of int64)."""
@@ -77,20 +80,41 @@ class EngineTable(PrivateTable):
 
     def localise(self, share: float | None = None) -> Self:
         """Count in memory from now on if the coded distinct rows take less than ``share``
-        (default :data:`LOCAL_MEMORY_SHARE`) of physical memory."""
-        from privbayes.counting.memory import InMemoryTable
+        (default :data:`LOCAL_MEMORY_SHARE`) of physical memory.  They are streamed into one
+        narrow code matrix (:func:`~privbayes.counting.memory.code_matrix`: a byte a code for
+        domains up to 256 values) and their multiplicities; the engine's copy is dropped."""
+        from privbayes.counting.memory import InMemoryTable, code_matrix
 
         share = LOCAL_MEMORY_SHARE if share is None else share
         d = len(self.schema.attributes)
         distinct = self._fetch(f"SELECT COUNT(*) AS m FROM {self.rows_name}").column("m")[0].as_py()
-        if distinct * (6 * d + 16) > share * physical_memory():  # codes, weights, generalised int32 columns
+        width = np.dtype(code_matrix(self.encoding, 0).dtype).itemsize
+        if distinct * (2 * width * d + 16) > share * physical_memory():  # codes, a generalised code a column, weights
             return self
-        rows = self._fetch(f"SELECT * FROM {self.rows_name}")
-        codes = np.column_stack([rows.column(f"c{j}").to_numpy() for j in range(d)])  # int16/int32 codes
-        local = InMemoryTable._from_distinct(codes, rows.column("w").to_numpy().astype(np.int64), self.encoding)
+        matrix = code_matrix(self.encoding, distinct)
+        weights = np.empty(distinct, np.int64)
+        first = 0
+        for batch in self._batches(f"SELECT * FROM {self.rows_name}"):  # one scan: one row order for all columns
+            rows = batch.num_rows
+            for j in range(d):
+                matrix[j, first:first + rows] = batch.column(j).to_numpy()
+            weights[first:first + rows] = batch.column(d).to_numpy()
+            first += rows
+        if first != distinct:  # pragma: no cover - the engine changed the table under us
+            raise RuntimeError("the coded rows changed while they were read")
+        local = InMemoryTable._from_matrix(matrix, weights, self.encoding)
         local.stats = self.stats  # one account for the table, wherever it counts
         self.local = local
+        if matrix.nbytes > _KEEP_ENGINE_ROWS:  # large: do not hold the coded rows twice
+            self._release_rows()
         return self
+
+    def _batches(self, sql: str) -> Any:
+        """The result of ``sql`` as pyarrow record batches (bounded memory)."""
+        yield from self._fetch(sql).to_batches()
+
+    def _release_rows(self) -> None:
+        """Drop the engine's coded rows once they are held in memory (engines may keep them)."""
 
     def binary_families(self, parents: np.ndarray, children: np.ndarray) -> np.ndarray | None:
         return None if self.local is None else self.local.binary_families(parents, children)
@@ -335,6 +359,13 @@ class DuckDBTable(EngineTable):
 
     def _fetch(self, sql: str) -> Any:
         return self.connection.sql(sql).to_arrow_table()
+
+    def _batches(self, sql: str) -> Any:
+        reader = self.connection.sql(sql).to_arrow_reader(2**20)
+        yield from reader
+
+    def _release_rows(self) -> None:
+        _drop(self.connection, self.rows_name, "TABLE")
 
 
 def _connect(connection: Any) -> tuple[Any, str]:

@@ -59,11 +59,22 @@ class InMemoryTable(PrivateTable):
         table._setup(rows, multiplicity, encoding)
         return table
 
+    @classmethod
+    def _from_matrix(cls, matrix: np.ndarray, multiplicity: np.ndarray, encoding: Encoding) -> InMemoryTable:
+        """A table over distinct rows given as :func:`code_matrix`'s matrix, its first d rows filled
+        with the leaf codes (one row per attribute): the rows are that matrix's view, not a copy."""
+        table = cls.__new__(cls)
+        d = len(encoding.attributes)
+        table._setup(matrix[:d].T, multiplicity, encoding)
+        table._matrix = matrix
+        table._matrix_rows = {(a, 0): a for a in range(d)}
+        return table
+
     def _setup(self, rows: np.ndarray, multiplicity: np.ndarray, encoding: Encoding) -> None:
         self.schema, self.encoding = encoding.schema, encoding
         self._rows, self._multiplicity = rows, multiplicity
         self._n = int(multiplicity.sum())
-        self._weights = multiplicity.astype(np.float64) if len(multiplicity) < self._n else None
+        self._float_weights: np.ndarray | None = None
         self._generalised: dict[tuple[int, int], np.ndarray] = {}
         self._levels = Levels(encoding)
         self._matrix: np.ndarray | None = None  # narrow codes of counted variables, one row each
@@ -125,9 +136,11 @@ class InMemoryTable(PrivateTable):
         for a, l, size in zip(attributes[1:], levels[1:], shape[1:]):
             index *= size  # type: ignore[misc]
             index += self._column(a, l)  # type: ignore[misc]
-        if self._weights is None:
+        if len(self._multiplicity) == self._n:  # every row distinct: unit weights
             return np.bincount(index, minlength=cells).reshape(shape)
-        return np.bincount(index, weights=self._weights, minlength=cells).astype(np.int64).reshape(shape)
+        if self._float_weights is None:
+            self._float_weights = self._multiplicity.astype(np.float64)
+        return np.bincount(index, weights=self._float_weights, minlength=cells).astype(np.int64).reshape(shape)
 
     def counts(self, attributes: Sequence[int], levels: Sequence[int] | None = None) -> np.ndarray:
         return self.counts_many([(attributes, levels)])[0]
@@ -262,22 +275,25 @@ class InMemoryTable(PrivateTable):
         return out
 
     def _matrix_row(self, attribute: int, level: int) -> int:
-        """Row of (attribute, level)'s codes in the narrow code matrix the kernels read (every leaf
-        column, then generalised ones added on first use; its spare rows are never read)."""
+        """Row of (attribute, level)'s codes in the narrow code matrix the kernels read: every leaf
+        column, then generalised ones written on first use (the matrix has a row for every level
+        from the start, untouched — so not resident — until used)."""
         if self._matrix is None:
-            largest = max(a.size for a in self.encoding.attributes)
-            dtype = np.uint8 if largest <= 2**8 else np.uint16 if largest <= 2**16 else np.int32
+            self._matrix = code_matrix(self.encoding, len(self._multiplicity))
             d = len(self.encoding.attributes)
-            self._matrix = np.empty((d + max(4, d // 4), len(self._multiplicity)), dtype)
             self._matrix[:d] = self._rows.T
             self._matrix_rows = {(a, 0): a for a in range(d)}
         key = (attribute, level)
         if key not in self._matrix_rows:
             row = len(self._matrix_rows)
-            if row == len(self._matrix):  # full: double (amortised copies)
-                grown = np.empty((2 * row, self._matrix.shape[1]), self._matrix.dtype)
-                grown[:row] = self._matrix
-                self._matrix = grown
             self._matrix[row] = self.encoding.attributes[attribute].levels[level][self._matrix[attribute]]
             self._matrix_rows[key] = row
         return self._matrix_rows[key]
+
+
+def code_matrix(encoding: Encoding, rows: int) -> np.ndarray:
+    """An unfilled matrix of codes, one row per (attribute, level) of ``encoding`` and one column per
+    distinct row, of the narrowest type that holds every code (uint8 up to 256 values)."""
+    largest = max(a.size for a in encoding.attributes)
+    dtype = np.uint8 if largest <= 2**8 else np.uint16 if largest <= 2**16 else np.int32
+    return np.empty((sum(a.height for a in encoding.attributes), rows), dtype)

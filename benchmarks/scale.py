@@ -4,6 +4,7 @@ Usage:
   python benchmarks/scale.py --cells numpy:1e5:15,duckdb:1e6:15 [--data /tmp/privbayes_scale] [--timeout 900]
   python benchmarks/scale.py --overhead 1e6      # one 3-way count: our DuckDB back-end vs a bare GROUP BY
   python benchmarks/scale.py --plot results.json  # docs/figures/scale_time.png from saved JSON
+  python benchmarks/scale.py --cells duckdb-lim:1e8:20 --kind independent --data /work/scratch/scale  # issue 32
 
 Data: rows sampled from a PrivBayes model (ε = 1, seeded) fitted on the bundled Adult data
 (15 attributes, realistic correlations), written to Parquet in chunks.  Wider tables
@@ -13,6 +14,8 @@ correlate with their source and with each other.  Each cell (back-end, n, d) run
 fresh process: PrivBayes(ε = 1, seeded) fit from the Parquet file (reading, labelling and
 counting included), then streaming the same n rows to Parquet; peak RSS is the process's
 (for Spark, the Python driver only: the JVM is reported apart when available).
+Back-end ``duckdb-lim``: DuckDB with ``memory_limit = 3GB`` (spilling to the data folder) and the
+coded distinct rows counted in memory up to a quarter of physical memory (``LOCAL_MEMORY_SHARE``).
 Prints JSON and a table; each row carries the table's counting statistics (passes over the rows,
 tables counted and summed out: issue 32).  ``--kind independent`` uses files of independently drawn
 columns written by DuckDB (mostly distinct rows) instead.
@@ -126,6 +129,14 @@ def cell(backend: str, n: int, d: int, folder: Path, kind: str = "sampled") -> d
         from privbayes.counting import duckdb as duckdb_backend
 
         duckdb_backend.LOCAL_MEMORY_SHARE, engine = 0.0, "duckdb"
+    if backend == "duckdb-lim":  # DuckDB held to 3 GB (spilling to the data folder), coded rows in memory up to 1/4
+        import duckdb
+
+        from privbayes.counting import duckdb as duckdb_backend
+
+        duckdb_backend.LOCAL_MEMORY_SHARE = 0.25
+        engine = duckdb.connect()
+        engine.execute(f"SET memory_limit = '3GB'; SET temp_directory = '{folder}'")
     if backend == "spark":
         from privbayes.counting.spark import local_session
 

@@ -118,6 +118,11 @@ _SUM_NS_PER_CELL = 3.0
 table, measured ≈ 1-4 ns)."""
 
 
+_SCAN_NS = 3000.0
+"""ns of Python per base that a target is checked against (cover and union); a target whose own
+pass costs less than checking it against every base is counted on its own."""
+
+
 def pass_cost(size: int) -> float:
     """Estimated ns per row of counting a table of ``size`` cells (interpolated on log2 cells)."""
     x = math.log2(max(size, 1))
@@ -146,6 +151,9 @@ def plan_bases(encoding: Encoding, levels: Levels, targets: Sequence[Variables],
     for i in order:
         target, size = targets[i], sizes[i]
         alone = pass_cost(size) * rows
+        if alone < _SCAN_NS * len(bases):  # few rows: a pass costs less than looking for a base
+            bases.append([target, size, [i], dict(target)])
+            continue
         # Covered: summed out of the smallest base covering it, when that beats a pass of its own.
         home = min((b for b in bases if _SUM_NS_PER_CELL * b[1] < alone and all(a in b[3] for a, _ in target)
                     and levels.covers(b[0], target)), key=lambda b: b[1], default=None)

@@ -42,6 +42,8 @@ _PARALLEL_WORK = 2**22
 _BLOCK = 2048
 """Rows per block of the general-table pass: a block's columns and cell indices stay in the
 first-level cache while every table of a thread is counted from it."""
+_CACHE_BYTES = 2**21
+"""The second-level cache of one core here (2 MB): rows or tables within it stay in cache."""
 
 
 def _configurations_loop(columns, parents, config):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled below
@@ -89,12 +91,12 @@ def _joint_loops(columns, pattern, weights, parents, n_children, out):  # type: 
                         out[p, c, (cell >> (n_children - 1 - c)) & 1, config] += mass
 
 
-def _tables_loops(columns, weights, unit, column_ids, strides, starts, offsets, groups, group_starts, out):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled below
+def _tables_loops(columns, weights, unit, column_ids, strides, starts, offsets, groups, group_starts, block, out):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled below
     n_rows = columns.shape[1]
     for g in numba.prange(group_starts.shape[0] - 1):  # type: ignore[union-attr]
-        index = np.empty(_BLOCK, dtype=np.int64)
-        for first in range(0, n_rows, _BLOCK):
-            m = min(n_rows, first + _BLOCK) - first
+        index = np.empty(block, dtype=np.int64)
+        for first in range(0, n_rows, block):
+            m = min(n_rows, first + block) - first
             for member in range(group_starts[g], group_starts[g + 1]):
                 t = groups[member]
                 j = starts[t]
@@ -214,7 +216,13 @@ def contingency_tables(columns: np.ndarray, weights: np.ndarray, tables: list[tu
     groups = np.array([t for group in members for t in group], np.int64)
     group_starts = np.cumsum([0] + [len(group) for group in members]).astype(np.int64)
     unit = bool(np.all(weights == 1))
+    # Blocks keep a group's tables hot while the rows stream by; when the rows themselves fit in
+    # cache and the group's tables do not, one block of every row (a pass per table) is better.
+    used = len(np.unique(column_ids))
+    row_bytes = n_rows * (used * columns.itemsize + 12)  # codes, a cell index, a weight
+    group_bytes = max(sum(sizes[t] for t in group) for group in members) * out.itemsize
+    block = max(1, n_rows) if row_bytes <= _CACHE_BYTES < group_bytes else _BLOCK
     kernel = kernels.tables_parallel if parallel else kernels.tables_serial
     kernel(np.ascontiguousarray(columns), np.ascontiguousarray(weights, dtype=out.dtype), unit, column_ids, strides,
-           starts, offsets, groups, group_starts, out)
+           starts, offsets, groups, group_starts, block, out)
     return [out[offsets[t]:offsets[t + 1]].reshape(shape) for t, (_, shape) in enumerate(tables)], n_groups

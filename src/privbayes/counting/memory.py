@@ -26,6 +26,8 @@ _CALL_CELLS = 2**24
 """Cells of the tables counted by one kernel call (≈ 128 MB of int64)."""
 _COVER_SCAN = 256
 """Most recent cached leaf tables searched for a superset of a requested table."""
+_COVER_ROWS = 2**17
+"""Distinct rows from which a pass costs more than that search (below, only exact keys are looked up)."""
 
 
 class InMemoryTable(PrivateTable):
@@ -209,7 +211,7 @@ class InMemoryTable(PrivateTable):
         recent ones, over a superset of them."""
         key = tuple(a for a, _ in target)
         table = self._leaf_tables.get(key)
-        if table is None:  # the smallest recent superset
+        if table is None and len(self._multiplicity) >= _COVER_ROWS:  # the smallest recent superset
             wanted = set(key)
             for i, other in enumerate(reversed(self._leaf_tables)):
                 if i == _COVER_SCAN:

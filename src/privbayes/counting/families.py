@@ -96,24 +96,25 @@ def _tables_loops(columns, weights, unit, column_ids, strides, starts, offsets, 
     for g in numba.prange(group_starts.shape[0] - 1):  # type: ignore[union-attr]
         index = np.empty(block, dtype=np.int64)
         for first in range(0, n_rows, block):
-            m = min(n_rows, first + block) - first
+            last = min(n_rows, first + block)
+            cell = index[:last - first]  # views of the block: compiled as plain contiguous loops (3x faster)
+            mass = weights[first:last]
             for member in range(group_starts[g], group_starts[g + 1]):
                 t = groups[member]
-                j = starts[t]
-                column, stride = columns[column_ids[j]], strides[j]
-                for r in range(m):
-                    index[r] = column[first + r] * stride
+                column, stride = columns[column_ids[starts[t]]][first:last], strides[starts[t]]
+                for r in range(last - first):
+                    cell[r] = column[r] * stride
                 for j in range(starts[t] + 1, starts[t + 1]):
-                    column, stride = columns[column_ids[j]], strides[j]
-                    for r in range(m):
-                        index[r] += column[first + r] * stride
-                base = offsets[t]
+                    column, stride = columns[column_ids[j]][first:last], strides[j]
+                    for r in range(last - first):
+                        cell[r] += column[r] * stride
+                table = out[offsets[t]:offsets[t + 1]]
                 if unit:
-                    for r in range(m):
-                        out[base + index[r]] += 1
+                    for r in range(last - first):
+                        table[cell[r]] += 1
                 else:
-                    for r in range(m):
-                        out[base + index[r]] += weights[first + r]
+                    for r in range(last - first):
+                        table[cell[r]] += mass[r]
 
 
 @cache
@@ -190,7 +191,8 @@ def contingency_tables(columns: np.ndarray, weights: np.ndarray, tables: list[tu
     (column ids, shape), one axis per column, in that order.  The tables are shared out among
     the threads (largest first, each to the least loaded); a thread reads the rows once, block
     by block, and adds every one of its tables' counts from a block while it is in cache: the
-    rows cross memory once per thread, not once per table (issue 32).  Tables come back as int32
+    rows cross memory once per thread, not once per table (issue 32).  Rows that fit in the
+    cache are read whole, a pass per table (re-reading them costs nothing).  Tables come back as int32
     when the total weight is below 2³¹ (every count and every sum of counts fits), else int64.
     """
     if not HAVE_NUMBA:
@@ -207,21 +209,24 @@ def contingency_tables(columns: np.ndarray, weights: np.ndarray, tables: list[tu
     kernels = _kernels()
     n_rows = columns.shape[1]
     parallel = len(tables) > 1 and len(tables) * n_rows > _PARALLEL_WORK
-    n_groups = min(len(tables), numba.get_num_threads()) if parallel else 1  # type: ignore[union-attr]
-    load, members = [0] * n_groups, [[] for _ in range(n_groups)]  # type: list[int], list[list[int]]
-    for t in sorted(range(len(tables)), key=lambda t: -len(tables[t][0])):
-        g = load.index(min(load))
-        members[g].append(t)
-        load[g] += len(tables[t][0]) + 1
-    groups = np.array([t for group in members for t in group], np.int64)
-    group_starts = np.cumsum([0] + [len(group) for group in members]).astype(np.int64)
-    unit = bool(np.all(weights == 1))
-    # Blocks keep a group's tables hot while the rows stream by; when the rows themselves fit in
-    # cache and the group's tables do not, one block of every row (a pass per table) is better.
     used = len(np.unique(column_ids))
     row_bytes = n_rows * (used * columns.itemsize + 12)  # codes, a cell index, a weight
-    group_bytes = max(sum(sizes[t] for t in group) for group in members) * out.itemsize
-    block = max(1, n_rows) if row_bytes <= _CACHE_BYTES < group_bytes else _BLOCK
+    in_cache = row_bytes <= _CACHE_BYTES
+    if in_cache:  # re-reading rows in cache costs nothing: a pass per table, taken by free threads
+        n_groups = len(tables)
+        groups, group_starts = np.arange(n_groups, dtype=np.int64), np.arange(n_groups + 1, dtype=np.int64)
+    else:  # a group of tables per thread (largest first, each to the least loaded), read block by block
+        n_groups = min(len(tables), numba.get_num_threads()) if parallel else 1  # type: ignore[union-attr]
+        load, members = [0] * n_groups, [[] for _ in range(n_groups)]  # type: list[int], list[list[int]]
+        for t in sorted(range(len(tables)), key=lambda t: -len(tables[t][0])):
+            g = load.index(min(load))
+            members[g].append(t)
+            load[g] += len(tables[t][0]) + 1
+        groups = np.array([t for group in members for t in group], np.int64)
+        group_starts = np.cumsum([0] + [len(group) for group in members]).astype(np.int64)
+    unit = bool(np.all(weights == 1))
+    # Blocks keep a group's tables hot while the rows stream by; rows in cache are one block.
+    block = max(1, n_rows) if in_cache else _BLOCK
     kernel = kernels.tables_parallel if parallel else kernels.tables_serial
     kernel(np.ascontiguousarray(columns), np.ascontiguousarray(weights, dtype=out.dtype), unit, column_ids, strides,
            starts, offsets, groups, group_starts, block, out)

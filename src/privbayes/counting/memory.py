@@ -27,7 +27,8 @@ _CALL_CELLS = 2**24
 _COVER_SCAN = 256
 """Most recent cached leaf tables searched for a superset of a requested table."""
 _COVER_ROWS = 2**17
-"""Distinct rows from which a pass costs more than that search (below, only exact keys are looked up)."""
+"""Distinct rows from which a pass costs more than planning bases and searching the cache for a
+superset (below, each table is counted on its own and only exact keys are looked up)."""
 
 
 class InMemoryTable(PrivateTable):
@@ -191,7 +192,10 @@ class InMemoryTable(PrivateTable):
                 answer(target, *found)
         # Bases are counted a call's worth at a time and dropped once their tables are summed out
         # (the cached ones stay, within the cache's bound), so memory is bounded per call.
-        bases = plan_bases(self.encoding, self._levels, missing, len(self._multiplicity))
+        if len(self._multiplicity) >= _COVER_ROWS:
+            bases = plan_bases(self.encoding, self._levels, missing, len(self._multiplicity))
+        else:  # few rows: a pass per table costs less than planning (BR2000's 25 k small tables)
+            bases = [(target, [m]) for m, target in enumerate(missing)]
         for chunk in self._chunks([b for b, _ in bases]):
             for (variables, members), table in zip([bases[j] for j in chunk], self._count_batch(
                     [([a for a, _ in bases[j][0]], [l for _, l in bases[j][0]]) for j in chunk])):

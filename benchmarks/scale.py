@@ -4,6 +4,7 @@ Usage:
   python benchmarks/scale.py --cells numpy:1e5:15,duckdb:1e6:15 [--data /tmp/privbayes_scale] [--timeout 900]
   python benchmarks/scale.py --overhead 1e6      # one 3-way count: our DuckDB back-end vs a bare GROUP BY
   python benchmarks/scale.py --plot results.json  # docs/figures/scale_time.png from saved JSON
+  python benchmarks/scale.py --cells duckdb-lim:1e8:20 --kind independent --data /work/scratch/scale  # issue 32
 
 Data: rows sampled from a PrivBayes model (ε = 1, seeded) fitted on the bundled Adult data
 (15 attributes, realistic correlations), written to Parquet in chunks.  Wider tables
@@ -13,7 +14,11 @@ correlate with their source and with each other.  Each cell (back-end, n, d) run
 fresh process: PrivBayes(ε = 1, seeded) fit from the Parquet file (reading, labelling and
 counting included), then streaming the same n rows to Parquet; peak RSS is the process's
 (for Spark, the Python driver only: the JVM is reported apart when available).
-Prints JSON and a table.
+Back-end ``duckdb-lim``: DuckDB with ``memory_limit = 3GB`` (spilling to the data folder) and the
+coded distinct rows counted in memory up to a quarter of physical memory (``LOCAL_MEMORY_SHARE``).
+Prints JSON and a table; each row carries the table's counting statistics (passes over the rows,
+tables counted and summed out: issue 32).  ``--kind independent`` uses files of independently drawn
+columns written by DuckDB (mostly distinct rows) instead.
 """
 
 from __future__ import annotations
@@ -83,17 +88,55 @@ def generate(n: int, d: int, folder: Path) -> Path:
     return path
 
 
-def cell(backend: str, n: int, d: int, folder: Path) -> dict:
-    """One measurement, in this process."""
-    from privbayes import PrivBayes
+def generate_independent(n: int, d: int, folder: Path) -> Path:
+    """Parquet file of n rows over ``wide_schema(d)`` whose values are drawn independently per
+    column (uniform over each attribute's values or integer range, from a hash of the row number
+    and the column), written by DuckDB itself in parallel and out of core: mostly distinct rows
+    (issue 32's 10⁸ × 20 cell), so counting cannot lean on repeated rows."""
+    import duckdb
 
-    path = generate(n, d, folder)
+    path = folder / f"indep_n{n}_d{d}.parquet"
+    if path.exists():
+        return path
+    folder.mkdir(parents=True, exist_ok=True)
+    columns = []
+    for j, attr in enumerate(wide_schema(d).attributes):
+        draw = f"hash(i, {j})"
+        if attr.kind == "numeric":
+            low, high = int(attr.lower), int(attr.upper)
+            columns.append(f"CAST({low} + {draw} % {high - low + 1} AS BIGINT) AS \"{attr.name}\"")
+        else:
+            labels = ", ".join("'" + str(c).replace("'", "''") + "'" for c in attr.categories)
+            columns.append(f"[{labels}][1 + CAST({draw} % {len(attr.categories)} AS BIGINT)] AS \"{attr.name}\"")
+    tmp = path.with_suffix(".tmp")
+    con = duckdb.connect()
+    con.execute(f"SET temp_directory = '{folder}'")
+    con.execute(f"COPY (SELECT {', '.join(columns)} FROM range({n}) AS t(i)) TO '{tmp}' "
+                "(FORMAT PARQUET, ROW_GROUP_SIZE 1000000)")
+    con.close()
+    tmp.rename(path)
+    return path
+
+
+def cell(backend: str, n: int, d: int, folder: Path, kind: str = "sampled") -> dict:
+    """One measurement, in this process."""
+    from privbayes import PrivBayes, counting
+
+    path = generate(n, d, folder) if kind == "sampled" else generate_independent(n, d, folder)
     schema = wide_schema(d)
     engine = backend
     if backend == "duckdb-engine":  # count every table in DuckDB, never in memory
         from privbayes.counting import duckdb as duckdb_backend
 
         duckdb_backend.LOCAL_MEMORY_SHARE, engine = 0.0, "duckdb"
+    if backend == "duckdb-lim":  # DuckDB held to 3 GB (spilling to the data folder), coded rows in memory up to 1/4
+        import duckdb
+
+        from privbayes.counting import duckdb as duckdb_backend
+
+        duckdb_backend.LOCAL_MEMORY_SHARE = 0.25
+        engine = duckdb.connect()
+        engine.execute(f"SET memory_limit = '3GB'; SET temp_directory = '{folder}'")
     if backend == "spark":
         from privbayes.counting.spark import local_session
 
@@ -101,13 +144,16 @@ def cell(backend: str, n: int, d: int, folder: Path) -> dict:
         engine.sparkContext.setLogLevel("ERROR")
     load_before = os.getloadavg()[0]  # the machine is shared: record how busy it was
     start, cpu_start = time.perf_counter(), _cpu_s()
-    model = PrivBayes(1.0, random_state=0, progress=False).fit(str(path), schema, backend=engine).model_
+    table = counting.open(str(path), schema, backend=engine)  # opened here to read its pass counter
+    model = PrivBayes(1.0, random_state=0, progress=False).fit(table).model_
     fitted, cpu_fitted = time.perf_counter(), _cpu_s()
+    stats = getattr(table, "stats", None)
     out = folder / f"synthetic_{backend}_n{n}_d{d}.parquet"
     model.sample_to(out, n, random_state=0, progress=False)
     done = time.perf_counter()
     out.unlink()
-    return {"backend": backend, "n": n, "d": d, "k": model.degree, "fit_s": round(fitted - start, 2),
+    return {"backend": backend, "n": n, "d": d, "data": kind, "k": model.degree, "fit_s": round(fitted - start, 2),
+            "counting": None if stats is None else stats.as_dict(),
             "fit_cpu_s": round(cpu_fitted - cpu_start, 2),
             "sample_s": round(done - fitted, 2), "peak_rss_mb": round(_peak_mb(), 1),
             "capped": dict(model.plan.settings).get("children capped", _capped(model, schema)),
@@ -162,11 +208,11 @@ def overhead(n: int, folder: Path) -> dict:
             "bare_duckdb_group_by_s": round(bare - in_engine, 3)}
 
 
-def run_cells(cells: list[tuple[str, int, int]], folder: Path, timeout: float) -> list[dict]:
+def run_cells(cells: list[tuple[str, int, int]], folder: Path, timeout: float, kind: str = "sampled") -> list[dict]:
     rows = []
     for backend, n, d in cells:
-        generate(n, d, folder)  # outside the timed process
-        cmd = [sys.executable, __file__, "--one", f"{backend}:{n}:{d}", "--data", str(folder)]
+        (generate if kind == "sampled" else generate_independent)(n, d, folder)  # outside the timed process
+        cmd = [sys.executable, __file__, "--one", f"{backend}:{n}:{d}", "--data", str(folder), "--kind", kind]
         try:
             done = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=timeout)
             line = [s for s in done.stdout.splitlines() if s.startswith("{")]
@@ -208,11 +254,13 @@ def main() -> None:
     parser.add_argument("--plot")
     parser.add_argument("--data", default="/tmp/privbayes_scale")
     parser.add_argument("--timeout", type=float, default=900)
+    parser.add_argument("--kind", choices=["sampled", "independent"], default="sampled",
+                        help="rows sampled from an Adult model (many repeats) or independent columns (mostly distinct)")
     args = parser.parse_args()
     folder = Path(args.data)
     if args.one:
         backend, n, d = args.one.split(":")
-        print(json.dumps(cell(backend, int(float(n)), int(d), folder)))
+        print(json.dumps(cell(backend, int(float(n)), int(d), folder, args.kind)))
         return
     if args.plot:
         plot(json.loads(Path(args.plot).read_text())["results"])
@@ -223,7 +271,7 @@ def main() -> None:
                           "results": overhead(int(args.overhead), folder)}))
         return
     cells = [(b, int(float(n)), int(d)) for b, n, d in (c.split(":") for c in args.cells.split(","))]
-    rows = run_cells(cells, folder, args.timeout)
+    rows = run_cells(cells, folder, args.timeout, args.kind)
     print(json.dumps({"benchmark": "scale", "machine": machine, "results": rows}, indent=1))
     print(f"\n{'backend':<8} {'n':>10} {'d':>4} {'k':>3} {'fit s':>9} {'sample s':>9} {'peak MB':>9} {'load':>11}")
     for r in rows:

@@ -95,6 +95,7 @@ codes = np.random.default_rng(0).integers(0, 4, size=(5000, 6))
 table = InMemoryTable(codes, Encoding.build(schema, "vanilla"))
 rows = len(table._multiplicity)
 memory._NUMPY_VISITS = 10 * 3 * rows  # room for ten 3-way tables
+memory.plan_bases = lambda encoding, levels, targets, rows: [(t, [i]) for i, t in enumerate(targets)]  # one each
 small = [table.counts([0, 1, j]) for j in range(2, 6)]  # 4 tables: numpy
 assert "numba" not in sys.modules and not kernels_loaded()
 large = table.counts_many([([i, j, k], None) for i in range(6) for j in range(i) for k in range(j)])  # 20: numba

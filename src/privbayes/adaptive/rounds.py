@@ -84,12 +84,14 @@ def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: in
     releases = {(r.kind, r.index): r for r in plan.releases}
     measurements: list[NoisyTable] = []
     if ("oneway", 0) in releases:
-        for g, group in enumerate(groups if groups is not None else [(a,) for a in range(len(attrs))]):
+        blocks = groups if groups is not None else [(a,) for a in range(len(attrs))]
+        first = table.counts_many([(list(group), [0] * len(group)) for group in blocks])  # one counting batch
+        for g, group in enumerate(blocks):
             release = releases[("oneway", g)]
             label = " × ".join(attrs[a].name for a in group)
             measurements.append(_measure(table, Candidate(tuple(group), (0,) * len(group)), release, sensitivity,
                                          accountant, rng, f"{'1-way' if len(group) == 1 else 'joint'} marginal of "
-                                         f"{label}", len(measurements)))
+                                         f"{label}", len(measurements), counts=first[g]))
     else:
         from privbayes.adaptive.network import measure_network
         from privbayes.privacy.neighbours import ADD_REMOVE, REPLACE_ONE

@@ -152,43 +152,76 @@ class _ScoreBook:
     def scores(self, rows: np.ndarray, children: list[int]) -> np.ndarray:
         """Scores (numerators for rational scores) of every (child, parent set) pair,
         option-major: ``out[i * len(children) + j]``."""
-        known = self.known[np.ix_(rows, children)]  # type: ignore[arg-type]
-        missing = ~known.all(axis=1)
-        if missing.any():
-            self._fill(rows[missing], children)
+        self.fill([(rows, children)])
         return self.values[np.ix_(rows, children)].ravel()  # type: ignore[arg-type]
 
     def as_scores(self, values: np.ndarray) -> np.ndarray | RationalScores:
         """What the exponential mechanism takes: exact rationals where the score has them."""
         return RationalScores(values, self.score.denominator(self.table.n)) if self.exact else values
 
-    def _fill(self, rows: np.ndarray, children: list[int]) -> None:
-        """Score ``rows`` × ``children``: batched per parent-set size when the back-end counts
-        many binary families in one pass (§4.4's workload), else in one counting batch."""
+    def fill(self, jobs: list[tuple[np.ndarray, list[int]]]) -> None:
+        """Score every unknown pair of ``jobs`` (rows × children of each candidate list of a step).
+        Binary level-0 parent sets go, per list, to the back-end's batched family counts (§4.4's
+        workload); the other tables of the whole step are asked for in few counting batches, so
+        the back-end can count their shared supersets once (issue 32)."""
+        general: list[tuple[int, int]] = []  # (row, child) pairs to count as general tables
+        for rows, children in jobs:
+            known = self.known[np.ix_(rows, children)]  # type: ignore[arg-type]
+            missing = rows[~known.all(axis=1)]
+            if not len(missing):
+                continue
+            binary = [r for r in missing.tolist() if all(lvl == 0 for _, lvl in self.parent_sets[r])]
+            if binary and self.table.encoding.is_binary:
+                left = self._fill_binary(binary, children)
+            else:
+                left = binary
+            done = set(binary) - set(left)
+            general += [(r, x) for r in missing.tolist() if r not in done for x in children]
+        batch: list[tuple[int, int]] = []
+        cells = 0
+        for row, x in general:
+            size = self.attrs[x].size * math.prod(self.attrs[a].level_size(lvl) for a, lvl in self.parent_sets[row])
+            if batch and cells + size > FILL_CELLS:
+                self._fill_general(batch)
+                batch, cells = [], 0
+            batch.append((row, x))
+            cells += size
+        if batch:
+            self._fill_general(batch)
+
+    def _fill_binary(self, rows: list[int], children: list[int]) -> list[int]:
+        """Score ``rows`` × ``children`` from binary family counts, batched per parent-set size;
+        the rows the back-end has no batched form for are returned."""
         by_size: dict[int, list[int]] = {}
-        for row in rows.tolist():
+        for row in rows:
             by_size.setdefault(len(self.parent_sets[row]), []).append(row)
+        left: list[int] = []
         for k, rows_of_size in by_size.items():
             # Binary tables of a batch are held at once, with their scores' integer intermediates:
             # batches of at most FILL_CELLS cells keep that bounded (ACS, k = 8: 1.5·10⁵ tables
             # of 512 cells in one step).
             per_batch = max(1, FILL_CELLS // (len(children) << (k + 1)))
             for start in range(0, len(rows_of_size), per_batch):
-                self._fill_batch(rows_of_size[start:start + per_batch], k, children)
+                group = rows_of_size[start:start + per_batch]
+                parents = np.array([[a for a, _ in self.parent_sets[r]] for r in group], np.int64)
+                parents = parents.reshape(len(group), k)
+                tables = self.table.binary_families(parents, np.array(children, np.int64))
+                if tables is None:
+                    left += group
+                    continue
+                values = self._batch(tables.reshape(-1, 2, 2**k)).reshape(len(group), len(children))
+                self.values[np.ix_(group, children)] = values
+                self.known[np.ix_(group, children)] = True
+        return left
 
-    def _fill_batch(self, group: list[int], k: int, children: list[int]) -> None:
-        sets = [self.parent_sets[row] for row in group]
-        tables = None
-        if all(lvl == 0 for parents in sets for _, lvl in parents):
-            parents = np.array([[a for a, _ in p] for p in sets], np.int64).reshape(len(sets), k)
-            tables = self.table.binary_families(parents, np.array(children, np.int64))
-        if tables is not None:
-            values = self._batch(tables.reshape(-1, 2, 2**k)).reshape(len(group), len(children))
-        else:
-            joints = _joints(self.table, [(x, p) for p in sets for x in children])
-            values = self._mixed(joints).reshape(len(group), len(children))
-        self.values[np.ix_(group, children)] = values
-        self.known[np.ix_(group, children)] = True
+    def _fill_general(self, pairs: list[tuple[int, int]]) -> None:
+        """Score (row, child) ``pairs`` from general tables counted in one batch."""
+        joints = _joints(self.table, [(x, self.parent_sets[row]) for row, x in pairs])
+        values = self._mixed(joints)
+        rows = np.array([row for row, _ in pairs], np.int64)
+        children = np.array([x for _, x in pairs], np.int64)
+        self.values[rows, children] = values
+        self.known[rows, children] = True
 
     def _batch(self, joints: np.ndarray) -> np.ndarray:
         return self.score.exact_batch(joints) if self.exact else self.score.batch(joints)
@@ -235,6 +268,7 @@ def greedy_bayes(
             if not score.supports(child_size, parent_sizes):
                 raise InputError(f"score {score.name} does not support a child of {child_size} values with parents of "
                                  f"{list(parent_sizes)} values; use score R or a binary/Gray encoding")
+        book.fill([(rows, children) for _, children, rows in groups])  # the step's tables in few batches
         scores = np.concatenate([book.scores(rows, children) for _, children, rows in groups])
         if epsilon1 is None:
             chosen = int(np.argmax(scores))

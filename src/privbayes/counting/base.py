@@ -82,6 +82,15 @@ class PrivateTable(Protocol):
         return EncodedView(self, encoding)
 
 
+def count_batch(table: PrivateTable, requests: Sequence[Request]) -> list[np.ndarray]:
+    """``table.counts_many(requests)``, or one ``counts`` call per request for a table that
+    implements the protocol's ``counts`` only (without subclassing it)."""
+    many = getattr(table, "counts_many", None)
+    if many is None:
+        return [table.counts(attributes, levels) for attributes, levels in requests]
+    return many(requests)  # type: ignore[no-any-return]
+
+
 class EncodedView(PrivateTable):
     """``base``'s rows counted over the variables of ``encoding``."""
 

@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import math
 import os
+import time
 from collections.abc import Sequence
 from typing import Any, Self
 
 import numpy as np
 
 from privbayes.counting.base import EncodedView, PrivateTable, Request, check_request
+from privbayes.counting.cover import CountingStats, Levels, derive, plan_bases
 from privbayes.counting.labels import InvalidValuesError, label_column
 from privbayes.counting.paths import LiteralPath
 from privbayes.encoding import Encoding
@@ -40,6 +42,12 @@ _KEY_LIMIT = 2**62
 """Packed leaf keys must stay below this (BIGINT arithmetic)."""
 _SETS_PER_QUERY = 64
 """Tables counted by one GROUPING SETS query."""
+_KEEP_ENGINE_ROWS = 2**28
+"""Bytes of in-memory codes above which the engine's copy of the coded rows is dropped once they are
+in memory (then the table counts in memory only)."""
+_DENSE_CELLS = 2**22
+"""Leaf tables of at most this many cells are held densely, so that smaller ones can be summed
+out of them (≈ 32 MB of int64)."""
 
 
 LOCAL_MEMORY_SHARE = 1 / 8
@@ -60,6 +68,7 @@ class EngineTable(PrivateTable):
     def __init__(self, schema: Schema, n: int) -> None:
         self.schema, self.encoding, self._n = schema, Encoding.build(schema, "hierarchical"), n
         self.local: PrivateTable | None = None
+        self.stats = CountingStats()
 
     @property
     def n(self) -> int:
@@ -71,18 +80,41 @@ class EngineTable(PrivateTable):
 
     def localise(self, share: float | None = None) -> Self:
         """Count in memory from now on if the coded distinct rows take less than ``share``
-        (default :data:`LOCAL_MEMORY_SHARE`) of physical memory."""
-        from privbayes.counting.memory import InMemoryTable
+        (default :data:`LOCAL_MEMORY_SHARE`) of physical memory.  They are streamed into one
+        narrow code matrix (:func:`~privbayes.counting.memory.code_matrix`: a byte a code for
+        domains up to 256 values) and their multiplicities; the engine's copy is dropped."""
+        from privbayes.counting.memory import InMemoryTable, code_matrix
 
         share = LOCAL_MEMORY_SHARE if share is None else share
         d = len(self.schema.attributes)
         distinct = self._fetch(f"SELECT COUNT(*) AS m FROM {self.rows_name}").column("m")[0].as_py()
-        if distinct * (6 * d + 16) > share * physical_memory():  # codes, weights, generalised int32 columns
+        width = np.dtype(code_matrix(self.encoding, 0).dtype).itemsize
+        if distinct * (2 * width * d + 16) > share * physical_memory():  # codes, a generalised code a column, weights
             return self
-        rows = self._fetch(f"SELECT * FROM {self.rows_name}")
-        codes = np.column_stack([rows.column(f"c{j}").to_numpy() for j in range(d)])  # int16/int32 codes
-        self.local = InMemoryTable._from_distinct(codes, rows.column("w").to_numpy().astype(np.int64), self.encoding)
+        matrix = code_matrix(self.encoding, distinct)
+        weights = np.empty(distinct, np.int64)
+        first = 0
+        for batch in self._batches(f"SELECT * FROM {self.rows_name}"):  # one scan: one row order for all columns
+            rows = batch.num_rows
+            for j in range(d):
+                matrix[j, first:first + rows] = batch.column(j).to_numpy()
+            weights[first:first + rows] = batch.column(d).to_numpy()
+            first += rows
+        if first != distinct:  # pragma: no cover - the engine changed the table under us
+            raise RuntimeError("the coded rows changed while they were read")
+        local = InMemoryTable._from_matrix(matrix, weights, self.encoding)
+        local.stats = self.stats  # one account for the table, wherever it counts
+        self.local = local
+        if matrix.nbytes > _KEEP_ENGINE_ROWS:  # large: do not hold the coded rows twice
+            self._release_rows()
         return self
+
+    def _batches(self, sql: str) -> Any:
+        """The result of ``sql`` as pyarrow record batches (bounded memory)."""
+        yield from self._fetch(sql).to_batches()
+
+    def _release_rows(self) -> None:
+        """Drop the engine's coded rows once they are held in memory (engines may keep them)."""
 
     def binary_families(self, parents: np.ndarray, children: np.ndarray) -> np.ndarray | None:
         return None if self.local is None else self.local.binary_families(parents, children)
@@ -91,18 +123,56 @@ class EngineTable(PrivateTable):
         return self.counts_many([(attributes, levels)])[0]
 
     def counts_many(self, requests: Sequence[Request]) -> list[np.ndarray]:
-        """Every request's table; each distinct attribute set is counted once at leaf level
-        (its level variants and orders are derived in numpy), up to 64 sets per engine pass."""
+        """Every request's table from few engine passes (issue 32): each distinct attribute set is
+        counted once at leaf level (its level variants and orders are derived in numpy); sets whose
+        leaf table is small enough to hold densely are covered by bases
+        (:func:`~privbayes.counting.cover.plan_bases`), each counted once and summed out; up to 64
+        sets per engine pass (``GROUPING SETS``)."""
         if self.local is not None:
             return self.local.counts_many(requests)
         normal = [check_request(self.encoding, attributes, levels) for attributes, levels in requests]
         keys = list(dict.fromkeys(tuple(sorted(a)) for a, _ in normal if a))
-        sparse: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
-        for first in range(0, len(keys), _SETS_PER_QUERY):
-            sparse.update(self._leaf_counts(keys[first:first + _SETS_PER_QUERY]))
-        return [np.array(self.n, dtype=np.int64) if not a else
-                spread(self.encoding, key, *sparse[key], a, l)
-                for a, l in normal for key in [tuple(sorted(a))]]
+        attrs = self.encoding.attributes
+        dense = [k for k in keys if math.prod(attrs[a].size for a in k) <= _DENSE_CELLS]
+        levels = Levels(self.encoding)
+        plan = plan_bases(self.encoding, levels, [tuple((a, 0) for a in k) for k in dense], self.n)
+        queries = [tuple(a for a, _ in variables) for variables, _ in plan]
+        members = {query: [dense[m] for m in chosen] for query, (_, chosen) in zip(queries, plan)}
+        queries += [k for k in keys if k not in set(dense)]
+        asked: dict[tuple[int, ...], list[int]] = {}
+        for i, (a, _) in enumerate(normal):
+            if a:
+                asked.setdefault(tuple(sorted(a)), []).append(i)
+        answers: list[np.ndarray | None] = [None if a else np.array(self.n, dtype=np.int64) for a, _ in normal]
+        for first in range(0, len(queries), _SETS_PER_QUERY):
+            chunk = queries[first:first + _SETS_PER_QUERY]
+            start = time.perf_counter()
+            sparse = self._leaf_counts(chunk)
+            self.stats.passes += 1
+            self.stats.counted += len(chunk)
+            self.stats.seconds += time.perf_counter() - start
+            for query in chunk:
+                if query not in members:  # too large to hold densely at leaf level: spread per request
+                    for i in asked[query]:
+                        answers[i] = spread(self.encoding, query, *sparse[query], *normal[i])
+                    continue
+                variables = tuple((a, 0) for a in query)
+                base = spread(self.encoding, query, *sparse[query], list(query), [0] * len(query))
+                for key in members[query]:
+                    own_leaf = tuple((a, 0) for a in key)
+                    leaf = base if own_leaf == variables else derive(base, variables, own_leaf, levels)
+                    self.stats.derived += int(own_leaf != variables)
+                    for i in asked[key]:
+                        attributes, lv = normal[i]
+                        own = tuple(sorted(zip(attributes, lv)))
+                        out = leaf if own == own_leaf else derive(leaf, own_leaf, own, levels)
+                        answers[i] = np.transpose(out, [list(key).index(a) for a in attributes])
+        return answers  # type: ignore[return-value]
+
+    @property
+    def passes(self) -> int:
+        """Passes over the rows so far (engine queries, or in-memory passes once localised)."""
+        return self.stats.passes
 
     def encoded(self, encoding: Encoding) -> PrivateTable:
         """This table for its own encoding; otherwise a view whose batches stay batched."""
@@ -289,6 +359,13 @@ class DuckDBTable(EngineTable):
 
     def _fetch(self, sql: str) -> Any:
         return self.connection.sql(sql).to_arrow_table()
+
+    def _batches(self, sql: str) -> Any:
+        reader = self.connection.sql(sql).to_arrow_reader(2**20)
+        yield from reader
+
+    def _release_rows(self) -> None:
+        _drop(self.connection, self.rows_name, "TABLE")
 
 
 def _connect(connection: Any) -> tuple[Any, str]:

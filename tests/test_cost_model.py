@@ -127,11 +127,13 @@ def test_table_bounds_count_each_position_by_its_parents():
     assert table_bounds(mixed, 7, None) == [7, 7, 7]
 
 
-def test_the_numba_threshold_mirrors_the_in_memory_back_end():
-    """The cost model charges numba's loading past the back-end's ski-rental threshold; it keeps its
-    own copy (the layer may not import the back-end), which must follow the back-end's."""
+def test_the_numba_and_cover_thresholds_mirror_the_in_memory_back_end():
+    """The cost model charges numba's loading past the back-end's ski-rental threshold, and counting with
+    bases from its cover threshold; it keeps its own copies (the layer may not import the back-end),
+    which must follow the back-end's."""
     from privbayes import costs
     from privbayes.counting import memory
 
     assert costs.NUMPY_VISITS == memory._NUMPY_VISITS
+    assert costs.COVER_ROWS == memory._COVER_ROWS
     assert costs.numba_loaded(costs.NUMPY_VISITS) == 1.0 and costs.numba_loaded(costs.NUMPY_VISITS - 1) == 0.0

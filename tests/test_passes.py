@@ -157,3 +157,31 @@ def test_the_engine_counts_covered_sets_in_few_passes():
     distinct = len({tuple(sorted(a)) for a, _ in requests})
     assert engine.stats.counted < distinct
     assert engine.passes == math.ceil(engine.stats.counted / 64)
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="no numba")
+@pytest.mark.parametrize("n_tables", [1, 3])
+@pytest.mark.parametrize("unit", [False, True])
+@pytest.mark.parametrize("n", [10_007, 301, 37])
+def test_threads_that_share_the_rows_or_the_tables_add_up_to_the_exact_tables(monkeypatch, n_tables, unit, n):
+    """Rows beyond the cache: when they far outnumber the cells, each thread counts a slice of the rows
+    into its own copy and the copies are summed (one pass); else the threads share the tables.
+    Either way equal to np.add.at over every row, also where blocks do not divide the rows evenly."""
+    import numba
+
+    from privbayes.counting import families
+
+    monkeypatch.setattr(families, "_CACHE_BYTES", 0)  # the rows never count as cached
+    monkeypatch.setattr(families, "_PARALLEL_WORK", 0)  # and any batch is worth both threads
+    rng = np.random.default_rng(21)
+    sizes = [7, 3, 5, 2]
+    columns = np.stack([rng.integers(0, s, n) for s in sizes]).astype(np.uint8)
+    weights = np.ones(n, np.int64) if unit else rng.integers(1, 9, n)
+    tables = [([0, 2], (7, 5)), ([3, 1, 0], (2, 3, 7)), ([1], (3,))][:n_tables]
+    got, passes = contingency_tables(columns, weights, tables)
+    cells = sum(math.prod(shape) for _, shape in tables)
+    assert passes == (1 if n >= 8 * cells else min(n_tables, numba.get_num_threads()))  # slices: no extra pass
+    for (ids, shape), table in zip(tables, got):
+        want = np.zeros(shape, np.int64)
+        np.add.at(want, tuple(columns[i].astype(np.int64) for i in ids), weights)
+        np.testing.assert_array_equal(table, want)

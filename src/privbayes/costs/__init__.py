@@ -28,6 +28,7 @@ SECONDS: Mapping[str, float] = MappingProxyType({
     "read": 1.66e-07,        # per cell read and labelled (n × d); mostly absorbed by the counting terms
     "pair": 5.84e-06,        # per candidate (child, parent set) scored
     "pair_rows": 3.03e-09,   # per row visited counting a candidate's table
+    "covered_pair_rows": 7.6e-10,  # the same from COVER_ROWS distinct rows (most tables summed out of bases)
     "pair_cells": 1.54e-08,  # per cell of a scored table
     "binary_pair": 3.68e-05, # per binary (child, k parents) pair scored (F's dynamic program, §4.4)
     "binary_pair_rows": 0.0, # per row visited counting a binary family (compiled, many per pass)
@@ -125,6 +126,11 @@ def read_work(n: int, encoding: Encoding) -> dict[str, float]:
 NUMPY_VISITS = 2 * 10**7
 """The in-memory back-end's ski-rental threshold (``privbayes.counting.memory._NUMPY_VISITS``, which
 this layer may not import; tests/test_cost_model.py checks that the two agree)."""
+
+
+COVER_ROWS = 2**17
+"""Distinct rows from which the in-memory back-end covers a batch by counted supersets (``privbayes.counting.
+memory._COVER_ROWS``; tests/test_cost_model.py checks that the two agree): below, a pass per table."""
 
 
 def numba_loaded(visits: float) -> float:

@@ -25,9 +25,12 @@ from __future__ import annotations
 import importlib.util
 import math
 from functools import cache
-from types import SimpleNamespace
+from types import FunctionType, SimpleNamespace
+from typing import Any
 
 import numpy as np
+
+from privbayes.counting.cover import pass_cost
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 numba = None
@@ -93,10 +96,13 @@ def _joint_loops(columns, pattern, weights, parents, n_children, out):  # type: 
 
 def _tables_loops(columns, weights, unit, column_ids, strides, starts, offsets, groups, group_starts, block, out):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled below
     n_rows = columns.shape[1]
-    for g in numba.prange(group_starts.shape[0] - 1):  # type: ignore[union-attr]
+    n_groups, n_slices = group_starts.shape[0] - 1, out.shape[0]
+    for task in numba.prange(n_groups * n_slices):  # type: ignore[union-attr]
+        g, s = task // n_slices, task % n_slices  # a group of tables over one slice of the rows
         index = np.empty(block, dtype=np.int64)
-        for first in range(0, n_rows, block):
-            last = min(n_rows, first + block)
+        counts = out[s]
+        for first in range(n_rows * s // n_slices, n_rows * (s + 1) // n_slices, block):
+            last = min(n_rows * (s + 1) // n_slices, first + block)
             cell = index[:last - first]  # views of the block: compiled as plain contiguous loops (3x faster)
             mass = weights[first:last]
             for member in range(group_starts[g], group_starts[g + 1]):
@@ -108,7 +114,7 @@ def _tables_loops(columns, weights, unit, column_ids, strides, starts, offsets, 
                     column, stride = columns[column_ids[j]][first:last], strides[j]
                     for r in range(last - first):
                         cell[r] += column[r] * stride
-                table = out[offsets[t]:offsets[t + 1]]
+                table = counts[offsets[t]:offsets[t + 1]]
                 if unit:
                     for r in range(last - first):
                         table[cell[r]] += 1
@@ -125,13 +131,22 @@ def _kernels() -> SimpleNamespace:
 
     numba = module
     _configurations = module.njit(cache=True, inline="always")(_configurations_loop)
-    return SimpleNamespace(
-        tables_parallel=module.njit(parallel=True, cache=True)(_tables_loops),
-        tables_serial=module.njit(cache=True)(_tables_loops),
-        families_parallel=module.njit(parallel=True, cache=True)(_families_loops),
-        families_serial=module.njit(cache=True)(_families_loops),
-        joint_parallel=module.njit(parallel=True, cache=True)(_joint_loops),
-        joint_serial=module.njit(cache=True)(_joint_loops))
+
+    def serial_and_parallel(loops: Any) -> tuple[Any, Any]:
+        # numba's on-disk cache files a function by its name and line, not by its flags: compiled
+        # under one name, the serial and the parallel variant load each other's code (the parallel
+        # one then ran on one core, whichever was compiled first).  The serial one gets its own name.
+        serial = FunctionType(loops.__code__.replace(co_name=f"{loops.__name__}_serial",
+                                                     co_qualname=f"{loops.__qualname__}_serial"),
+                              loops.__globals__, f"{loops.__name__}_serial")
+        return module.njit(cache=True)(serial), module.njit(parallel=True, cache=True)(loops)
+
+    tables_serial, tables_parallel = serial_and_parallel(_tables_loops)
+    families_serial, families_parallel = serial_and_parallel(_families_loops)
+    joint_serial, joint_parallel = serial_and_parallel(_joint_loops)
+    return SimpleNamespace(tables_parallel=tables_parallel, tables_serial=tables_serial,
+                           families_parallel=families_parallel, families_serial=families_serial,
+                           joint_parallel=joint_parallel, joint_serial=joint_serial)
 
 
 def kernels_loaded() -> bool:
@@ -192,7 +207,9 @@ def contingency_tables(columns: np.ndarray, weights: np.ndarray, tables: list[tu
     the threads (largest first, each to the least loaded); a thread reads the rows once, block
     by block, and adds every one of its tables' counts from a block while it is in cache: the
     rows cross memory once per thread, not once per table (issue 32).  Rows that fit in the
-    cache are read whole, a pass per table (re-reading them costs nothing).  Tables come back as int32
+    cache are read whole, a pass per table (re-reading them costs nothing); when the rows far
+    outnumber the cells, the threads split the rows instead, each counting its slice of the rows
+    into its own copy of the tables (also when a call has fewer tables than threads).  Tables come back as int32
     when the total weight is below 2³¹ (every count and every sum of counts fits), else int64.
     """
     if not HAVE_NUMBA:
@@ -204,30 +221,36 @@ def contingency_tables(columns: np.ndarray, weights: np.ndarray, tables: list[tu
     starts = np.cumsum([0] + [len(ids) for ids, _ in tables]).astype(np.int64)
     sizes = [math.prod(shape) for _, shape in tables]
     offsets = np.cumsum([0] + sizes).astype(np.int64)
-    # Narrow cells (every count is at most the total weight) keep twice as many in cache.
-    out = np.zeros(int(offsets[-1]), np.int32 if int(weights.sum()) < 2**31 else np.int64)
     kernels = _kernels()
     n_rows = columns.shape[1]
-    parallel = len(tables) > 1 and len(tables) * n_rows > _PARALLEL_WORK
+    threads = numba.get_num_threads()  # type: ignore[union-attr]
+    work = len(tables) * n_rows > _PARALLEL_WORK
     used = len(np.unique(column_ids))
     row_bytes = n_rows * (used * columns.itemsize + 12)  # codes, a cell index, a weight
     in_cache = row_bytes <= _CACHE_BYTES
     if in_cache:  # re-reading rows in cache costs nothing: a pass per table, taken by free threads
-        n_groups = len(tables)
+        n_groups, n_slices = len(tables), 1
         groups, group_starts = np.arange(n_groups, dtype=np.int64), np.arange(n_groups + 1, dtype=np.int64)
-    else:  # a group of tables per thread (largest first, each to the least loaded), read block by block
-        n_groups = min(len(tables), numba.get_num_threads()) if parallel else 1  # type: ignore[union-attr]
-        load, members = [0] * n_groups, [[] for _ in range(n_groups)]  # type: list[int], list[list[int]]
-        for t in sorted(range(len(tables)), key=lambda t: -len(tables[t][0])):
+    elif work and n_rows >= 8 * int(offsets[-1]):  # rows dominate: the threads split the rows, each all tables
+        n_groups, n_slices = 1, threads  # each slice into its own copy of the tables, summed at the end (exact)
+        groups, group_starts = np.arange(len(tables), dtype=np.int64), np.array([0, len(tables)], np.int64)
+    else:  # a group of tables per thread (costliest first, each to the least loaded), read block by block
+        n_groups = min(len(tables), threads) if work else 1
+        n_slices = max(1, threads // n_groups) if work else 1  # fewer tables than threads: split the rows too
+        load, members = [0.0] * n_groups, [[] for _ in range(n_groups)]  # type: list[float], list[list[int]]
+        for t in sorted(range(len(tables)), key=lambda t: -sizes[t]):
             g = load.index(min(load))
             members[g].append(t)
-            load[g] += len(tables[t][0]) + 1
+            load[g] += pass_cost(sizes[t])  # ns a row: tables beyond the cache cost more
         groups = np.array([t for group in members for t in group], np.int64)
         group_starts = np.cumsum([0] + [len(group) for group in members]).astype(np.int64)
+    # Narrow cells (every count is at most the total weight) keep twice as many in cache.
+    out = np.zeros((n_slices, int(offsets[-1])), np.int32 if int(weights.sum()) < 2**31 else np.int64)
     unit = bool(np.all(weights == 1))
     # Blocks keep a group's tables hot while the rows stream by; rows in cache are one block.
     block = max(1, n_rows) if in_cache else _BLOCK
-    kernel = kernels.tables_parallel if parallel else kernels.tables_serial
+    kernel = kernels.tables_parallel if n_groups * n_slices > 1 and work else kernels.tables_serial
     kernel(np.ascontiguousarray(columns), np.ascontiguousarray(weights, dtype=out.dtype), unit, column_ids, strides,
            starts, offsets, groups, group_starts, block, out)
+    out = out[0] if n_slices == 1 else out.sum(axis=0, dtype=out.dtype)
     return [out[offsets[t]:offsets[t + 1]].reshape(shape) for t, (_, shape) in enumerate(tables)], n_groups

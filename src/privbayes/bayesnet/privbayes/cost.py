@@ -77,7 +77,8 @@ def privbayes_work(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Enco
     # its 2 × 2^k table (TODS 2017 §4.4; fscore.py) — a cost per pair of its own, and the kernels'
     # compilation once per process.
     work: dict[str, float] = {("binary_pair" if compiled else "pair"): pairs,
-                              ("binary_pair_rows" if compiled else "pair_rows"): pairs * rows,
+                              ("binary_pair_rows" if compiled else "covered_pair_rows" if rows >= costs.COVER_ROWS
+                               else "pair_rows"): pairs * rows,
                               "pair_cells": cells, "model_cells": model,
                               "numba": 1.0 if compiled else costs.numba_loaded(float(pairs) * rows)}
     memory: dict[str, float] = {"model_cells": model, "numba": work["numba"]}

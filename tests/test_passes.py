@@ -185,3 +185,18 @@ def test_threads_that_share_the_rows_or_the_tables_add_up_to_the_exact_tables(mo
         want = np.zeros(shape, np.int64)
         np.add.at(want, tuple(columns[i].astype(np.int64) for i in ids), weights)
         np.testing.assert_array_equal(table, want)
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="no numba")
+def test_serial_and_parallel_kernels_are_cached_apart():
+    """numba's on-disk cache files a function by name and line, not by its flags: one function compiled
+    both ways loaded the other's code, and the 'parallel' kernels ran on one core.  Each variant must
+    have its own cache file (numba's private ``_cache_file._index_path``: if numba renames it, this test
+    fails loudly rather than passing)."""
+    from privbayes.counting import families
+
+    kernels = families._kernels()
+    for name in ("tables", "families", "joint"):
+        serial, parallel = getattr(kernels, f"{name}_serial"), getattr(kernels, f"{name}_parallel")
+        assert parallel.targetoptions.get("parallel") is True and not serial.targetoptions.get("parallel")
+        assert serial._cache._cache_file._index_path != parallel._cache._cache_file._index_path

@@ -28,7 +28,7 @@ SECONDS: Mapping[str, float] = MappingProxyType({
     "read": 1.66e-07,        # per cell read and labelled (n × d); mostly absorbed by the counting terms
     "pair": 5.84e-06,        # per candidate (child, parent set) scored
     "pair_rows": 3.03e-09,   # per row visited counting a candidate's table
-    "covered_pair_rows": 7.6e-10,  # the same from COVER_ROWS distinct rows (most tables summed out of bases)
+    "covered_pair_rows": 1.5e-09,  # the same from COVER_ROWS distinct rows (most tables summed out of bases)
     "pair_cells": 1.54e-08,  # per cell of a scored table
     "binary_pair": 3.68e-05, # per binary (child, k parents) pair scored (F's dynamic program, §4.4)
     "binary_pair_rows": 0.0, # per row visited counting a binary family (compiled, many per pass)
@@ -49,7 +49,7 @@ BYTES: Mapping[str, float] = MappingProxyType({
     "start": 163000000.0,    # interpreter, numpy, pandas, the library
     "read": 55.1,            # per cell of the table as read (text, labels, codes)
     "numba": 151000000.0,    # the compiled counting kernels, when loaded
-    "pair_cells": 27.6,      # per cell of the θ path's largest counting batch (cost.search_work)
+    "pair_cells": 21.0,      # per cell of the θ path's largest counting batch (cost.search_work)
     "binary_cells": 30.3,    # per cell of the binary families counted and scored in one batch
     "columns": 1.16,         # per distinct row × (attribute, level) code column held for counting
     "candidate_cells": 0.0,  # adaptive: exact counts of every candidate marginal and their scoring

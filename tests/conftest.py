@@ -1,10 +1,14 @@
-"""Shared fixtures: paths to the papers' datasets (read in place, never copied)."""
+"""Shared fixtures: paths to the papers' datasets (read in place, never copied), and the in-memory
+counting path (numba's kernels or numpy's bincount)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+
+from privbayes.counting import memory
+from privbayes.counting.families import HAVE_NUMBA
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -14,3 +18,16 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"the papers' datasets are not at {SHARED_DATA}")
     return SHARED_DATA
+
+
+COUNTING_PATHS = [pytest.param("numba", marks=pytest.mark.skipif(not HAVE_NUMBA, reason="no numba")), "numpy"]
+
+
+@pytest.fixture(params=COUNTING_PATHS)
+def counting_path(request, monkeypatch) -> str:
+    """Force numba's batched kernels (no numpy allowance) or numpy's one bincount per table."""
+    if request.param == "numba":
+        monkeypatch.setattr(memory, "_NUMPY_VISITS", 0)
+    else:
+        monkeypatch.setattr(memory, "HAVE_NUMBA", False)
+    return request.param

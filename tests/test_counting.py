@@ -21,17 +21,6 @@ def brute_counts(codes, encoding, attributes, levels):
     return out
 
 
-PATHS = [pytest.param("numba", marks=pytest.mark.skipif(not HAVE_NUMBA, reason="no numba")), "numpy"]
-
-
-@pytest.fixture(params=PATHS)
-def counting_path(request, monkeypatch) -> str:
-    """Force numba's batched kernels (no numpy allowance) or numpy's one bincount per table."""
-    if request.param == "numba":
-        monkeypatch.setattr(memory, "_NUMPY_VISITS", 0)
-    else:
-        monkeypatch.setattr(memory, "HAVE_NUMBA", False)
-    return request.param
 
 
 def test_counts_with_taxonomy_levels_equal_brute_force(counting_path):

@@ -14,17 +14,6 @@ from privbayes.counting.families import HAVE_NUMBA, contingency_tables
 from privbayes.encoding import Encoding
 from privbayes.schema import Attribute, Schema
 
-PATHS = [pytest.param("numba", marks=pytest.mark.skipif(not HAVE_NUMBA, reason="no numba")), "numpy"]
-
-
-@pytest.fixture(params=PATHS)
-def counting_path(request, monkeypatch) -> str:
-    if request.param == "numba":
-        monkeypatch.setattr(memory, "_NUMPY_VISITS", 0)
-    else:
-        monkeypatch.setattr(memory, "HAVE_NUMBA", False)
-    return request.param
-
 
 def _schema() -> Schema:
     """Five attributes, two with nested taxonomies (one of them not in consecutive leaf runs)."""

@@ -170,10 +170,12 @@ def test_threads_that_share_the_rows_or_the_tables_add_up_to_the_exact_tables(mo
     got, passes = contingency_tables(columns, weights, tables)
     cells = sum(math.prod(shape) for _, shape in tables)
     assert passes == (1 if n >= 8 * cells else min(n_tables, numba.get_num_threads()))  # slices: no extra pass
-    for (ids, shape), table in zip(tables, got):
+    told, _ = contingency_tables(columns, weights.astype(np.int32), tables, total=int(weights.sum()))  # as callers
+    for (ids, shape), table, table_told in zip(tables, got, told):
         want = np.zeros(shape, np.int64)
         np.add.at(want, tuple(columns[i].astype(np.int64) for i in ids), weights)
         np.testing.assert_array_equal(table, want)
+        np.testing.assert_array_equal(table_told, want)
 
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="no numba")

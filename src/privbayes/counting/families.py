@@ -196,8 +196,8 @@ def binary_family_counts(columns: np.ndarray, weights: np.ndarray, parents: np.n
     return out
 
 
-def contingency_tables(columns: np.ndarray, weights: np.ndarray, tables: list[tuple[list[int], tuple[int, ...]]]
-                       ) -> tuple[list[np.ndarray], int]:
+def contingency_tables(columns: np.ndarray, weights: np.ndarray, tables: list[tuple[list[int], tuple[int, ...]]],
+                       total: int | None = None) -> tuple[list[np.ndarray], int]:
     """Many exact contingency tables from one blocked pass over the rows per thread, and the
     number of passes made.
 
@@ -211,6 +211,8 @@ def contingency_tables(columns: np.ndarray, weights: np.ndarray, tables: list[tu
     outnumber the cells, the threads split the rows instead, each counting its slice of the rows
     into its own copy of the tables (also when a call has fewer tables than threads).  Tables come back as int32
     when the total weight is below 2³¹ (every count and every sum of counts fits), else int64.
+    ``total``, the sum of the (positive) weights when the caller knows it, spares a pass over them;
+    weights already of the cells' type are not copied.
     """
     if not HAVE_NUMBA:
         raise RuntimeError("contingency_tables needs numba (pip install 'privbayes[fast]')")
@@ -245,8 +247,9 @@ def contingency_tables(columns: np.ndarray, weights: np.ndarray, tables: list[tu
         groups = np.array([t for group in members for t in group], np.int64)
         group_starts = np.cumsum([0] + [len(group) for group in members]).astype(np.int64)
     # Narrow cells (every count is at most the total weight) keep twice as many in cache.
-    out = np.zeros((n_slices, int(offsets[-1])), np.int32 if int(weights.sum()) < 2**31 else np.int64)
-    unit = bool(np.all(weights == 1))
+    unit = bool(np.all(weights == 1)) if total is None else total == n_rows  # positive weights: all ones
+    total = int(weights.sum()) if total is None else total
+    out = np.zeros((n_slices, int(offsets[-1])), np.int32 if total < 2**31 else np.int64)
     # Blocks keep a group's tables hot while the rows stream by; rows in cache are one block.
     block = max(1, n_rows) if in_cache else _BLOCK
     kernel = kernels.tables_parallel if n_groups * n_slices > 1 and work else kernels.tables_serial

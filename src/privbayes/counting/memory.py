@@ -78,6 +78,7 @@ class InMemoryTable(PrivateTable):
         self._rows, self._multiplicity = rows, multiplicity
         self._n = int(multiplicity.sum())
         self._float_weights: np.ndarray | None = None
+        self._kernel_weights: np.ndarray | None = None
         self._generalised: dict[tuple[int, int], np.ndarray] = {}
         self._levels = Levels(encoding)
         self._matrix: np.ndarray | None = None  # narrow codes of counted variables, one row each
@@ -274,7 +275,9 @@ class InMemoryTable(PrivateTable):
                 tables.append((rows[first:first + len(attributes)],
                                tuple(self.encoding.attributes[a].level_size(l) for a, l in zip(attributes, levels))))
                 first += len(attributes)
-            out, passes = contingency_tables(self._matrix, self._multiplicity, tables)  # type: ignore[arg-type]
+            if self._kernel_weights is None:  # the cells' type: no conversion per call (10⁸ rows: 0.4 GB each)
+                self._kernel_weights = self._multiplicity.astype(np.int32 if self._n < 2**31 else np.int64)
+            out, passes = contingency_tables(self._matrix, self._kernel_weights, tables, total=self._n)  # type: ignore[arg-type]
         self.stats.passes += passes
         self.stats.counted += len(specs)
         self.stats.seconds += time.perf_counter() - start

@@ -39,7 +39,7 @@ from privbayes.privacy.samplers import (
     RandomSource,
     RationalScores,
     _bernoulli_exp,
-    _top,
+    _selection_start,
     discrete_laplace,
     exponential_choice,
 )
@@ -142,12 +142,7 @@ def permute_and_flip_choice(scores: Sequence[float] | np.ndarray | RationalScore
     the first accepted returned.  Scores are taken as the exact rationals they denote and the coins
     are exact, so the distribution is the mechanism's exactly; the best candidate is accepted
     surely, so at most one pass is made."""
-    if len(scores) == 0:
-        raise ValueError("permute-and-flip needs at least one candidate")
-    factor = Fraction(factor)
-    if factor < 0:
-        raise ValueError(f"factor ({float(factor)}) must be non-negative")
-    top = _top(scores)
+    factor, top = _selection_start(scores, factor, "permute-and-flip")
     order = list(range(len(scores)))
     for k in range(len(order)):
         j = k + rng.randbelow(len(order) - k)

@@ -213,6 +213,17 @@ def _top(scores: Sequence[float] | np.ndarray | RationalScores) -> Fraction:
     return Fraction(max(scores))  # float/Fraction comparisons are exact in Python
 
 
+def _selection_start(scores: Sequence[float] | np.ndarray | RationalScores, factor: Fraction,
+                     mechanism: str) -> tuple[Fraction, Fraction]:
+    """A selection's checked inputs: its factor as an exact rational (non-negative) and the top score."""
+    if len(scores) == 0:
+        raise ValueError(f"{mechanism} needs at least one candidate")
+    factor = Fraction(factor)
+    if factor < 0:
+        raise ValueError(f"factor ({float(factor)}) must be non-negative")
+    return factor, _top(scores)
+
+
 def exponential_choice(scores: Sequence[float] | np.ndarray | RationalScores, factor: Fraction,
                        rng: RandomSource) -> int:
     """Index i with probability exp(factor·scores[i]) / Σ_j exp(factor·scores[j]), exactly.
@@ -222,12 +233,7 @@ def exponential_choice(scores: Sequence[float] | np.ndarray | RationalScores, fa
     then distributed exactly as the softmax.  The expected number of proposals is at
     most len(scores); each gap is computed only when its candidate is proposed.
     """
-    if len(scores) == 0:
-        raise ValueError("the exponential mechanism needs at least one candidate")
-    factor = Fraction(factor)
-    if factor < 0:
-        raise ValueError(f"factor ({float(factor)}) must be non-negative")
-    top = _top(scores)
+    factor, top = _selection_start(scores, factor, "the exponential mechanism")
     while True:
         i = rng.randbelow(len(scores))
         gap = factor * (top - Fraction(scores[i]))

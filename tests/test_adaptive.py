@@ -196,30 +196,70 @@ def test_the_ledger_equals_the_plan_for_every_round_structure(relation, degree, 
 
 
 @pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
-def test_binary_data_start_from_the_privbayes_network_and_the_ledger_is_the_plan(relation):
+def test_binary_data_start_from_joint_tables_with_3_way_candidates_and_the_ledger_is_the_plan(relation):
     from privbayes.audit.distinguish import binary_schema
 
     rng = np.random.default_rng(3)
     first = rng.integers(0, 2, 1500)
     frame = pd.DataFrame({c: np.where(rng.random(1500) < 0.8, first, rng.integers(0, 2, 1500)) for c in "abcdef"})
-    model = AdaptiveMarginals(1.0, neighbours=relation, random_state=2).fit(frame, binary_schema("abcdef"))
+    schema = binary_schema("abcdef")
+    model = AdaptiveMarginals(1.0, neighbours=relation, random_state=2).fit(frame, schema)
     released = model.released_
-    assert released.plan.setting("init") == "network"  # "auto" on an all-binary domain
+    # "auto" on an all-binary domain: joint first tables (two 8-cell tables), 3/10 of ε, 3-way candidates
+    assert released.plan.setting("init") == "oneway" and released.plan.setting("marginal degree") == 3
+    assert released.plan.setting("initial share") == pytest.approx(0.3)
     n = len(frame) if relation == "replace-one" else released.n
-    assert model.plan(n, binary_schema("abcdef")) == released.plan
+    assert model.plan(n, schema) == released.plan
     released.plan.check(released.ledger)
-    steps = [e.step for e in released.ledger]
-    assert any(s.startswith("network step") for s in steps) and any(s.startswith("conditional") for s in steps)
-    assert not any(s.startswith("1-way") for s in steps)
+    first_tables = [e for e in released.ledger if e.step.startswith("first marginal")]
+    assert len(first_tables) == 2 and all(e.measured.startswith("joint marginal of") for e in first_tables)
+    rest = 1 if relation == "replace-one" else Fraction(99, 100)
+    assert sum((e.epsilon for e in first_tables), Fraction(0)) == rest * Fraction(3, 10)
     assert sum((e.epsilon for e in released.ledger), Fraction(0)) == 1
-    forced = AdaptiveMarginals(1.0, neighbours=relation, init="oneway", joint=False,
-                               random_state=2).fit(frame, binary_schema("abcdef"))
-    assert any(e.step.startswith("1-way") for e in forced.released_.ledger)
-    joint = AdaptiveMarginals(1.0, neighbours=relation, init="oneway",
-                              random_state=2).fit(frame, binary_schema("abcdef"))
-    first = [e for e in joint.released_.ledger if e.step.startswith("first marginal")]
-    assert len(first) == 2 and all(e.measured.startswith("joint marginal of") for e in first)  # two 8-cell tables
-    joint.released_.plan.check(joint.released_.ledger)
+    separate = AdaptiveMarginals(1.0, neighbours=relation, joint=False, random_state=2).fit(frame, schema)
+    assert any(e.step.startswith("1-way") for e in separate.released_.ledger)
+    assert separate.released_.plan.setting("initial share") == pytest.approx(0.5)  # 3/10 is for joint tables
+    network = AdaptiveMarginals(1.0, neighbours=relation, init="network", random_state=2).fit(frame, schema)
+    steps = [e.step for e in network.released_.ledger]
+    assert any(s.startswith("network step") for s in steps) and any(s.startswith("conditional") for s in steps)
+    assert not any(s.startswith(("1-way", "first marginal")) for s in steps)
+    network.released_.plan.check(network.released_.ledger)
+
+
+def test_model_files_before_versioned_automatic_choices_keep_the_network_start_on_binary_data():
+    """A file without ``auto_version`` (written before it) recomputes the plan it was fitted with: PrivBayes's
+    network first on binary data and 2-way candidates; other domains are unchanged by the version."""
+    from privbayes.audit.distinguish import binary_schema
+
+    binary = AdaptiveSettings(1).encoding_for(binary_schema([f"b{i}" for i in range(8)]))
+    settings = AdaptiveSettings(Fraction(1, 2), neighbours="add-remove")
+    assert settings.auto_version == 2 and settings.to_parameters()["auto_version"] == 2
+    old = {k: v for k, v in settings.to_parameters().items() if k != "auto_version"} | {"degree": 2}
+    loaded = AdaptiveSettings.from_parameters(old)
+    assert loaded.auto_version == 1
+    assert loaded.plan(5000, binary).setting("init") == "network"
+    assert loaded.plan(5000, binary).setting("marginal degree") == 2
+    assert settings.plan(5000, binary).setting("init") == "oneway"
+    assert settings.plan(5000, binary).setting("marginal degree") == 3
+    assert AdaptiveSettings.from_parameters(settings.to_parameters()) == settings
+    encoding = AdaptiveSettings(1).encoding_for(SCHEMA)  # not binary: both versions plan alike
+    current = AdaptiveSettings.from_parameters(old | {"auto_version": 2})
+    assert loaded.plan(5000, encoding) == current.plan(5000, encoding)
+    with pytest.raises(InputError, match="^auto_version "):
+        AdaptiveSettings(1, auto_version=3)
+
+
+def test_the_automatic_degree_is_3_only_on_binary_data_with_few_triples():
+    from privbayes.audit.distinguish import binary_schema
+
+    def degree(schema, **options):
+        settings = AdaptiveSettings(1, **options)
+        return settings.degree_for(settings.encoding_for(schema))
+
+    assert degree(binary_schema([f"b{i}" for i in range(30)])) == 3  # C(30, 3) = 4,060 ≤ 4,096
+    assert degree(binary_schema([f"b{i}" for i in range(31)])) == 2  # 4,495 triples: too many to score each round
+    assert degree(SCHEMA) == 2
+    assert degree(binary_schema("abcd"), degree=2) == 2 and degree(SCHEMA, degree=3) == 3
 
 
 def test_a_fit_samples_the_schema_and_keeps_strong_dependence():
@@ -387,12 +427,13 @@ def test_the_network_start_caps_its_degree_and_old_files_keep_lemma_4_8s():
     from privbayes.audit.distinguish import binary_schema
 
     schema = binary_schema([f"b{i}" for i in range(16)])
-    capped = AdaptiveSettings(Fraction(8, 5), neighbours="add-remove")
-    uncapped = AdaptiveSettings(Fraction(8, 5), neighbours="add-remove", max_network_degree=None)
+    capped = AdaptiveSettings(Fraction(8, 5), neighbours="add-remove", init="network")
+    uncapped = AdaptiveSettings(Fraction(8, 5), neighbours="add-remove", init="network", max_network_degree=None)
     encoding = capped.encoding_for(schema)
     k = uncapped.plan(10**5, encoding).setting("network degree")
     assert k > 5 and capped.plan(10**5, encoding).setting("network degree") == 5
-    assert AdaptiveSettings(Fraction(8, 5), max_network_degree=2).plan(10**5, encoding).setting("network degree") == 2
+    assert AdaptiveSettings(Fraction(8, 5), init="network", max_network_degree=2).plan(
+        10**5, encoding).setting("network degree") == 2
     old = {key: v for key, v in capped.to_parameters().items() if key != "max_network_degree"}
     assert AdaptiveSettings.from_parameters(old).plan(10**5, encoding).setting("network degree") == k
     assert AdaptiveSettings.from_parameters(capped.to_parameters()) == capped

@@ -113,9 +113,11 @@ def test_adaptive_releases_depend_on_the_mechanisms_only(oblivious, tmp_path, re
         assert json.loads(a)["fitted"]["n"] == PINNED_COUNT
 
 
+@pytest.mark.parametrize("init, resolved", [("network", "network"), ("auto", "oneway")])
 @pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
-def test_adaptive_network_start_depends_on_the_mechanisms_only(oblivious, tmp_path, relation):
-    # Binary data start from PrivBayes's network and tables (init "auto"): the same check.
+def test_adaptive_binary_starts_depend_on_the_mechanisms_only(oblivious, tmp_path, relation, init, resolved):
+    # Binary data: PrivBayes's network and tables (init "network"), or by default joint first tables and
+    # 3-way candidates: the same check.
     from privbayes.audit.distinguish import binary_schema
 
     rng = np.random.default_rng(1)
@@ -123,10 +125,11 @@ def test_adaptive_network_start_depends_on_the_mechanisms_only(oblivious, tmp_pa
               for n in (300, 300 if relation == "replace-one" else 301)]
     files = []
     for i, frame in enumerate(frames):
-        model = AdaptiveMarginals(1.0, neighbours=relation, random_state=5).fit(frame, binary_schema("abcde"))
+        model = AdaptiveMarginals(1.0, neighbours=relation, init=init, random_state=5).fit(frame,
+                                                                                           binary_schema("abcde"))
         model.save(tmp_path / f"{i}.json")
         files.append((tmp_path / f"{i}.json").read_text())
-    assert files[0] == files[1] and json.loads(files[0])["plan"]["settings"]["init"] == "network"
+    assert files[0] == files[1] and json.loads(files[0])["plan"]["settings"]["init"] == resolved
 
 
 def test_adaptive_with_an_exact_selection_is_caught(oblivious, tmp_path, monkeypatch):

@@ -5,11 +5,12 @@ A fit spends ε in a fixed order (docs/decisions.md, "Adaptive marginals"):
 1. under add/remove neighbours, a noisy count n̂ with ε/100 (as PrivBayes: n is private there);
 2. the first measurements with ``initial_share`` of the rest: the 1-way marginal of every attribute,
    split in proportion to the square root of the attribute's size (the split that minimises the
-   summed L1 noise Σ_a |Ω_a|·Δ/ε_a for a fixed total), or with ``init="network"`` (the default when
-   every attribute is binary) PrivBayes's network and tables (:mod:`privbayes.adaptive.network`);
-   by default 1/2 of the rest for the 1-way marginals, 3/4 for the network; with ``joint`` (the default)
-   small attributes share one table (:func:`first_groups`), and below a signal n·ε/Δ of
-   :data:`SMALL_SIGNAL` those tables get 11/20;
+   summed L1 noise Σ_a |Ω_a|·Δ/ε_a for a fixed total), or with ``init="network"`` PrivBayes's network
+   and tables (:mod:`privbayes.adaptive.network`); by default 1/2 of the rest for the 1-way marginals,
+   3/4 for the network; with ``joint`` (the default) small attributes share one table
+   (:func:`first_groups`), and below a signal n·ε/Δ of :data:`SMALL_SIGNAL` those tables get 11/20;
+   when every attribute is binary the joint tables get :data:`BINARY_SHARE` (3/10) and the rounds
+   choose among the 3-way marginals too (:meth:`AdaptiveSettings.degree_for`);
 3. T rounds, each a selection (permute-and-flip by default, or the exponential mechanism) with
    ``select_share`` of the round's budget
    and a discrete-Laplace measurement of the selected marginal with the rest.  The rounds' budgets
@@ -75,6 +76,17 @@ SMALL_SIGNAL = 5000
 SMALL_SIGNAL_SHARE = Fraction(11, 20)
 MERGE_GAIN = -0.3
 """First measurements: two groups are merged when √|Ω_g| + √|Ω_h| − √(|Ω_g|·|Ω_h|) exceeds this."""
+BINARY_SHARE = Fraction(3, 10)
+"""The joint first tables' share of ε when every attribute is binary (docs/decisions.md, "Adaptive marginals:
+binary data")."""
+MAX_AUTO_TRIPLES = 4096
+"""The automatic degree is 3 on binary data with at most this many 3-way candidates (d ≤ 30): a bound, from the
+public domain, on the candidates counted and scored each round."""
+AUTO_VERSION = 2
+"""The version of the automatic choices (``init="auto"``, ``degree=None``, the first share).  1 (model files
+written before it was recorded): PrivBayes's network first on binary data, 2-way candidates.  2: joint first
+tables on every domain; on binary data 3-way candidates and a first share of :data:`BINARY_SHARE`."""
+AUTO_VERSIONS = (1, 2)
 INITS = ("auto", "oneway", "network")
 DEFAULT_MODEL_CELLS = 2**20
 """Default cap on the cells of the model's junction tree (exact inference at every round)."""
@@ -92,7 +104,7 @@ class AdaptiveSettings:
     parameter).  Budgets and shares are exact rationals of the decimals written (0.2 → 1/5)."""
 
     epsilon: Fraction
-    degree: int = 2
+    degree: int | None = None
     rounds: int | None = None
     initial_share: Fraction | None = None
     select_share: Fraction = Fraction(1, 5)
@@ -104,6 +116,7 @@ class AdaptiveSettings:
     selection: str = SELECTIONS[0]
     joint: bool = True
     max_network_degree: int | None = MAX_NETWORK_DEGREE
+    auto_version: int = AUTO_VERSION
 
     def __post_init__(self) -> None:
         check_choice(self.init, "init", INITS, allow_none=False)
@@ -114,9 +127,11 @@ class AdaptiveSettings:
             object.__setattr__(self, "max_network_degree",
                                check_count(self.max_network_degree, "max_network_degree", minimum=1))
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "degree", check_count(self.degree, "degree", minimum=1))
-        if self.degree not in DEGREES:
-            raise InputError(f"degree ({self.degree!r}) must be one of {', '.join(map(str, DEGREES))}")
+        if self.degree is not None:
+            object.__setattr__(self, "degree", check_count(self.degree, "degree", minimum=1))
+            if self.degree not in DEGREES:
+                raise InputError(f"degree ({self.degree!r}) must be one of {', '.join(map(str, DEGREES))}")
+        check_choice(self.auto_version, "auto_version", AUTO_VERSIONS, allow_none=False)
         if self.rounds is not None:
             object.__setattr__(self, "rounds", check_count(self.rounds, "rounds", minimum=1))
         if self.initial_share is not None:
@@ -141,29 +156,42 @@ class AdaptiveSettings:
         return Encoding.build(schema, ENCODING)
 
     def init_for(self, encoding: Encoding) -> str:
-        """The first measurements: ``init``, or with "auto" the network's tables when every attribute is
-        binary (Lemma 4.8's high-order tables hold many 2-cell marginals at once) and the 1-way marginals
-        otherwise (docs/decisions.md, "Adaptive marginals")."""
+        """The first measurements: ``init``, or with "auto" the 1-way marginals (small attributes jointly); under
+        :data:`AUTO_VERSION` 1, the network's tables when every attribute is binary (docs/decisions.md,
+        "Adaptive marginals" and "Adaptive marginals: binary data")."""
         if self.init != "auto":
             return self.init
-        return "network" if encoding.is_binary else "oneway"
+        return "network" if self.auto_version == 1 and encoding.is_binary else "oneway"
 
-    def share_for(self, init: str, signal: float = math.inf) -> Fraction:
+    def degree_for(self, encoding: Encoding) -> int:
+        """The largest candidate marginal: ``degree``, or when not given 3 on binary data (8-cell tables, at most
+        :data:`MAX_AUTO_TRIPLES` of them) and 2 otherwise; always 2 under :data:`AUTO_VERSION` 1."""
+        if self.degree is not None:
+            return self.degree
+        d = len(encoding.attributes)
+        binary = self.auto_version >= 2 and encoding.is_binary and math.comb(d, 3) <= MAX_AUTO_TRIPLES
+        return 3 if binary else 2
+
+    def share_for(self, init: str, signal: float = math.inf, binary: bool = False) -> Fraction:
         """The first measurements' share of ε: ``initial_share``, else 1/2 for the 1-way marginals (AIM's and
         OpenDP's default) and 3/4 for the network's tables (docs/decisions.md, "Adaptive marginals"); with
         ``joint`` first tables and a small ``signal`` n·ε/Δ (below :data:`SMALL_SIGNAL`), 11/20 for the first
-        tables (docs/decisions.md, "Adaptive marginals: joint first marginals and permute-and-flip")."""
+        tables (docs/decisions.md, "Adaptive marginals: joint first marginals and permute-and-flip"); with joint
+        first tables of ``binary`` attributes (:data:`AUTO_VERSION` 2), :data:`BINARY_SHARE`."""
         if self.initial_share is not None:
             return self.initial_share
         if init != "oneway":
             return Fraction(3, 4)
+        if self.joint and binary and self.auto_version >= 2:
+            return BINARY_SHARE
         return SMALL_SIGNAL_SHARE if self.joint and signal < SMALL_SIGNAL else Fraction(1, 2)
 
     def model_cells_for(self, encoding: Encoding) -> int:
         """The fit's cap on the junction tree's cells: ``max_model_cells``, or less when the domain is small,
         :data:`WORKLOAD_MULTIPLE` times the cells of the candidate marginals of two or more attributes (a
         function of the public domain only)."""
-        workload = sum(c.cells(encoding) for c in leaf_candidates(encoding, self.degree) if len(c.attributes) > 1)
+        workload = sum(c.cells(encoding) for c in leaf_candidates(encoding, self.degree_for(encoding))
+                       if len(c.attributes) > 1)
         return min(self.max_model_cells, max(1, WORKLOAD_MULTIPLE * workload))
 
     def count_epsilon(self) -> Fraction:
@@ -183,14 +211,15 @@ class AdaptiveSettings:
                 "select_share": float(self.select_share), "select_share_exact": str(self.select_share),
                 "theta": self.theta, "max_model_cells": self.max_model_cells, "neighbours": self.neighbours,
                 "init": self.init, "ramp": float(self.ramp), "ramp_exact": str(self.ramp), "encoding": ENCODING,
-                "selection": self.selection, "joint": self.joint, "max_network_degree": self.max_network_degree}
+                "selection": self.selection, "joint": self.joint, "max_network_degree": self.max_network_degree,
+                "auto_version": self.auto_version}
 
     @classmethod
     def from_parameters(cls, params: Mapping[str, Any]) -> AdaptiveSettings:
         """Settings from a model file's ``parameters`` (validated; unknown keys refused)."""
         known = {"method", "epsilon", "epsilon_exact", "degree", "rounds", "initial_share", "initial_share_exact",
                  "select_share", "select_share_exact", "theta", "max_model_cells", "neighbours", "init",
-                 "ramp", "ramp_exact", "encoding", "selection", "joint", "max_network_degree"}
+                 "ramp", "ramp_exact", "encoding", "selection", "joint", "max_network_degree", "auto_version"}
         if set(params) - known:
             raise InputError(f"unknown adaptive parameters {sorted(set(params) - known)}")
         check_choice(params.get("method"), "method", (METHOD,), allow_none=False)
@@ -199,7 +228,7 @@ class AdaptiveSettings:
         def rational(name: str) -> Fraction:
             return exact_parameter(params, name)
 
-        return cls(check_epsilon(rational("epsilon")), degree=params.get("degree"), rounds=params.get("rounds"),  # type: ignore[arg-type]
+        return cls(check_epsilon(rational("epsilon")), degree=params.get("degree"), rounds=params.get("rounds"),
                    initial_share=None if params.get("initial_share") is None else rational("initial_share"),
                    select_share=rational("select_share"),
                    theta=params.get("theta"), max_model_cells=params.get("max_model_cells"),  # type: ignore[arg-type]
@@ -208,7 +237,9 @@ class AdaptiveSettings:
                    ramp=rational("ramp") if "ramp_exact" in params else Fraction(1),
                    # files written before these settings: the exponential mechanism, one 1-way table per attribute
                    selection=params.get("selection", "exponential"), joint=params.get("joint", False),
-                   max_network_degree=params.get("max_network_degree"))
+                   max_network_degree=params.get("max_network_degree"),
+                   # files written before the automatic choices were versioned: version 1
+                   auto_version=params.get("auto_version", 1))
 
 
 def rounds_for(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_budget: Fraction) -> int:
@@ -272,7 +303,8 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
     epsilon = settings.epsilon
     rest = epsilon - (0 if relation.n_public else settings.count_epsilon())
     init = settings.init_for(encoding)
-    share = settings.share_for(init, n * float(rest) / float(delta))
+    degree = settings.degree_for(encoding)
+    share = settings.share_for(init, n * float(rest) / float(delta), encoding.is_binary)
     oneway = rest * share
     d = len(encoding.attributes)
     T = rounds_for(settings, n, encoding, rest - oneway)
@@ -308,9 +340,9 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
              "1-way marginals (small attributes measured jointly)")
     rising = f" (budgets rising to {float(settings.ramp):g}× the first)" if T > 1 and settings.ramp != 1 else ""
     algorithm = (f"{first}, then {T} rounds{rising} of {settings.selection} selection among the "
-                 f"{'2' if settings.degree == 2 else '2- and 3'}-way marginals (AIM's score) and a discrete-Laplace "
+                 f"{'2' if degree == 2 else '2- and 3'}-way marginals (AIM's score) and a discrete-Laplace "
                  "measurement, consistent estimation after each")
-    plan_settings = (("algorithm", algorithm), ("rounds", T), ("marginal degree", settings.degree),
+    plan_settings = (("algorithm", algorithm), ("rounds", T), ("marginal degree", degree),
                      ("mean epsilon per round", float(per_round)),
                      ("last round over first", float(settings.ramp)), ("select share", float(settings.select_share)),
                      ("initial share", float(share)), ("theta", settings.theta),

@@ -112,17 +112,18 @@ PARAMETERS: dict[str, Parameter] = {
                                          "variables (default hierarchical with taxonomies, else vanilla)"}),
     "degree": Parameter("--degree", {"type": count, "help": "privbayes, sa-privbayes: a fixed number of parents per "
                                                             "column (network degree k); adaptive: the largest "
-                                                            "marginal measured, 2 (default) or 3"}),
+                                                            "marginal measured, 2 or 3 (default 3 when every "
+                                                            "column is binary, else 2)"}),
     "rounds": Parameter("--rounds", {"type": positive_int, "help": "adaptive: select-and-measure rounds (default: "
                                                                    "from n, ε and the domain; --dry-run shows it)"}),
     "initial_share": Parameter("--initial-share", {"type": ratio, "help": "adaptive: share of ε for the first "
-                                                   "measurements (default 0.5 for 1-way marginals, 0.75 for the "
-                                                   "network)"}),
+                                                   "measurements (default 0.5 for 1-way marginals, 0.3 when "
+                                                   "every column is binary, 0.75 for the network)"}),
     "select_share": Parameter("--select-share", {"type": ratio, "help": "adaptive: share of each round's ε for "
                                                                        "its selection (default 0.2)"}),
     "init": Parameter("--init", {"choices": ("auto", "oneway", "network"), "help": "adaptive: the first "
-                                 "measurements: 1-way marginals, PrivBayes's network tables, or auto (default: the "
-                                 "network when every column is binary)"}),
+                                 "measurements: 1-way marginals, PrivBayes's network tables, or auto (default: 1-way "
+                                 "marginals, small columns measured jointly)"}),
     "max_model_cells": Parameter("--max-model-cells", {"type": positive_int, "help": "adaptive: cap on the cells "
                                                        "of the model's junction tree (default 2^20)"}),
     "estimation": Parameter("--estimation", {"help": "how the noisy measurements become the model: privbayes "

@@ -34,7 +34,8 @@ def adaptive_cost(settings: AdaptiveSettings, plan: BudgetPlan, encoding: Encodi
 
     n, T = plan.setting("n"), plan.setting("rounds")
     attrs = encoding.attributes
-    candidates = leaf_candidates(encoding, settings.degree)
+    degree = settings.degree_for(encoding)
+    candidates = leaf_candidates(encoding, degree)
     cells = [c.cells(encoding) for c in candidates]
     K, total_cells = len(candidates), sum(cells)
     multi = [c for c, cand in zip(cells, candidates) if len(cand.attributes) > 1] or [1]
@@ -78,6 +79,6 @@ def adaptive_cost(settings: AdaptiveSettings, plan: BudgetPlan, encoding: Encodi
     # (The network written beside the potentials is derived from the model's junction tree: its parent
     # lists are bounded by d − 1, hence degree None for the text.)
     file_bytes = (model_file_bound(plan, encoding, largest, None, first)
-                  + T * (200 + 16 * settings.degree + encoded_size(max(cells, default=1))))
+                  + T * (200 + 16 * degree + encoded_size(max(cells, default=1))))
     working = 8 * total_cells + 64 * int(model_at[-1] if model_at else base)
     return costs.estimate(METHOD, work, memory, working, file_bytes, largest_cells=largest)

@@ -1,8 +1,8 @@
 """Adaptive marginals: AIM's adaptive selection under pure ε, with PrivBayes's speed (issue 31).
 
 The fit (:mod:`privbayes.adaptive`): under add/remove neighbours a noisy count; the 1-way marginal of
-every attribute; then T rounds, each selecting with the exponential mechanism the marginal that the
-current model fits worst, net of the noise its measurement would carry (AIM, McKenna et al., VLDB
+every attribute (small attributes measured jointly); then T rounds, each selecting by permute-and-flip
+the marginal that the current model fits worst, net of the noise its measurement would carry (AIM, McKenna et al., VLDB
 2022), measuring it with discrete Laplace noise and re-fitting one model to every measurement so far
 (the consistent estimator of :mod:`privbayes.bayesnet.consistent`, Private-PGM's objective on an exact
 junction tree).  Every budget is fixed by the plan before any count is taken, so the release is ε-DP
@@ -39,28 +39,28 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
     """ε-DP synthesizer by adaptive marginal selection (the release contract:
     :mod:`privbayes.synthesizers.contract`).
 
-    Parameters: ``epsilon`` total budget; ``neighbours`` "replace-one" (default; n public) or
-    "add-remove" (n private, as MST/AIM: 1% of ε buys a noisy count); ``degree`` 2 (candidates: all
-    1- and 2-way marginals) or 3 (also the 3-way ones); ``rounds`` the number of select-and-measure
-    rounds (default: the rule T = √(n·E_m/(Δ·θ)) of :mod:`privbayes.adaptive.settings`); ``theta`` that
-    rule's signal per round per round (default 25: larger gives fewer, less noisy rounds); ``init`` the
-    first measurements: "oneway" (the 1-way marginals), "network" (PrivBayes's network and tables) or
-    "auto" (default: the network when every attribute is binary); ``initial_share`` their share of ε
-    (default 1/2 for the 1-way marginals, 3/4 for the network); ``select_share`` share of each round's
-    budget for its selection (default 0.2); ``max_model_cells`` cap on the model's junction tree (default
-    2²⁰ cells; a fit also keeps it within 64 times the cells of all the 2-way marginals, which binds on small
-    domains); ``selection`` each round's selection mechanism, "permute-and-flip" (default; never worse in expectation
-    than the exponential mechanism, McKenna & Sheldon 2020) or "exponential"; ``joint`` measure small attributes
-    together in the first tables (default True; at n·ε/Δ below 5,000 those tables get 11/20 of ε);
-    ``max_network_degree`` the network start's largest degree (default 5; None: Lemma 4.8's k);
-    ``random_state`` seeds the DP noise (reproducible experiments; the report says so);
-    ``progress`` a progress bar on stderr.  Budgets and shares are taken as the decimals written (0.2 is
-    exactly 1/5).
+    Parameters: ``epsilon`` total budget; ``neighbours`` "replace-one" (default; n public) or "add-remove" (n
+    private, as MST/AIM: 1% of ε buys a noisy count); ``degree`` 2 (candidates: all 1- and 2-way marginals), 3 (also
+    the 3-way ones) or None (default: 3 when every attribute is binary and there are at most 4,096 3-way marginals,
+    else 2); ``rounds`` the number of select-and-measure rounds (default: the rule T = √(n·E_m/(Δ·θ)) of
+    :mod:`privbayes.adaptive.settings`); ``theta`` that rule's signal per round per round (default 25: larger gives
+    fewer, less noisy rounds); ``init`` the first measurements: "oneway" (the 1-way marginals), "network"
+    (PrivBayes's network and tables) or "auto" (default: the 1-way marginals, small attributes jointly);
+    ``initial_share`` their share of ε (default 1/2 for the 1-way marginals, 3/10 when every attribute is binary,
+    3/4 for the network); ``select_share`` share of each round's budget for its selection (default 0.2);
+    ``max_model_cells`` cap on the model's junction tree (default 2²⁰ cells; a fit also keeps it within 64 times the
+    cells of all the candidate marginals of two or more attributes, which binds on small domains); ``selection``
+    each round's selection mechanism, "permute-and-flip" (default; never worse in expectation than the exponential
+    mechanism, McKenna & Sheldon 2020) or "exponential"; ``joint`` measure small attributes together in the first
+    tables (default True; at n·ε/Δ below 5,000 those tables get 11/20 of ε); ``max_network_degree`` the network
+    start's largest degree (default 5; None: Lemma 4.8's k); ``random_state`` seeds the DP noise (reproducible
+    experiments; the report says so); ``progress`` a progress bar on stderr.  Budgets and shares are taken as the
+    decimals written (0.2 is exactly 1/5).
     """
 
     method = "adaptive"
 
-    def __init__(self, epsilon: float = 1.0, *, neighbours: str = "replace-one", degree: int = 2,
+    def __init__(self, epsilon: float = 1.0, *, neighbours: str = "replace-one", degree: int | None = None,
                  rounds: int | None = None, theta: float = 25.0, initial_share: float | None = None,
                  select_share: float = 0.2, max_model_cells: int = 2**20, init: str = "auto",
                  selection: str = "permute-and-flip", joint: bool = True, max_network_degree: int | None = 5,
@@ -126,8 +126,9 @@ def _fit_table(settings: AdaptiveSettings, table: PrivateTable, domain_source: s
         count_scale = count_mechanism(settings.count_epsilon()).scale
     plan = settings.plan(n, encoding)
     progress.stage("measuring and fitting", plan.setting("rounds"))
-    fitted = rounds.run(table, encoding, plan, degree=settings.degree, max_model_cells=plan.setting("max model cells"),
-                        sensitivity=relation.count_sensitivity, accountant=accountant, rng=rng, n=n,
+    fitted = rounds.run(table, encoding, plan, degree=plan.setting("marginal degree"),
+                        max_model_cells=plan.setting("max model cells"), sensitivity=relation.count_sensitivity,
+                        accountant=accountant, rng=rng, n=n,
                         count_scale=count_scale, progress=progress.update,
                         groups=first_groups(encoding, settings.joint))
     # Post-processing from here: the model is a function of the measurements only.

@@ -136,6 +136,27 @@ def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv", "s.yaml"]
 
 
+def test_the_adaptive_settings_have_flags_and_the_plan_shows_them(tmp_path, capsys):
+    frame = pd.DataFrame({c: [0, 1, 1, 0] * 2500 for c in "abcdef"})  # Lemma 4.8's k is 5 at this n and ε
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "s.yaml").write_text("attributes:\n" + "".join(f"- {{name: {c}, kind: binary}}\n" for c in "abcdef"))
+    base = ["fit", str(tmp_path / "d.csv"), "--schema", str(tmp_path / "s.yaml"), "--epsilon", "1", "--dry-run"]
+    assert main(base) == 0
+    out = capsys.readouterr().out  # binary data: joint first tables, 3-way candidates, permute-and-flip
+    assert "init = oneway" in out and "marginal degree = 3" in out and "permute-and-flip at" in out
+    assert main(base + ["--selection", "exponential", "--no-joint", "--degree", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "exponential at" in out and "permute-and-flip" not in out and "marginal degree = 2" in out
+    assert "1-way marginal 1/6" in out and "first marginal" not in out
+    assert main(base + ["--init", "network"]) == 0
+    assert "network degree = 5" in capsys.readouterr().out
+    assert main(base + ["--init", "network", "--max-network-degree", "1"]) == 0
+    assert "network degree = 1" in capsys.readouterr().out
+    assert main(base + ["--method", "privbayes", "--joint"]) == 2
+    assert "--joint does not apply to --method privbayes" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv", "s.yaml"]
+
+
 def test_a_closed_pipe_is_not_an_error(tmp_path):
     # `privbayes inspect model.json | head -0`: the reader leaves early; no error line, exit 0.
     frame = pd.DataFrame({"a": [0, 1, 2, 1] * 25, "b": [0, 1, 1, 0] * 25})

@@ -124,6 +124,12 @@ PARAMETERS: dict[str, Parameter] = {
     "init": Parameter("--init", {"choices": ("auto", "oneway", "network"), "help": "adaptive: the first "
                                  "measurements: 1-way marginals, PrivBayes's network tables, or auto (default: 1-way "
                                  "marginals, small columns measured jointly)"}),
+    "selection": Parameter("--selection", {"choices": ("permute-and-flip", "exponential"), "help": "adaptive: each "
+                                           "round's selection mechanism (default permute-and-flip)"}),
+    "joint": Parameter("--joint", {"action": argparse.BooleanOptionalAction, "help": "adaptive: measure small "
+                                   "columns together in the first tables (default: yes)"}),
+    "max_network_degree": Parameter("--max-network-degree", {"type": positive_int, "help": "adaptive, --init "
+                                                             "network: the network's largest degree (default 5)"}),
     "max_model_cells": Parameter("--max-model-cells", {"type": positive_int, "help": "adaptive: cap on the cells "
                                                        "of the model's junction tree (default 2^20)"}),
     "estimation": Parameter("--estimation", {"help": "how the noisy measurements become the model: privbayes "

@@ -245,8 +245,9 @@ def test_model_files_before_versioned_automatic_choices_keep_the_network_start_o
     encoding = AdaptiveSettings(1).encoding_for(SCHEMA)  # not binary: both versions plan alike
     current = AdaptiveSettings.from_parameters(old | {"auto_version": 2})
     assert loaded.plan(5000, encoding) == current.plan(5000, encoding)
-    with pytest.raises(InputError, match="^auto_version "):
-        AdaptiveSettings(1, auto_version=3)
+    for bad in (3, True, "2"):
+        with pytest.raises(InputError, match="^auto_version "):
+            AdaptiveSettings(1, auto_version=bad)
 
 
 def test_the_automatic_degree_is_3_only_on_binary_data_with_few_triples():

@@ -131,7 +131,9 @@ class AdaptiveSettings:
             object.__setattr__(self, "degree", check_count(self.degree, "degree", minimum=1))
             if self.degree not in DEGREES:
                 raise InputError(f"degree ({self.degree!r}) must be one of {', '.join(map(str, DEGREES))}")
-        check_choice(self.auto_version, "auto_version", AUTO_VERSIONS, allow_none=False)
+        if isinstance(self.auto_version, bool) or self.auto_version not in AUTO_VERSIONS:
+            versions = ", ".join(map(str, AUTO_VERSIONS))
+            raise InputError(f"auto_version ({self.auto_version!r}) must be one of {versions}")
         if self.rounds is not None:
             object.__setattr__(self, "rounds", check_count(self.rounds, "rounds", minimum=1))
         if self.initial_share is not None:

@@ -304,13 +304,16 @@ def test_the_network_start_picks_theta_useful_parent_sets_at_the_noisy_count(mon
     assert used == at_n_hat
 
 
-def test_the_network_start_on_either_side_of_a_theta_step_depends_on_the_releases_only(recorded):
+def test_the_network_start_on_either_side_of_a_theta_step_depends_on_the_releases_only(recorded, tmp_path):
     # Black-box twin of the test above: every release pinned (N̂ = 370), tables of 369 and 370 rows; the
-    # candidate lists each selection draws from, and so the whole release, must be the same.
+    # candidate lists each selection draws from, and so the whole model file, must be the same.
     recorded["count"][0] = STEP_N_HAT
-    make = lambda: AdaptiveMarginals(1.0, neighbours="add-remove", init="network", degree=2,  # noqa: E731
-                                     rounds=2, random_state=3)
-    below, at = (_record(recorded, make(), correlated_frame(SIZES, rows, seed=4), SIZES)
-                 for rows in (STEP_N_HAT - 1, STEP_N_HAT))
-    assert [s for s, _ in below["sizes"]][:3] == [f"network step {i}/3" for i in (1, 2, 3)]
-    assert below["sizes"] == at["sizes"]
+    files, sizes = [], []
+    for rows in (STEP_N_HAT - 1, STEP_N_HAT):
+        estimator = AdaptiveMarginals(1.0, neighbours="add-remove", init="network", degree=2, rounds=2,
+                                      random_state=3)
+        sizes.append(_record(recorded, estimator, correlated_frame(SIZES, rows, seed=4), SIZES)["sizes"])
+        estimator.save(tmp_path / f"{rows}.json")
+        files.append((tmp_path / f"{rows}.json").read_text())
+    assert [s for s, _ in sizes[0]][:3] == [f"network step {i}/3" for i in (1, 2, 3)]
+    assert sizes[0] == sizes[1] and files[0] == files[1]

@@ -31,8 +31,16 @@ from privbayes.adaptive.network import THETA
 from privbayes.adaptive.settings import COUNT_STEP, AdaptiveSettings
 from privbayes.bayesnet.greedy import maximal_parent_candidates
 from privbayes.counting import InMemoryTable
-from privbayes.privacy.mechanisms import DiscreteLaplace, Exponential, PermuteAndFlip, count_mechanism
+from privbayes.privacy.accountant import Accountant, BudgetExceededError
+from privbayes.privacy.mechanisms import (
+    DiscreteLaplace,
+    Exponential,
+    PermuteAndFlip,
+    count_mechanism,
+    permute_and_flip_choice,
+)
 from privbayes.privacy.neighbours import ADD_REMOVE
+from privbayes.privacy.samplers import RationalScores, exponential_choice, lattice_scale, random_source
 from privbayes.synthesizers.privbayes import PrivBayes
 from privbayes.synthesizers.sa_privbayes import SAPrivBayes
 from tests.helpers import categorical_schema, correlated_frame
@@ -317,3 +325,62 @@ def test_the_network_start_on_either_side_of_a_theta_step_depends_on_the_release
         files.append((tmp_path / f"{rows}.json").read_text())
     assert [s for s, _ in sizes[0]][:3] == [f"network step {i}/3" for i in (1, 2, 3)]
     assert sizes[0] == sizes[1] and files[0] == files[1]
+
+
+# --- Charge before release ---------------------------------------------------------------------------------------
+
+
+class _CountingSource:
+    """A seeded source that counts its draws."""
+
+    def __init__(self) -> None:
+        self.inner, self.draws, self.seeded = random_source(0), 0, True
+
+    def randbelow(self, n: int) -> int:
+        self.draws += 1
+        return self.inner.randbelow(n)
+
+    def below(self, bounds: np.ndarray) -> np.ndarray:
+        self.draws += 1
+        return self.inner.below(bounds)
+
+
+@pytest.mark.parametrize("mechanism", [DiscreteLaplace(Fraction(1, 2), Fraction(1)),
+                                       Exponential(Fraction(1, 2), Fraction(1)),
+                                       PermuteAndFlip(Fraction(1, 2), Fraction(1))], ids=lambda m: m.name)
+def test_a_refused_charge_draws_no_noise_and_releases_nothing(mechanism):
+    # The accountant's contract (privacy/accountant.py): every mechanism is charged before it touches the data
+    # or its randomness, so a release the budget cannot pay for raises before any draw and leaves no entry.
+    accountant, rng = Accountant(Fraction(1, 4)), _CountingSource()
+    with pytest.raises(BudgetExceededError):
+        mechanism.release(np.array([3, 1, 4]), accountant, rng, step="s", measured="x")
+    assert rng.draws == 0 and accountant.ledger == () and accountant.spent == 0
+
+
+# --- Exact rationals in the samplers ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 0.07, 1 / 3, 2.9, 1e-3])
+@pytest.mark.parametrize("sensitivity", [Fraction(1), Fraction(2), Fraction(3, 7)])
+def test_the_samplers_lattice_never_rounds_a_scale_down(epsilon, sensitivity):
+    # A float ε makes Δ/ε a rational with a ~2^50 denominator; the sampler draws at t/s on a 2^-20 lattice,
+    # rounded up (more noise, never less than the ledger pays for) and by less than one lattice step.
+    scale = DiscreteLaplace(epsilon, sensitivity).scale
+    t, s = lattice_scale(scale)
+    assert scale.denominator > 2**20  # the rounding branch, not an exact scale passed through
+    assert 0 <= Fraction(t, s) - scale < Fraction(1, s) and s == 2**20
+
+
+@pytest.mark.parametrize("container", ["list", "ndarray", "rational"])
+@pytest.mark.parametrize("choose", [exponential_choice, permute_and_flip_choice], ids=["exponential", "pf"])
+def test_selections_take_the_top_score_exactly_from_every_container(container, choose):
+    # Scores 4·10⁻⁴ apart at factor 10⁴: the lower one has weight e⁻⁴ (exponential: P = e⁻⁴/(1 + e⁻⁴) = 0.0180;
+    # permute-and-flip: visited first and accepted, P = e⁻⁴/2 = 0.0092). A top score rounded by even 10⁻³
+    # makes both gaps ≤ 0 and the choice uniform (P = 1/2). 4,000 draws: 6 binomial s.d. ≈ 50 counts.
+    scores = {"list": [0.0004, 0.0], "ndarray": np.array([0.0004, 0.0]),
+              "rational": RationalScores(np.array([4, 0]), 10**4)}[container]
+    rng, factor = random_source(8), Fraction(10**4)
+    low = sum(choose(scores, factor, rng) == 1 for _ in range(4000))
+    q = math.exp(-float(factor * Fraction(4, 10**4)))  # exact for the list and the rational; 0.0004 as a float
+    p = q / (1 + q) if choose is exponential_choice else q / 2
+    assert abs(low - 4000 * p) < 6 * math.sqrt(4000 * p * (1 - p)), (low, 4000 * p)

@@ -115,7 +115,12 @@ MUTANTS = (
     Mutant("B3", "adaptive/rounds.py", "mechanism = DiscreteLaplace(release.epsilon, sensitivity)",
            "mechanism = DiscreteLaplace(2 * release.epsilon, sensitivity)",
            "a measurement at twice its planned ε", ADAPTIVE),
+    Mutant("P1", "privacy/mechanisms.py", "return Cost(self.epsilon)\n\n    def release(self, counts",
+           "return Cost(self.epsilon / 2)\n\n    def release(self, counts",
+           "discrete Laplace charges half its ε (the ledger under-reports)", MECHANISMS),
     # n in place of N̂.
+    Mutant("N2", "privacy/neighbours.py", "is released)\", Fraction(1), False)", "is released)\", Fraction(1), True)",
+           "add/remove treats n as public (fits use the true n)", MECHANISMS),
     Mutant("N1", "privacy/mechanisms.py", "return max(1, int(noisy[0]))", "return max(1, n)",
            "the noisy count returns the true n", MECHANISMS),
     # Charge-before-release order and the accountant.
@@ -125,6 +130,10 @@ MUTANTS = (
            "        exact = np.asarray(counts, dtype=np.int64)\n        noisy = exact + discrete_laplace(self.scale, "
            "exact.size, rng).reshape(exact.shape)\n        accountant.charge(self, step=step, measured=measured)\n"
            "        return noisy", "noise drawn before the charge", MECHANISMS),
+    Mutant("C3", "privacy/mechanisms.py",
+           "        accountant.charge(self, step=step, measured=measured)\n        return self._choose(scores, rng)",
+           "        chosen = self._choose(scores, rng)\n        accountant.charge(self, step=step, measured=measured)\n"
+           "        return chosen", "a selection drawn before its charge", MECHANISMS),
     Mutant("C2", "privacy/accountant.py", "if self._spent + cost.epsilon > self.total or",
            "if self._spent > self.total or", "the accountant checks what was spent, not what will be",
            MECHANISMS),

@@ -14,6 +14,7 @@ Usage:
   python benchmarks/mutants.py --only M14 M15 M17   # some mutants
   python benchmarks/mutants.py --list               # the mutants and their tests, nothing run
   python benchmarks/mutants.py --timeout 600 --no-baseline
+  python benchmarks/mutants.py --exclude tests/test_mutants_round4.py   # the verdicts before the new tests
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -176,8 +177,10 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=900, help="seconds per mutant (default 900)")
     parser.add_argument("--no-baseline", action="store_true", help="skip the unmutated run")
     parser.add_argument("--tests", nargs="*", help="test files for every mutant (default: each mutant's own)")
+    parser.add_argument("--exclude", nargs="*", default=[], help="test files left out of every mutant's tests")
     args = parser.parse_args()
-    chosen = [m for m in MUTANTS if not args.only or m.name in args.only]
+    chosen = [replace(m, tests=tuple(t for t in args.tests or m.tests if t not in args.exclude))
+              for m in MUTANTS if not args.only or m.name in args.only]
     if args.only and len(chosen) != len(set(args.only)):
         parser.error(f"unknown mutants: {sorted(set(args.only) - {m.name for m in MUTANTS})}")
     if args.list:
@@ -188,7 +191,7 @@ def main() -> int:
     try:
         shutil.copytree(ROOT / "src", work / "src", ignore=shutil.ignore_patterns("__pycache__"))
         if not args.no_baseline:
-            tests = tuple(args.tests or sorted({t for m in chosen for t in m.tests}))
+            tests = tuple(sorted({t for m in chosen for t in m.tests}))
             verdict, seconds, last = _pytest(work, tests, args.timeout * 3)
             print(f"baseline: {'pass' if verdict == 'survived' else verdict} ({seconds:.0f} s) {last}", flush=True)
             if verdict != "survived":
@@ -203,7 +206,7 @@ def main() -> int:
             stat = target.stat()
             target.write_text(original.replace(m.old, m.new))
             try:
-                verdict, seconds, failed = _pytest(work, tuple(args.tests or m.tests), args.timeout)
+                verdict, seconds, failed = _pytest(work, m.tests, args.timeout)
             finally:
                 target.write_text(original)
                 os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))

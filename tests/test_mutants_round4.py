@@ -269,28 +269,33 @@ def test_every_draw_is_at_the_plans_scale_and_the_noise_added_has_its_variance(d
 # --- M17: the network start's θ-useful parent sets at N̂ ----------------------------------------------------------
 
 
-STEP_N_HAT = 370
-"""On SIZES at ε = 1 under add/remove, the network start's θ-useful parent sets change between n = 369 and
-370 (τ = n·ε₂/(Δ·d·θ·|X|) crosses a parent domain's size): the fits below have 369 rows (370 and 300 as
-controls) and N̂ = 370."""
-
-
-def _parent_lists(encoding, n: int) -> tuple:
+def _parent_lists(n_hat: int, n: int) -> tuple:
+    """The network start's θ-useful parent sets (TODS 2017, Alg. 4) of each attribute of SIZES given all the
+    others, under add/remove at ε = 1: the plan made at N̂ = ``n_hat``, the rule evaluated at ``n``."""
     settings = AdaptiveSettings(Fraction(1), neighbours="add-remove", init="network")
-    plan = settings.plan(STEP_N_HAT, encoding)
-    tables = sum(plan.budgets("table").values(), Fraction(0))
+    encoding = settings.encoding_for(categorical_schema(SIZES))
+    tables = sum(settings.plan(n_hat, encoding).budgets("table").values(), Fraction(0))
     stub = InMemoryTable(np.zeros((1, len(SIZES)), dtype=np.int64), encoding)
     rule = maximal_parent_candidates(stub, tables, THETA, n=n, sensitivity=ADD_REMOVE.count_sensitivity)
     d = len(SIZES)
     return tuple(tuple(rule(child, [p for p in range(d) if p != child])) for child in range(d))
 
 
+def _theta_step() -> int:
+    """The first N̂ above 320 where the θ-useful parent sets at N̂ differ from those at N̂ − 1 (τ = n·ε₂/(Δ·d·θ·|X|)
+    crosses a parent domain's size; 370 with the current plan): a table of N̂ − 1 rows straddles it."""
+    return next(n for n in range(321, 2000) if _parent_lists(n, n) != _parent_lists(n, n - 1))
+
+
+STEP_N_HAT = _theta_step()
+
+
 @pytest.mark.parametrize("rows", [STEP_N_HAT - 1, STEP_N_HAT, 300])
 def test_the_network_start_picks_theta_useful_parent_sets_at_the_noisy_count(monkeypatch, rows):
+    # N̂ is pinned at the θ step; tables of N̂ − 1 rows (across the step), N̂ and 300 rows (controls).
     schema = categorical_schema(SIZES)
-    encoding = AdaptiveSettings(Fraction(1)).encoding_for(schema)
-    at_n_hat = _parent_lists(encoding, STEP_N_HAT)
-    assert at_n_hat != _parent_lists(encoding, STEP_N_HAT - 1)  # the table straddles a θ step
+    at_n_hat = _parent_lists(STEP_N_HAT, STEP_N_HAT)
+    assert at_n_hat != _parent_lists(STEP_N_HAT, STEP_N_HAT - 1)  # the table of N̂ − 1 rows straddles the step
 
     def pinned_count(n, epsilon, accountant, rng, *, step):
         accountant.charge(count_mechanism(epsilon), step=step, measured="number of tuples")
@@ -314,7 +319,7 @@ def test_the_network_start_picks_theta_useful_parent_sets_at_the_noisy_count(mon
 
 
 def test_the_network_start_on_either_side_of_a_theta_step_depends_on_the_releases_only(recorded, tmp_path):
-    # Black-box twin of the test above: every release pinned (N̂ = 370), tables of 369 and 370 rows; the
+    # Black-box twin of the test above: every release pinned (N̂ at the θ step), tables of N̂ − 1 and N̂ rows; the
     # candidate lists each selection draws from, and so the whole model file, must be the same.
     recorded["count"][0] = STEP_N_HAT
     files, sizes = [], []

@@ -28,7 +28,7 @@ from privbayes.errors import InputError
 from privbayes.inference import Domain, make_engine
 from privbayes.privacy.plan import PlanMismatchError
 from privbayes.privacy.samplers import discrete_laplace, random_source
-from tests.helpers import categorical_schema, correlated_frame
+from helpers import categorical_schema, correlated_frame
 
 SIZES = [3, 4, 2, 5]
 SCHEMA = categorical_schema(SIZES)

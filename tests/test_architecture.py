@@ -16,7 +16,7 @@ from privbayes.bayesnet.model_file import save_model
 from privbayes.counting import PrivateTable
 from privbayes.encoding import Encoding
 from privbayes.schema import Attribute, Schema
-from tests.helpers import correlated_frame
+from helpers import correlated_frame
 
 PACKAGE = Path(privbayes.__file__).resolve().parent
 DATA = Path(__file__).resolve().parent / "data"

@@ -20,7 +20,7 @@ from privbayes.undirected import (
     naive_mle,
 )
 from privbayes.undirected.estep import dual_estep
-from tests.helpers import kl_divergence, random_log_linear
+from helpers import kl_divergence, random_log_linear
 
 
 def _primal_by_enumeration(model: LogLinearModel, stats: NoisyStatistics) -> np.ndarray:

@@ -17,7 +17,7 @@ from privbayes.bayesnet.network import APPair, Network
 from privbayes.cli import main
 from privbayes.errors import InputError
 from privbayes.schema import Attribute, Schema
-from tests.helpers import categorical_schema, correlated_frame
+from helpers import categorical_schema, correlated_frame
 
 N = 100_000
 ALPHA = 1e-3

@@ -13,7 +13,7 @@ from privbayes.bayesnet.sampling import ancestral_sample
 from privbayes.encoding import Encoding
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import random_source
-from tests.helpers import categorical_schema, correlated_frame
+from helpers import categorical_schema, correlated_frame
 
 SIZES = [2, 3, 2, 4]
 # An Alg. 2 network of degree k = 2: Π_3 = {X_1, X_2} holds every earlier attribute.

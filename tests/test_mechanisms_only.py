@@ -30,7 +30,7 @@ from privbayes.privacy.mechanisms import DiscreteLaplace, Exponential, PermuteAn
 from privbayes.privacy.neighbours import ADD_REMOVE
 from privbayes.synthesizers.privbayes import PrivBayes
 from privbayes.synthesizers.sa_privbayes import SAPrivBayes
-from tests.helpers import categorical_schema, correlated_frame, random_frame
+from helpers import categorical_schema, correlated_frame, random_frame
 
 SIZES = [3, 4, 2, 5]
 PINNED_COUNT = 400

@@ -26,7 +26,7 @@ from privbayes import PrivBayes
 from privbayes.cli import main
 from privbayes.evaluation.caveats import DRAFT_LINE
 from privbayes.schema import Attribute, Schema
-from tests.helpers_browser import Browser, find_chromium
+from helpers_browser import Browser, find_chromium
 
 VIEWPORT = (1280, 900)
 VERDICT_BACKGROUND = {"GOOD": (0xe8, 0xf5, 0xe9), "FAIR": (0xff, 0xf8, 0xe1), "POOR": (0xff, 0xeb, 0xee)}

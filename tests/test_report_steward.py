@@ -30,7 +30,7 @@ from privbayes.schema import Attribute, Schema
 from privbayes.schema.binning import bin_codes
 from privbayes.synthesizers.nbc import SafeNBC
 from privbayes.synthesizers.registry import METHODS
-from tests.helpers import categorical_schema, correlated_frame
+from helpers import categorical_schema, correlated_frame
 
 SIZES = [3, 4, 2, 5]
 SCHEMA = categorical_schema(SIZES)

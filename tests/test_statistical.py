@@ -8,7 +8,7 @@ import pytest
 
 from privbayes import PrivBayes
 from privbayes.privacy.samplers import SeededRandomSource
-from tests.helpers import categorical_schema
+from helpers import categorical_schema
 
 SIZES = [3, 2, 3, 2, 3]
 N = 100_000

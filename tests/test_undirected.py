@@ -28,7 +28,7 @@ from privbayes.undirected import (
     project_simplex,
 )
 from privbayes.undirected.model_file import from_document
-from tests.helpers import kl_divergence, random_log_linear
+from helpers import kl_divergence, random_log_linear
 
 CHAIN = [("a0", "a1"), ("a1", "a2"), ("a2", "a3")]
 

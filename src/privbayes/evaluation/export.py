@@ -25,7 +25,7 @@ def _pairs(comparison: Comparison | None) -> list[dict[str, Any]] | None:
     if comparison is None or comparison.pairs is None:
         return None
     return [{"columns": list(p.columns), "tvd": p.tvd, "uniform": p.uniform, "independent": p.independent,
-             "noise": p.noise, "lost": p.lost} for p in comparison.pairs]
+             "noise": p.noise, "synthetic_noise": p.synthetic_noise, "lost": p.lost} for p in comparison.pairs]
 
 
 def evaluation_document(ev: Evaluation, privacy: PrivacySummary, real_name: str = "REAL",
@@ -46,7 +46,7 @@ def evaluation_document(ev: Evaluation, privacy: PrivacySummary, real_name: str 
             "two_way": None if refs.two_way is None else dict(
                 zip(("synthetic", "uniform", "independent"), refs.two_way, strict=True))},
         "rules": {"far_one_way": FAR_ONE_WAY, "noise_delta": NOISE_DELTA,
-                  "lost": "tvd > max(independent - noise, noise)", "far": "tvd > max(far_one_way, noise)"},
+                  "lost": "tvd > max(independent - synthetic_noise, noise)", "far": "tvd > max(far_one_way, noise)"},
         "lost_pairs": [list(p.columns) for p in comparison.lost_pairs] if comparison is not None else [],
         "far_columns": [c.name for c in comparison.far_columns] if comparison is not None else [],
         "marginals": [{"alpha": s.alpha, "count": s.count, "tvd": s.tvd, "note": s.note} for s in ev.marginals],

@@ -7,18 +7,22 @@ real 1-way marginals: what a table with exact columns and no relation would scor
 **sampling noise** (below); each column gets its 1-way TVD beside its noise.
 
 Sampling noise.  Two tables of n and m rows drawn from the same distribution p do not have the
-same marginals.  For a marginal with cells c, ``E TVD ≤ ½ Σ_c sqrt(p_c (1 − p_c) (1/n + 1/m))``
+same marginals.  With ``v = 1/n + 1/m`` and cells c, ``E TVD ≤ ½ Σ_c sqrt(p_c (1 − p_c) v)``
 (Jensen, per cell), and moving one row moves the TVD by at most 1/n (a real row) or 1/m (a
 synthetic one), so by McDiarmid's inequality it exceeds its mean by ``t`` with probability at most
-``exp(−2 t² / (1/n + 1/m))``.  The noise of a marginal is the sum of the two, with ``t`` set so
-that all T tests of a run (every pair and every column) stay below their noise together with
-probability ≥ 1 − :data:`NOISE_DELTA` (union bound).  p is the real marginal (plug-in).
+``exp(−2 t² / v)``.  The noise of a marginal is the sum of the two, with ``t`` set so that all T
+tests of a run (every pair and every column) stay below their noise together with probability
+≥ 1 − :data:`NOISE_DELTA` (union bound); p is the real marginal (plug-in).  ``noise`` uses
+``v = 1/n + 1/m`` (real and synthetic both samples), ``synthetic_noise`` ``v = 1/m`` (only the
+synthetic rows are drawn: an m-row table of exactly independent columns scores within
+``synthetic_noise`` of the independent-columns reference, by the triangle inequality).
 
 * A pair **lost its relation** when its synthetic TVD is not below the independent-columns
-  reference by more than the noise, and is itself above the noise:
-  ``tvd > max(independent − noise, noise)``.  The first part catches a column sampled without
-  its parents (its pairs sit at the reference, a little above); the second keeps pairs whose
-  real dependence is negligible (reference ≈ 0) from being flagged for sampling noise alone.
+  reference by more than ``synthetic_noise`` (an independent-columns table could score it), and is
+  itself above ``noise``: ``tvd > max(independent − synthetic_noise, noise)``.  The first part
+  catches a column sampled without its parents (its pairs sit at the reference, a little above);
+  the second keeps pairs whose real dependence is negligible (reference ≈ 0) from being flagged
+  for sampling noise alone: two samples of one table flag nothing, with probability ≥ 1 − δ.
 * A column is **far off** when its 1-way TVD exceeds :data:`FAR_ONE_WAY` and its noise.
 
 docs/decisions.md, "Evaluate: lost pairs and the default target".  NOT private, like all of
@@ -42,10 +46,10 @@ MAX_PAIRS = 50_000
 """Above this many pairs the per-pair values (and the 2-way references) are not computed."""
 
 
-def sampling_noise(p: np.ndarray, n: int, m: int, tests: int) -> float:
-    """Bound on the TVD between the marginals of two samples (n and m rows) of the distribution ``p``,
-    exceeded by any of ``tests`` such marginals with probability ≤ :data:`NOISE_DELTA` (module doc)."""
-    spread = 1 / n + 1 / m
+def sampling_noise(p: np.ndarray, spread: float, tests: int) -> float:
+    """Bound on the TVD of a sampled marginal of the distribution ``p`` (``spread``: 1/n + 1/m for two
+    samples of n and m rows, 1/m for one sample against p itself), exceeded by any of ``tests`` such
+    marginals with probability ≤ :data:`NOISE_DELTA` (module doc)."""
     p = np.asarray(p, dtype=np.float64).ravel()
     mean = 0.5 * float(np.sqrt(p * (1 - p) * spread).sum())
     return mean + math.sqrt(spread * math.log(max(tests, 1) / NOISE_DELTA) / 2)
@@ -74,10 +78,11 @@ class PairValue:
     uniform: float
     independent: float
     noise: float
+    synthetic_noise: float
 
     @property
     def lost(self) -> bool:
-        return self.tvd > max(self.independent - self.noise, self.noise)
+        return self.tvd > max(self.independent - self.synthetic_noise, self.noise)
 
     @property
     def label(self) -> str:
@@ -119,7 +124,8 @@ def compare(real: np.ndarray, synth: np.ndarray, sizes: Sequence[int], names: Se
     tests = d + len(counted)
     ones = [(np.bincount(real[:, j], minlength=s) / n, np.bincount(synth[:, j], minlength=s) / m)
             for j, s in enumerate(sizes)]
-    columns = tuple(ColumnValue(names[j], _tvd(r, s), _tvd(r, 1 / len(r)), sampling_noise(r, n, m, tests))
+    both, synthetic = 1 / n + 1 / m, 1 / m
+    columns = tuple(ColumnValue(names[j], _tvd(r, s), _tvd(r, 1 / len(r)), sampling_noise(r, both, tests))
                     for j, (r, s) in enumerate(ones))
     if not counted:
         return Comparison(columns, None)
@@ -128,5 +134,6 @@ def compare(real: np.ndarray, synth: np.ndarray, sizes: Sequence[int], names: Se
         r = _joint(real, i, j, sizes[i], sizes[j])
         s = _joint(synth, i, j, sizes[i], sizes[j])
         values.append(PairValue((names[i], names[j]), _tvd(r, s), _tvd(r, 1 / r.size),
-                                _tvd(r, np.outer(ones[i][0], ones[j][0])), sampling_noise(r, n, m, tests)))
+                                _tvd(r, np.outer(ones[i][0], ones[j][0])), sampling_noise(r, both, tests),
+                                sampling_noise(r, synthetic, tests)))
     return Comparison(columns, tuple(values))

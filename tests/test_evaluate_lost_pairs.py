@@ -153,6 +153,7 @@ def test_a_good_average_cannot_hide_a_lost_pair() -> None:
     columns = (ColumnValue("x", 0.0, 0.3, 0.01), ColumnValue("y", 0.2, 0.3, 0.01))
     kept, lost = _pair(0.02, 0.30), _pair(0.295, 0.30)  # lost: within noise of the independent reference
     assert not kept.lost and lost.lost and not _pair(0.008, 0.0).lost and _pair(0.05, 0.0).lost
+    assert not _pair(0.015, 0.008).lost  # no real relation (reference under the noise): only clearly worse counts
     good = References((0.1, 0.3, 0.0), (0.05, 0.6, 0.1))
     assert verdict(good, (), Comparison(columns[:1], (kept,))).startswith("GOOD: ")
     line = verdict(good, (), Comparison(columns, (kept, lost)))

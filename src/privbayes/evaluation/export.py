@@ -46,7 +46,8 @@ def evaluation_document(ev: Evaluation, privacy: PrivacySummary, real_name: str 
             "two_way": None if refs.two_way is None else dict(
                 zip(("synthetic", "uniform", "independent"), refs.two_way, strict=True))},
         "rules": {"far_one_way": FAR_ONE_WAY, "noise_delta": NOISE_DELTA,
-                  "lost": "tvd > max(independent - synthetic_noise, noise)", "far": "tvd > max(far_one_way, noise)"},
+                  "lost": "tvd > max(independent - synthetic_noise, noise) if independent > noise "
+                  "else tvd > independent + noise", "far": "tvd > max(far_one_way, noise)"},
         "lost_pairs": [list(p.columns) for p in comparison.lost_pairs] if comparison is not None else [],
         "far_columns": [c.name for c in comparison.far_columns] if comparison is not None else [],
         "marginals": [{"alpha": s.alpha, "count": s.count, "tvd": s.tvd, "note": s.note} for s in ev.marginals],

@@ -44,9 +44,11 @@ TERMS: tuple[Term, ...] = (
          "the TVD of a table with every column exactly as in the real table but no relation between columns. "
          "Below it, the synthetic table keeps relations between columns."),
     Term("lost", "lost relation, column far off",
-         "a pair of columns lost its relation when its synthetic TVD is not below the independent-columns "
-         "reference by more than the synthetic table's sampling noise (a table with no relation between the two "
-         "could score it) and is itself above the sampling noise of both tables. A column is far off when its "
+         "a pair of columns whose real relation is beyond sampling noise lost it when its synthetic TVD is not "
+         "below the independent-columns reference by more than the synthetic table's sampling noise (a table with "
+         "no relation between the two could score it) and is itself above the sampling noise of both tables; a "
+         "pair with no real relation is flagged only when clearly worse than independent columns (TVD above the "
+         "reference plus the noise). A column is far off when its "
          f"1-way TVD exceeds {FAR_ONE_WAY} and its sampling noise. Sampling noise is a bound on the TVD two random "
          "samples of one table reach by chance (docs/decisions.md, 'Evaluate: lost pairs and the default target').",
          "lost"),

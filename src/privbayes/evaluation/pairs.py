@@ -17,12 +17,16 @@ tests of a run (every pair and every column) stay below their noise together wit
 synthetic rows are drawn: an m-row table of exactly independent columns scores within
 ``synthetic_noise`` of the independent-columns reference, by the triangle inequality).
 
-* A pair **lost its relation** when its synthetic TVD is not below the independent-columns
-  reference by more than ``synthetic_noise`` (an independent-columns table could score it), and is
-  itself above ``noise``: ``tvd > max(independent − synthetic_noise, noise)``.  The first part
-  catches a column sampled without its parents (its pairs sit at the reference, a little above);
-  the second keeps pairs whose real dependence is negligible (reference ≈ 0) from being flagged
-  for sampling noise alone: two samples of one table flag nothing, with probability ≥ 1 − δ.
+* A pair whose real relation is beyond the noise (``independent > noise``) **lost its relation**
+  when its synthetic TVD is not below the independent-columns reference by more than
+  ``synthetic_noise`` (an independent-columns table could score it) and is itself above ``noise``
+  (a faithful table could not): ``tvd > max(independent − synthetic_noise, noise)``.  This catches
+  a column sampled without its parents, whose pairs sit at the reference, a little above.
+* A pair whose real dependence is negligible (``independent ≤ noise``) has no relation to lose; it
+  is flagged only when clearly worse than independent columns: ``tvd > independent + noise`` (a
+  relation the real table does not have, or columns off).
+* Either way, two samples of one table flag nothing, with probability ≥ 1 − δ (every TVD stays
+  below its ``noise``).
 * A column is **far off** when its 1-way TVD exceeds :data:`FAR_ONE_WAY` and its noise.
 
 docs/decisions.md, "Evaluate: lost pairs and the default target".  NOT private, like all of
@@ -82,7 +86,9 @@ class PairValue:
 
     @property
     def lost(self) -> bool:
-        return self.tvd > max(self.independent - self.synthetic_noise, self.noise)
+        if self.independent > self.noise:
+            return self.tvd > max(self.independent - self.synthetic_noise, self.noise)
+        return self.tvd > self.independent + self.noise
 
     @property
     def label(self) -> str:

@@ -283,8 +283,8 @@ def _losses_text(comparison: Comparison | None) -> list[str]:
     lost = comparison.lost_pairs
     if lost:
         lines += ["", f"column pairs that lost their relation: {len(lost)} of {len(comparison.pairs or ())} "
-                  "(2-way TVD not below independent columns by more than the synthetic sampling noise, and above "
-                  "the sampling noise of both tables)",
+                  "(a real relation beyond sampling noise that the synthetic table keeps no better than independent "
+                  "columns, or, without one, a 2-way TVD clearly worse than independent columns)",
                   f"  {'pair':<40} {'SYNTH':>8} {'independent':>12} {'noise':>8} {'synthetic noise':>16}"]
         lines += [f"  {p.label:<40} {p.tvd:>8.4f} {p.independent:>12.4f} {p.noise:>8.4f} {p.synthetic_noise:>16.4f}"
                   for p in lost[:PRINTED_PAIRS]]

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from privbayes import PrivBayes
 from privbayes.cli import main
 from privbayes.counting import leaf_codes
 from privbayes.evaluation.pairs import ColumnValue, Comparison, PairValue, compare, sampling_noise
@@ -70,6 +71,25 @@ def test_a_column_sampled_independently_is_named_in_the_terminal_the_json_and_th
     assert page.index('<div id="lost">') < page.index('id="numbers"')  # at the top, before the numbers
     assert all(f"{a} × {b}" in lost[:lost.index("</div>")] for a, b in printed)
     assert 'class="verdict mixed"' in page and 'id="g-lost"' in page
+
+
+def test_a_fit_without_parents_loses_the_chain_and_evaluate_says_so(shuffled: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """PrivBayes at degree 0 (no column has parents; ε = 100 so that noise is not the story)."""
+    w = shuffled
+    frame = pd.read_csv(w / "real.csv")
+    model = PrivBayes(100.0, degree=0, random_state=1).fit(frame, categorical_schema(SIZES))
+    model.save(w / "degree0.json")
+    model.sample(3000, random_state=2).to_csv(w / "degree0.csv", index=False)
+    code = main(["evaluate", str(w / "real.csv"), str(w / "degree0.csv"), "--model", str(w / "degree0.json"),
+                 "--no-classifier", "--json", str(w / "degree0-eval.json")])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    chain = {(f"a{j}", f"a{j + 1}") for j in range(len(SIZES) - 1)}
+    assert chain <= set(re.findall(r"^  (a\d) × (a\d)\s+\d\.\d{4}", out, re.MULTILINE)), out
+    assert chain <= {tuple(p) for p in json.loads((w / "degree0-eval.json").read_text())["lost_pairs"]}
+    line = next(x for x in out.splitlines() if x.startswith("verdict: "))
+    assert not line.startswith("verdict: GOOD:") and "lost their relation" in line
 
 
 def test_the_json_holds_every_printed_number(shuffled: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -85,7 +85,10 @@ class Terms:
 def verdict_block(ev: Evaluation, term: Terms) -> str:
     """The verdict's grade in large type, its line, and what the numbers mean in words."""
     grade, _, rest = ev.verdict.partition(":")
-    level = "mixed" if " but " in grade else grade.strip().lower()
+    level = grade.split()[0].lower() if grade.strip() else ""
+    lost = ev.comparison is not None and bool(ev.comparison.lost_pairs or ev.comparison.far_columns)
+    if level == "good" and lost:
+        level = "mixed"  # a GOOD average with something lost is not shown in green
     words = ""
     refs = ev.references
     if refs is not None:

@@ -57,7 +57,7 @@ from privbayes.evaluation.classifiers import (
 from privbayes.evaluation.labels import readable_labels
 from privbayes.evaluation.marginals import average_marginal_tvd, marginal
 from privbayes.evaluation.numeric import numeric_check
-from privbayes.evaluation.pairs import Comparison, compare
+from privbayes.evaluation.pairs import FAR_ONE_WAY, Comparison, compare
 from privbayes.evaluation.results import NOT_PRIVATE, AttributeScore, Evaluation, MarginalScore, SvmScore
 from privbayes.evaluation.verdict import references, verdict
 from privbayes.schema import Attribute, Schema
@@ -270,8 +270,6 @@ PRINTED_PAIRS = 20
 
 def _losses_text(comparison: Comparison | None) -> list[str]:
     """The far-off columns and the pairs that lost their relation (at most :data:`PRINTED_PAIRS`)."""
-    from privbayes.evaluation.pairs import FAR_ONE_WAY
-
     if comparison is None:
         return []
     lines = []

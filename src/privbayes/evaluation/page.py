@@ -251,7 +251,8 @@ def render_html(ev: Evaluation, pairs: np.ndarray, privacy: PrivacySummary, mode
                         [(s.target, s.positive_real, s.positive_synth, s.synthetic, s.reference) for s in ev.svm])]
     skipped = [s for s in ev.skipped if "classifier" in s]
     parts.append("".join(f'<p class="note">{escape(s)}</p>' for s in skipped)
-                 or ("" if ev.svm else '<p class="note">not run (--no-classifier, or no categorical column)</p>'))
+                 or ("" if ev.svm else '<p class="note">not run (--no-classifier, or no balanced categorical '
+                                       'target: see the notes)</p>'))
     if ev.notes:
         parts.append("<h3>Notes</h3><ul>" + "".join(f"<li>{escape(n)}</li>" for n in ev.notes) + "</ul>")
     if model is not None and structure is not None:

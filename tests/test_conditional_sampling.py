@@ -10,6 +10,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import categorical_schema, correlated_frame
 from scipy.stats import chisquare
 
 from privbayes import PrivateMRF, PrivBayes
@@ -17,7 +18,6 @@ from privbayes.bayesnet.network import APPair, Network
 from privbayes.cli import main
 from privbayes.errors import InputError
 from privbayes.schema import Attribute, Schema
-from helpers import categorical_schema, correlated_frame
 
 N = 100_000
 ALPHA = 1e-3

@@ -11,6 +11,7 @@ from fractions import Fraction
 
 import pandas as pd
 import pytest
+from helpers import categorical_schema, correlated_frame
 from sklearn.base import clone
 
 import privbayes
@@ -19,7 +20,6 @@ from privbayes.cli import main
 from privbayes.errors import InputError
 from privbayes.synthesizers.nbc import SafeNBC
 from privbayes.synthesizers.registry import METHODS
-from helpers import categorical_schema, correlated_frame
 
 SIZES = [3, 4, 2, 5]
 CHAIN = [("a0", "a1"), ("a1", "a2"), ("a2", "a3")]

@@ -20,6 +20,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import categorical_schema, correlated_frame, random_frame
 
 import privbayes.limits as limits_module
 from privbayes import AdaptiveMarginals, PrivateMRF, cli
@@ -30,7 +31,6 @@ from privbayes.privacy.mechanisms import DiscreteLaplace, Exponential, PermuteAn
 from privbayes.privacy.neighbours import ADD_REMOVE
 from privbayes.synthesizers.privbayes import PrivBayes
 from privbayes.synthesizers.sa_privbayes import SAPrivBayes
-from helpers import categorical_schema, correlated_frame, random_frame
 
 SIZES = [3, 4, 2, 5]
 PINNED_COUNT = 400

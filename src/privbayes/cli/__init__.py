@@ -34,7 +34,9 @@ def _parser() -> argparse.ArgumentParser:
     from privbayes._version import __version__
 
     parser = _Parser(prog="privbayes", description="Publish sensitive tables safely with graphical models: "
-                     "PrivBayes (TODS 2017), SA-PrivBayes, private MRFs (ICML 2017), safe NBC publishing.")
+                     "adaptive marginals (the default method), PrivBayes (TODS 2017), SA-PrivBayes, private MRFs "
+                     "(ICML 2017), safe NBC publishing.  Start with 'privbayes demo' (the default method on the "
+                     "bundled Adult data).")
     parser.add_argument("--version", action="version", version=f"privbayes {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for verb in VERBS:

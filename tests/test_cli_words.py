@@ -61,3 +61,53 @@ def test_dry_run_says_it_reads_every_row_under_replace_one_and_refuses_what_the_
     assert "column 'a': a value is not one of the schema's 3 categories" in capsys.readouterr().err
     assert main([*dry[:1], str(table / "bad.csv"), *dry[2:], "--neighbours", "add-remove"]) == 0  # reads no data
     assert "nothing has been read" in capsys.readouterr().out
+
+
+def _groups(text: str) -> dict[str, str]:
+    """``--help`` output (unwrapped) → {group title: its text}."""
+    titles = ["options:", "common parameters", "--method adaptive (the default):", "--method privbayes:",
+              "--method sa-privbayes:", "--method mrf:", "--method nbc:"]
+    found = sorted((text.index(t), t) for t in titles if t in text)
+    return {t: text[i:(found[k + 1][0] if k + 1 < len(found) else len(text))] for k, (i, t) in enumerate(found)}
+
+
+def test_method_parameters_table_matches_the_estimators_signatures():
+    import inspect
+
+    from privbayes.cli.arguments import METHOD_PARAMETERS, PARAMETERS
+    from privbayes.synthesizers.registry import METHODS
+
+    assert set(METHOD_PARAMETERS) == set(METHODS)
+    for name, method in METHODS.items():
+        taken = {p for p in inspect.signature(method.estimator_class()).parameters if p in PARAMETERS}
+        assert set(METHOD_PARAMETERS[name]) == taken, name
+    assert set().union(*METHOD_PARAMETERS.values()) == set(PARAMETERS)
+
+
+def test_fit_help_lists_common_options_first_then_one_group_per_method(capsys):
+    groups = _groups(_help(["fit", "--help"], capsys))
+    assert list(groups) == ["options:", "common parameters", "--method adaptive (the default):",
+                            "--method privbayes:", "--method sa-privbayes:", "--method mrf:", "--method nbc:"]
+    assert "--epsilon EPSILON" in groups["common parameters"] and "--seed SEED" in groups["common parameters"]
+    assert "--rounds ROUNDS" in groups["--method adaptive (the default):"]
+    assert "also --theta, --degree (listed above)" in groups["--method privbayes:"]
+    assert "--cliques" in groups["--method mrf:"] and "--class COLUMN" in groups["--method nbc:"]
+
+
+@pytest.mark.parametrize("method, own, other", [("privbayes", "--encoding", "--rounds"),
+                                                ("sa-privbayes", "--screening-share", "--neighbours"),
+                                                ("mrf", "--cliques", "--beta"), ("nbc", "--gamma", "--epsilon"),
+                                                ("adaptive", "--joint", "--l2")])
+def test_fit_method_help_lists_only_the_common_options_and_that_methods(capsys, method, own, other):
+    for argv in (["fit", "--method", method, "--help"], ["fit", "d.csv", f"--method={method}", "-h"]):
+        text = _help(argv, capsys)
+        assert own in text and other not in text and "--schema" in text and "--dry-run" in text
+        assert [t for t in _groups(text) if t.startswith("--method ")] == [
+            f"--method {method}" + (" (the default):" if method == "adaptive" else ":")]
+
+
+def test_every_flag_still_parses_and_another_methods_flag_is_refused_naming_it(table, capsys):
+    base = ["fit", str(table / "d.csv"), "--schema", str(table / "s.yaml"), "--epsilon", "1", "--dry-run"]
+    assert main([*base, "--method", "privbayes", "--theta", "5", "--score", "R"]) == 0
+    assert main([*base, "--method", "privbayes", "--rounds", "3"]) == 2
+    assert "--rounds does not apply to --method privbayes" in capsys.readouterr().err

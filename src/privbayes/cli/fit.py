@@ -22,18 +22,22 @@ from privbayes.errors import InputError
 from privbayes.synthesizers.registry import DEFAULT_METHOD
 
 
-def add_parser(commands: Any) -> None:
-    fit = commands.add_parser("fit", help="release a private model of a table (CSV, compressed CSV, Parquet, .dat)")
+def add_parser(commands: Any, method: str | None = None) -> None:
+    """The ``fit`` verb; ``method`` (``--method`` read before parsing) narrows ``--help`` to that method's flags."""
+    fit = commands.add_parser("fit", help="release a private model of a table (CSV, compressed CSV, Parquet, .dat)",
+                              description="Release a private model of a table.  The options common to every method "
+                                          "come first, then one group per method; 'privbayes fit --method M --help' "
+                                          "lists only the options of method M.")
     fit.add_argument("data", help="input table: .csv with a header (also .csv.gz/.bz2/.xz/.zip), .parquet, or .dat")
     fit.add_argument("--method",
                      help="adaptive (default: adaptive marginals, pure ε, the most accurate), privbayes (TODS 2017; "
                           "--estimation paper for the paper's algorithm), sa-privbayes (Future Internet 2026), mrf "
-                          "(ICML 2017: needs --cliques) or nbc (safe naive Bayes views: NOT differential privacy)")
+                          "(ICML 2017: needs --cliques) or nbc (safe naive Bayes views: NOT differential privacy); "
+                          "with --help, only that method's options are listed")
     fit.add_argument("--schema", help="the public description of the columns (.yaml/.json, or the authors' .domain)")
     fit.add_argument("--infer-schema", action="store_true",
                      help="read the columns' description from the data itself (NOT covered by the privacy budget; "
                           "recorded in the privacy report)")
-    arguments.add_parameters(fit)
     fit.add_argument("--dry-run", action="store_true",
                      help="print the budget plan (every paid release and its ε) and the cost estimate, and stop: "
                           "under replace-one it reads and validates every row to count n (public there; a value "
@@ -47,6 +51,7 @@ def add_parser(commands: Any) -> None:
     arguments.add_show_invalid(fit)
     fit.add_argument("-o", "--output", help="model file to write (JSON); required unless --dry-run")
     arguments.add_table_options(fit)
+    arguments.add_method_parameters(fit, method)
     fit.set_defaults(run=run)
 
 

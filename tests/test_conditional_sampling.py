@@ -17,6 +17,7 @@ from privbayes.bayesnet.network import APPair, Network
 from privbayes.cli import main
 from privbayes.errors import InputError
 from privbayes.schema import Attribute, Schema
+from privbayes.schema.values import code_of
 from tests.helpers import categorical_schema, correlated_frame
 
 N = 100_000
@@ -229,3 +230,13 @@ def test_hostile_condition_values_are_one_line_errors_naming_the_column(value):
         with pytest.raises(InputError, match=f"^attribute '{column}'") as caught:
             model.sample(5, conditions={column: value})
         assert "\n" not in str(caught.value) and len(str(caught.value)) < 200
+
+
+def test_empty_text_and_the_missing_token_name_the_missing_value_as_in_data():
+    schema = Schema((Attribute("age", "numeric", lower=0, upper=100, bins=4, integer=True, missing="category",
+                               missing_token="?"),
+                     Attribute("c", "categorical", categories=("x", "y"))))
+    age, c = schema.attributes
+    assert code_of(age, "") == code_of(age, "?") == code_of(age, None) == age.base_size
+    with pytest.raises(InputError, match=r"^attribute 'c' has no missing value to condition on; expected one of x, y$"):
+        code_of(c, " ")

@@ -49,7 +49,7 @@ def code_of(attr: Attribute, value: Any) -> int:
                          f"got a {type(value).__name__}")
     if isinstance(value, int) and _number(value) is None and not isinstance(value, bool):
         raise InputError(f"attribute {attr.name!r}: {_shown(value)} is not a finite number; {_domain(attr)}")
-    if _missing(value):
+    if _missing(attr, value):
         if attr.missing == "category":
             return attr.base_size
         raise InputError(f"attribute {attr.name!r} has no missing value to condition on; {_domain(attr)}")
@@ -70,14 +70,19 @@ def code_of(attr: Attribute, value: Any) -> int:
     return code
 
 
-def _missing(value: Any) -> bool:
-    """Missing as in data (:mod:`privbayes.counting.labels`): None, pd.NA, NaT or NaN; or the label of the
-    missing category."""
+def _missing(attr: Attribute, value: Any) -> bool:
+    """Missing as in data (:mod:`privbayes.counting.labels`): None, pd.NA, NaT or NaN; text equal to the
+    attribute's ``missing_token``, or empty unless ``""`` is a category; or the missing category's label."""
     if value is None or value is pd.NA or value is pd.NaT:
         return True
     if isinstance(value, (float, np.floating)):
         return bool(np.isnan(value))
-    return isinstance(value, str) and value == MISSING_LABEL
+    if not isinstance(value, str):
+        return False
+    text = value.strip()
+    token = None if attr.missing_token is None else attr.missing_token.strip()
+    empty = text == "" and (attr.numeric or "" not in [str(c).strip() for c in attr.categories])
+    return text == MISSING_LABEL or text == token or empty
 
 
 def _shown(value: Any) -> str:

@@ -342,7 +342,7 @@ def test_the_readme_spark_snippet_runs_as_written(tmp_path, spark, monkeypatch):
     snippet = next(block for block in re.findall(r"```python\n(.*?)```", readme, re.S) if "backend=spark" in block)
     assert spark.sparkContext.getConf().get("spark.ui.showConsoleProgress") == "false"
     assert spark.sparkContext.getConf().get("spark.log.level") == "ERROR"
-    from tests.helpers import categorical_schema, correlated_frame
+    from helpers import categorical_schema, correlated_frame
 
     write(correlated_frame([3, 2, 4], 300, seed=12), tmp_path / "census.parquet")
     (tmp_path / "census.yaml").write_text(yaml.safe_dump(categorical_schema([3, 2, 4]).to_dict()))

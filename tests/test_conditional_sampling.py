@@ -17,7 +17,6 @@ from privbayes.bayesnet.network import APPair, Network
 from privbayes.cli import main
 from privbayes.errors import InputError
 from privbayes.schema import Attribute, Schema
-from privbayes.schema.values import code_of
 from tests.helpers import categorical_schema, correlated_frame
 
 N = 100_000
@@ -233,6 +232,8 @@ def test_hostile_condition_values_are_one_line_errors_naming_the_column(value):
 
 
 def test_empty_text_and_the_missing_token_name_the_missing_value_as_in_data():
+    from privbayes.schema.values import code_of
+
     schema = Schema((Attribute("age", "numeric", lower=0, upper=100, bins=4, integer=True, missing="category",
                                missing_token="?"),
                      Attribute("c", "categorical", categories=("x", "y"))))

@@ -60,14 +60,25 @@ def code_of(attr: Attribute, value: Any) -> int:
     else:
         return _category(attr, value)
     if number is None:
-        raise InputError(f"attribute {attr.name!r}: {_shown(value)} is not a "
-                         f"{'date (ISO YYYY-MM-DD)' if attr.kind == 'date' else 'finite number'}; {_domain(attr)}")
+        raise InputError(f"attribute {attr.name!r}: {_shown(value)} is not a {_expected_kind(attr, value)}; "
+                         f"{_domain(attr)}")
     if attr.kind == "numeric" and attr.integer and not float(number).is_integer() and number not in attr.special_values:
         raise InputError(f"attribute {attr.name!r} takes whole numbers; {_shown(value)} is not one")
     code = int(number_codes(attr, [number])[0])  # type: ignore[arg-type]
     if code < 0:
         raise InputError(f"attribute {attr.name!r}: {_shown(value)} is outside the domain; {_domain(attr)}")
     return code
+
+
+def _expected_kind(attr: Attribute, value: Any) -> str:
+    """What a value refused as a number or date should have been: "finite number" for inf or 1e999."""
+    if attr.kind == "date":
+        return "date (ISO YYYY-MM-DD)"
+    try:
+        float(value.strip() if isinstance(value, str) else value)
+    except (TypeError, ValueError, OverflowError):
+        return "number"
+    return "finite number"
 
 
 def _missing(attr: Attribute, value: Any) -> bool:

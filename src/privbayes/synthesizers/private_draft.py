@@ -1,0 +1,371 @@
+"""A schema draft that is itself ε-differentially private (``privbayes schema infer --epsilon``).
+
+``schema infer`` without ε reads the domain from the data and says so (NOT covered by ε); attacks on
+PrivBayes with a data-derived domain reach AUC 1.0 (Ganev et al. 2025).  This draft releases the
+domain under pure ε-DP instead, for either neighbouring relation, and records its cost in the file
+(``private_draft:``), so that a fit on it reports draft + fit by sequential composition.
+
+Public inputs alone fix the plan (:func:`draft_plan`): the column names, the declared column types
+of a DataFrame or Parquet file (never a ``category``'s categories: those are data), ε, the relation,
+the public range, and public candidate lists (``categories``).  A column with a public list (or a
+boolean dtype) costs nothing; every other column gets ε/m (m such columns) in four releases, each
+through a mechanism of :mod:`privbayes.privacy` charging one :class:`Accountant` (the exact counts
+come from :mod:`privbayes.counting.private_draft`):
+
+1. ``kinds`` (1/8): discrete Laplace on the counts of :data:`FIELD_KINDS` (empty, whole number,
+   number with 1..6+ decimals, ISO date, other text) — L1 sensitivity 1 under add-remove, 2 under
+   replace-one.  Decides the kind (a public dtype wins), ``integer`` and ``decimals``.
+2. ``lower bound`` / ``upper bound`` (5/16 each): a private quantile (Smith 2011) by permute-and-flip
+   (McKenna & Sheldon 2020) over a public grid of round numbers (0 and ±{1, 2, 5}·10^k within the
+   range; whole years 1800..2200 for dates), utility u(c) = −|(1−q)·#{x ≤ c} − q·#{x > c}|, which
+   needs no n.  A replacement moves one row across c at most: u moves by (1−q) + q = 1; an addition
+   or removal moves it by (1−q) or q, at most 199/200 for the q used.  q = 1/200 and 199/200: clip at
+   most about 0.5 % of the values at each end, so one far outlier does not stretch the bins while
+   the bounds stay near the body of the data; the grid makes the bounds round by construction.
+3. ``point masses`` (1/4): discrete Laplace on the counts of public candidates (0, −1, sentinels
+   such as 9, 99, 999, and the released bounds); one proposed when its noisy count is at least 2 %
+   of the noisy number of numbers and 4 noise scales (so that noise alone proposes one rarely).
+
+Every release runs for every measured column whatever the earlier ones said (their output is then
+unused), so the ledger equals the plan and sums to ε exactly.  Text columns without a public
+candidate list are dropped: under pure ε a value no public list names cannot be released (docs/
+decisions.md, "Private schema drafts").  Values outside the released domain never make a fit fail:
+numeric and date columns are ``invalid: clip``, categorical ones ``missing``/``invalid: category``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import yaml
+
+from privbayes.counting.coltypes import ColumnType
+from privbayes.counting.draft import ColumnProposal
+from privbayes.counting.private_draft import FIELD_KINDS, DraftSource, draft_source
+from privbayes.errors import InputError
+from privbayes.io import read_structured
+from privbayes.limits import limits
+from privbayes.privacy.accountant import Accountant
+from privbayes.privacy.mechanisms import DiscreteLaplace, PermuteAndFlip
+from privbayes.privacy.neighbours import Neighbours
+from privbayes.privacy.neighbours import neighbours as relation_named
+from privbayes.privacy.plan import BudgetPlan, PlannedRelease
+from privbayes.privacy.samplers import RandomSource, RationalScores, random_source
+from privbayes.schema import DEFAULT_BINS, DraftRelease, Schema, date_ordinal, date_text
+from privbayes.schema.dtypes import nullable_twin
+from privbayes.schema.serialisation import attribute_to_dict
+from privbayes.validation import check_count, check_epsilon, check_positive, check_seed
+
+TAIL_SHARES = (Fraction(1, 200), Fraction(1, 100), Fraction(1, 50), Fraction(1, 40), Fraction(1, 20), Fraction(1, 10))
+"""The public ladder of q: the bounds are the q- and (1 − q)-quantiles for the smallest q that the noisy
+count and ε can resolve (:func:`tail_share`)."""
+QUANTILE_SENSITIVITY = Fraction(1)
+QUANTILE_CONFIDENCE = 3
+DEFAULT_RANGE = 10**9
+YEARS = (1800, 2200)
+POINT_MASS_SHARE = Fraction(1, 50)
+POINT_MASS_SCALES = 7
+MAGNITUDE_SCALES = 3
+"""A decade of magnitude holds numbers when its noisy count reaches MAGNITUDE_SCALES noise scales."""
+KIND_SHARE = Fraction(1, 100)
+SENTINELS = (-1, -9, -99, -999, 99, 999, 9999, 99999, 999999)
+POINT_MASS_RANGE = 10**6
+"""Point-mass candidates: :data:`SENTINELS`, 0 and the positive round numbers of one significant digit up to
+POINT_MASS_RANGE."""
+PENALTY_STEPS = 10
+"""The quantile's tie-breaking penalty grows by 2Δ/ε every PENALTY_STEPS grid steps away from the median."""
+STEPS = (("kinds", Fraction(1, 16)), ("point masses", Fraction(1, 8)), ("magnitudes", Fraction(1, 8)),
+         ("median", Fraction(3, 16)), ("lower bound", Fraction(1, 4)), ("upper bound", Fraction(1, 4)))
+"""The releases of each measured column and their shares of its ε (public, fixed before reading)."""
+MECHANISM = ("private schema draft: discrete Laplace counts of field kinds and of public point-mass candidates; "
+             "private quantiles (q = 1/200, 199/200) by permute-and-flip over public round grids")
+HEADER = ("# privbayes schema draft released under epsilon-differential privacy (schema infer --epsilon):\n"
+          "# its bounds, kinds and point masses are noisy releases paid for in the private_draft ledger; a fit\n"
+          "# on it reports draft + fit epsilon.  Categories come from public lists only.\n")
+TEXT_REASON = ("text without a public candidate list: dropped (under pure epsilon a value no public list names "
+               "cannot be released); pass --categories FILE to keep it")
+
+
+@dataclass(frozen=True)
+class PrivateDraft:
+    """A schema draft released under ε-DP: one proposal per column and the release record (ε, relation,
+    ledger) that the schema file keeps under ``private_draft:``."""
+
+    proposals: tuple[ColumnProposal, ...]
+    release: DraftRelease
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"version": 1, "private_draft": self.release.to_dict(),
+                "attributes": [p.attribute for p in self.proposals if p.attribute is not None],
+                "drop": [p.drop_entry() for p in self.proposals if p.attribute is None]}
+
+    def schema(self) -> Schema:
+        """The draft as a :class:`Schema` (refused if fewer than 2 columns are kept)."""
+        return Schema.from_dict(self.to_dict(), source="private schema draft")
+
+    def to_yaml(self) -> str:
+        """Commented YAML: the release record, then each column's reason above its entry."""
+        dump = {"sort_keys": False, "allow_unicode": True, "default_flow_style": None, "width": 100}
+        parts = [HEADER, "version: 1\n", yaml.safe_dump({"private_draft": self.release.to_dict()}, **dump),
+                 "attributes:\n"]
+        for p in self.proposals:
+            if p.attribute is not None:
+                parts.append(f"# {p.name}: {p.reason}\n".replace("\n", " ").rstrip() + "\n"
+                             + yaml.safe_dump([p.attribute], **dump))
+        dropped = [p for p in self.proposals if p.attribute is None]
+        parts.append("drop:" + ("\n" if dropped else " []\n"))
+        for p in dropped:
+            parts.append(f"# {p.name}: {p.reason}\n".replace("\n", " ").rstrip() + "\n"
+                         + yaml.safe_dump([p.drop_entry()], **dump))
+        return "".join(parts)
+
+
+def private_draft(data: Any, epsilon: float | Fraction | str, *, neighbours: str = "replace-one",
+                  categories: str | os.PathLike[str] | dict[str, Any] | None = None, seed: int | None = None,
+                  bins: int = DEFAULT_BINS, value_range: float = DEFAULT_RANGE) -> PrivateDraft:
+    """A schema draft of ``data`` (a DataFrame, a path or a TableFile) released under ε-DP.
+
+    ``categories``: public candidate lists, a mapping column → list or a YAML/JSON file of one, or a
+    schema file whose categorical attributes' categories (and taxonomies) are taken as public;
+    ``value_range``: the public bound R of numbers (bounds are searched in [−R, R]); ``seed``: a
+    reproducible draft (do not publish seeded releases)."""
+    total = check_epsilon(epsilon)
+    relation = relation_named(neighbours)
+    seed = check_seed(seed)
+    bins = check_count(bins, "bins", 1)
+    value_range = check_positive(value_range, "value range")
+    public, dropped = public_candidates(categories)
+    source = draft_source(data)
+    unknown = sorted(set(public) - set(source.names))
+    if isinstance(categories, dict) and unknown:
+        raise InputError(f"categories: column {unknown[0]!r} is not in the data")
+    measured = [name for name in source.names
+                if name not in public and name not in dropped and source.declared(name).family != "bool"]
+    if not measured:
+        raise InputError("schema infer --epsilon: every column has a public domain (candidates or a boolean type), so "
+                         "there is nothing to pay for; leave out --epsilon")
+    plan = draft_plan(measured, total, relation)
+    accountant, rng = Accountant(total), random_source(seed)
+    proposals = []
+    for name in source.names:
+        if name in dropped:
+            proposals.append(ColumnProposal(name, None, "dropped by the public schema"))
+        elif name in public:
+            proposals.append(_public(name, public[name], source.declared(name)))
+        elif source.declared(name).family == "bool":
+            proposals.append(_public(name, {"kind": "binary", "categories": [False, True]}, source.declared(name)))
+        else:
+            proposals.append(_measure(name, source, plan, relation, accountant, rng, bins, float(value_range)))
+    plan.check(accountant.ledger)
+    ledger = tuple((e.step, e.mechanism, e.epsilon, e.sensitivity, e.measured) for e in accountant.ledger)
+    return PrivateDraft(tuple(proposals), DraftRelease(total, relation.name, MECHANISM, ledger))
+
+
+def tail_share(count: int, epsilon: Fraction) -> Fraction:
+    """q for a column of about ``count`` values (a noisy count: paid for): the smallest q of :data:`TAIL_SHARES`
+    with q·count ≥ (2Δ/ε)(ln(1/(1 − e^−1/10)) + 3), else the largest.  Every candidate outside the data scores
+    about −q·count less than the quantile, and with the outward step penalty of :func:`_quantile` the outside
+    candidates together weigh at most 1/(1 − e^−1/10) of the first: their share stays below e^−3.  A smaller q
+    would let the mechanism mistake the outside for the quantile."""
+    needed = 2 * QUANTILE_SENSITIVITY / epsilon * (-math.log(1 - math.exp(-1 / PENALTY_STEPS)) + QUANTILE_CONFIDENCE)
+    return next((q for q in TAIL_SHARES if q * max(count, 1) >= needed), TAIL_SHARES[-1])
+
+
+def draft_plan(measured: list[str], total: Fraction, relation: Neighbours) -> BudgetPlan:
+    """The releases of a private draft, from public inputs only: :data:`STEPS` for each measured column,
+    ε split evenly across columns."""
+    per_column = total / len(measured)
+    releases = []
+    for index, name in enumerate(measured):
+        for step, share in STEPS:
+            bounds = step in ("median", "lower bound", "upper bound")
+            releases.append(PlannedRelease(
+                f"{name}: {step}", PermuteAndFlip.name if bounds else DiscreteLaplace.name, per_column * share,
+                kind=step, index=index,
+                sensitivity=QUANTILE_SENSITIVITY if bounds else relation.count_sensitivity))
+    return BudgetPlan(total, tuple(releases), (("neighbours", relation.name),))
+
+
+def public_candidates(categories: str | os.PathLike[str] | dict[str, Any] | None
+                      ) -> tuple[dict[str, dict[str, Any]], set[str]]:
+    """Public attribute templates by column (kind, categories, a schema's taxonomy) and the columns a
+    public schema drops, from a mapping column → list, or a file of one, or a schema file."""
+    if categories is None:
+        return {}, set()
+    raw = categories if isinstance(categories, dict) else read_structured(categories, "categories")
+    where = "categories" if isinstance(categories, dict) else str(categories)
+    if isinstance(raw, dict) and isinstance(raw.get("attributes"), list):
+        schema = Schema.from_dict(raw, source=where)
+        return ({a.name: attribute_to_dict(a) for a in schema.attributes if not a.numeric}, set(schema.dropped))
+    if not isinstance(raw, dict) or len(raw) > limits().max_attributes:
+        raise InputError(f"{where}: expected a mapping of column names to lists of categories, or a schema")
+    out = {}
+    for name, values in raw.items():
+        if not isinstance(name, str) or not isinstance(values, list) or not 0 < len(values) <= limits().max_categories:
+            raise InputError(f"{where}: each entry maps a column name to a non-empty list of at most "
+                             f"{limits().max_categories:,} categories")
+        out[name] = {"kind": "binary" if len(values) == 2 else "categorical", "categories": values}
+    return out, set()
+
+
+def _public(name: str, template: dict[str, Any], declared: ColumnType) -> ColumnProposal:
+    attribute = {"name": name, **{k: v for k, v in template.items() if k not in ("name", "missing", "invalid")}}
+    if declared.dtype is not None and "dtype" not in attribute:
+        attribute["dtype"] = nullable_twin(declared.dtype) if declared.family != "category" else "category"
+    attribute.update(missing="category", invalid="category")
+    return ColumnProposal(name, attribute, f"{len(attribute['categories'])} categories from the public list (no "
+                                           "budget); other values go to the missing category")
+
+
+# --- one measured column ------------------------------------------------------------------------------
+
+def _measure(name: str, source: DraftSource, plan: BudgetPlan, relation: Neighbours, accountant: Accountant,
+             rng: RandomSource, bins: int, value_range: float) -> ColumnProposal:
+    budgets = {r.kind: r.epsilon for r in plan.releases if r.step.startswith(f"{name}: ")}
+    kinds = DiscreteLaplace(budgets["kinds"], relation.count_sensitivity)
+    counts = kinds.release(
+        source.kind_counts(name), accountant, rng, step=f"{name}: kinds", measured=f"{name}: fields by kind")
+    declared = source.declared(name)
+    numbers, days, texts = int(counts[1:-2].sum()), int(counts[-2]), int(counts[-1])
+    kind = ("numeric" if declared.family in ("int", "float") else "date" if declared.family in ("datetime", "date")
+            else None)
+    if kind is None and max(numbers, days, texts) > 0:
+        kind = "numeric" if numbers >= max(days, texts) else "date" if days >= texts else "text"
+    dates = kind == "date"
+    candidates = point_mass_candidates(value_range)
+    masses = DiscreteLaplace(budgets["point masses"], relation.count_sensitivity)
+    noisy = masses.release(source.value_counts(name, candidates), accountant, rng, step=f"{name}: point masses",
+                           measured=f"{name}: rows at public point-mass candidates")
+    threshold = max(POINT_MASS_SHARE * max(numbers, 0), POINT_MASS_SCALES * masses.scale)
+    specials = [] if dates else [c for c, x in zip(candidates, noisy) if x >= threshold]
+    rest = (days if dates else numbers) - sum(int(x) for c, x in zip(candidates, noisy) if c in specials)
+    decades = list(range(-3, _top_decade(value_range) + 1))
+    spread = DiscreteLaplace(budgets["magnitudes"], relation.count_sensitivity)
+    cells = spread.release(source.magnitude_counts(name, decades), accountant, rng, step=f"{name}: magnitudes",
+                           measured=f"{name}: numbers by sign and decade of magnitude")
+    kept = [bool(x >= MAGNITUDE_SCALES * spread.scale) for x in cells]
+    low_grid, high_grid = ((_year_grid("01-01"), _year_grid("12-31")) if dates
+                           else (round_grid(value_range, decades, kept),) * 2)
+    half, q = Fraction(1, 2), tail_share(rest, budgets["lower bound"])
+    middle = _quantile(name, "median", half, low_grid, 0, dates, specials, source, budgets, accountant, rng)
+    lower = low_grid[_quantile(name, "lower bound", q, low_grid[:middle + 1], middle, dates, specials, source,
+                               budgets, accountant, rng)]
+    upper = high_grid[middle + _quantile(name, "upper bound", 1 - q, high_grid[middle:], 0, dates, specials,
+                                         source, budgets, accountant, rng)]
+    if not dates and lower >= upper:
+        upper = next((c for c in high_grid if c > lower), lower + 1)
+    if kind is None:
+        return ColumnProposal(name, None, "no field is non-empty in the noisy counts: dropped")
+    if kind == "text":
+        return ColumnProposal(name, None, TEXT_REASON)
+    dtype = nullable_twin(declared.dtype) if declared.dtype is not None else None
+    if dates:
+        return _date_attribute(name, lower, upper, bins, dtype)
+    present = [x >= max(KIND_SHARE * max(numbers, 0), POINT_MASS_SCALES * kinds.scale) for x in counts[2:-2]]
+    return _numeric_attribute(name, present, lower, upper, specials, declared, bins, dtype)
+
+
+def point_mass_candidates(value_range: float) -> list[float]:
+    """The public point-mass candidates inside [−R, R], ascending (:data:`POINT_MASS_RANGE`)."""
+    top = min(value_range, POINT_MASS_RANGE)
+    rounds = {float(f"{m}e{k}") for m in range(1, 10) for k in range(7)}
+    return sorted(c for c in rounds | {0.0} | {float(c) for c in SENTINELS} if abs(c) <= top)
+
+
+def _quantile(name: str, step: str, q: Fraction, grid: list[float], origin: int, dates: bool, specials: list[float],
+              source: DraftSource, budgets: dict[str, Fraction], accountant: Accountant, rng: RandomSource) -> int:
+    """The index in ``grid`` of the point released as the q-quantile.  Utility −|(1−q)·#{x ≤ c} − q·#{x > c}|,
+    over the values that are not released point masses (``specials``), for a bound (q ≠ 1/2) minus a public
+    penalty of 2Δ/ε per :data:`PENALTY_STEPS` grid steps away from ``origin`` (the released median's index;
+    the grid holds one side of it): candidates beyond the data all score alike, and the penalty makes the
+    nearest of them (a factor e per ten steps) the likely ones rather than any of them.  The penalty is a
+    public function of the candidate, so the sensitivity is the utility's.  Scores are exact rationals
+    over one denominator."""
+    epsilon = budgets[step]
+    at_most, above = source.split_counts(name, grid, dates, specials)
+    penalty = 2 * QUANTILE_SENSITIVITY / epsilon / PENALTY_STEPS if q != Fraction(1, 2) else Fraction(0)
+    steps = np.abs(np.arange(len(grid), dtype=np.int64) - origin)
+    # (1 − q)·A − q·B over q's denominator (q = k/m), then the penalty, all over one denominator
+    rank = np.abs((1 - q).numerator * at_most - q.numerator * above) * penalty.denominator
+    numerators = -(rank + steps * penalty.numerator * q.denominator)
+    scores = RationalScores(numerators, q.denominator * penalty.denominator)
+    return PermuteAndFlip(epsilon, QUANTILE_SENSITIVITY).release(
+        scores, accountant, rng,  # type: ignore[arg-type]  # exact rationals, as the samplers take them
+        step=f"{name}: {step}", measured=f"{name}: the {float(q):g}-quantile on a public grid")
+
+
+def _numeric_attribute(name: str, decimals: list[bool], lower: float, upper: float, specials: list[float],
+                       declared: ColumnType, bins: int, dtype: str | None) -> ColumnProposal:
+    """``decimals[d]``: whether numbers with d + 1 decimals are clearly present in the noisy counts."""
+    integer = declared.family == "int" or not any(decimals)
+    reasons = [f"numbers; bounds {_plain(lower)}..{_plain(upper)} are private quantiles on a round grid"]
+    if integer:
+        lower, upper = float(math.floor(lower)), float(math.ceil(upper))
+        if upper - lower + 1 <= bins:  # the integers of a released small range are public candidates
+            values = sorted(set(range(int(lower), int(upper) + 1)) | {int(v) for v in specials})
+            attribute: dict[str, Any] = {"name": name, "kind": "binary" if len(values) == 2 else "categorical",
+                                         "categories": values}
+            if dtype is not None:
+                attribute["dtype"] = dtype
+            attribute.update(missing="category", invalid="category")
+            return ColumnProposal(name, attribute, f"whole numbers in the small released range {values[0]}.."
+                                                   f"{values[-1]}: its integers as categories")
+    attribute = {"name": name, "kind": "numeric", "lower": _plain(lower), "upper": _plain(upper), "bins": bins,
+                 "integer": integer}
+    if not integer:
+        attribute["decimals"] = max(d for d, seen in enumerate(decimals) if seen) + 1
+        reasons.append(f"{attribute['decimals']} decimals (noisy counts)")
+    if specials:
+        attribute["special_values"] = [_plain(v) for v in specials]
+        reasons.append(f"point masses {attribute['special_values']} (noisy share at least 2 %)")
+    if dtype is not None:
+        attribute["dtype"] = dtype
+    attribute.update(missing="category", invalid="clip")
+    return ColumnProposal(name, attribute, "; ".join(reasons))
+
+
+def _date_attribute(name: str, lower: float, upper: float, bins: int, dtype: str | None) -> ColumnProposal:
+    first, last = date_text(lower, "day"), date_text(upper, "day")
+    attribute: dict[str, Any] = {"name": name, "kind": "date", "lower": first, "upper": last, "bins": bins,
+                                 "granularity": "day"}
+    if dtype is not None:
+        attribute["dtype"] = dtype
+    attribute.update(missing="category", invalid="clip")
+    return ColumnProposal(name, attribute, f"ISO dates; bounds {first[:4]}..{last[:4]} are private quantiles over "
+                                           "whole years")
+
+
+def _top_decade(value_range: float) -> int:
+    return max(math.floor(math.log10(value_range)), -3) if value_range >= 1e-3 else -3
+
+
+def round_grid(value_range: float, decades: list[int] | None = None, kept: list[bool] | None = None) -> list[float]:
+    """0 and ±m·10^k (m = 1.0, 1.1, …, 9.9, then 10^(k+1)) inside [−R, R], ascending: the public candidates of
+    numeric bounds, round numbers of two significant digits (as the non-private draft rounds).  With the
+    cells ``kept`` of a released magnitude histogram (:meth:`DraftSource.magnitude_counts` over ``decades``),
+    only the decades that hold numbers (post-processing; all when none does)."""
+    decades = decades if decades is not None else list(range(-3, _top_decade(value_range) + 1))
+    width = len(decades)
+    kept = kept if kept is not None and any(kept[:width] + kept[width + 1:]) else [True] * (2 * width + 1)
+    signed = [(-1, k) for j, k in enumerate(reversed(decades)) if kept[j]]
+    signed += [(1, k) for j, k in enumerate(decades) if kept[width + 1 + j]]
+    grid = {0.0} | {sign * float(f"{m / 10}e{k}") for sign, k in signed for m in range(10, 101)}
+    return sorted(c for c in grid if abs(c) <= value_range)
+
+
+def _year_grid(day: str) -> list[float]:
+    """The day ordinals of ``YYYY-<day>`` for the public years :data:`YEARS`."""
+    return [float(date_ordinal(f"{year:04d}-{day}", "day") or 0.0) for year in range(YEARS[0], YEARS[1] + 1)]
+
+
+def _plain(x: float) -> int | float:
+    x = float(f"{x:.12g}")
+    return int(x) if x.is_integer() and abs(x) < 2**53 else x
+
+
+__all__ = ["FIELD_KINDS", "PrivateDraft", "draft_plan", "private_draft", "public_candidates", "round_grid"]

@@ -137,7 +137,8 @@ class BayesNetModel:
     def privacy_report(self) -> PrivacyReport:
         """What was spent, on what, under which neighbouring relation, and what is not covered."""
         relation = neighbours(self.parameters.get("neighbours"))
-        domain_source, caveats = domain_caveats(self.domain_source, self.schema, list(self.caveats), relation=relation)
+        domain_source, caveats = domain_caveats(self.domain_source, self.schema, list(self.caveats), relation=relation,
+                                                epsilon=self.plan.total)
         return PrivacyReport({
             "method": self.method,
             "mechanism": self.mechanism,

@@ -29,7 +29,8 @@ DRAFT_CAVEAT = ("the schema is an unreviewed draft read from the data ('inferred
 SEEDED_CAVEAT = "the DP noise was seeded (reproducible run): do not publish seeded releases"
 READ_FROM_DATA_CAVEAT = "the domain (categories, bounds) was read from the data and is not covered by epsilon"
 PRIVATE_DRAFT_DOMAIN = ("released by a differentially private schema draft (privbayes schema infer --epsilon) at "
-                        "ε = {epsilon:g}, {neighbours} neighbours; covered: see total_epsilon")
+                        "ε = {epsilon:g}, {neighbours} neighbours")
+PRIVATE_DRAFT_TOTAL = "; total ε of draft + this release = {total:g} (sequential composition)"
 DRAFT_RELATION_CAVEAT = ("the schema's private draft was released under replace-one neighbours, which does NOT cover "
                          "this add-remove release: its domain is not covered by epsilon")
 
@@ -105,12 +106,13 @@ class PrivacyReport(Mapping[str, Any]):
                 + f"<table><tr><th>step</th><th>mechanism</th><th>ε</th></tr>{ledger}</table></div>")
 
 
-def domain_caveats(domain_source: str, schema: Schema, caveats: list[str], *,
-                   relation: Neighbours | None = None) -> tuple[str, list[str]]:
+def domain_caveats(domain_source: str, schema: Schema, caveats: list[str], *, relation: Neighbours | None = None,
+                   epsilon: Fraction | None = None) -> tuple[str, list[str]]:
     """The report's domain line and caveats, as the schema makes them: the draft's warning when it
     still says 'inferred: true' (an unreviewed ``schema infer`` draft, not covered by ε), the private
     draft's line when ``schema infer --epsilon`` released it (covered, unless its relation does not
-    compose with the release's ``relation``: :func:`~privbayes.privacy.neighbours.draft_cost`), and the
+    compose with the release's ``relation``: :func:`~privbayes.privacy.neighbours.draft_cost`; with the
+    release's ``epsilon``, the total of both), and the
     loss of row-locality when it lets quoted fields span lines."""
     caveats = list(caveats)
     if schema.inferred and "NOT covered" not in domain_source:
@@ -119,8 +121,12 @@ def domain_caveats(domain_source: str, schema: Schema, caveats: list[str], *,
     draft = schema.private_draft
     if draft is not None:
         domain_source = PRIVATE_DRAFT_DOMAIN.format(epsilon=float(draft.epsilon), neighbours=draft.neighbours)
-        if relation is not None and not draft_total(schema, Fraction(0), relation):
-            caveats.append(DRAFT_RELATION_CAVEAT)
+        if relation is not None:
+            total = draft_total(schema, epsilon or Fraction(0), relation)
+            if not total:
+                caveats.append(DRAFT_RELATION_CAVEAT)
+            elif epsilon is not None:
+                domain_source += PRIVATE_DRAFT_TOTAL.format(total=total["total_epsilon"])
     if schema.quoted_newlines:
         caveats.append(QUOTED_NEWLINES_CAVEAT)
     return domain_source, caveats

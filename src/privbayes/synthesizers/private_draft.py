@@ -59,7 +59,7 @@ from privbayes.privacy.samplers import RandomSource, RationalScores, random_sour
 from privbayes.schema import DEFAULT_BINS, DraftRelease, Schema, date_ordinal, date_text
 from privbayes.schema.dtypes import nullable_twin
 from privbayes.schema.serialisation import attribute_to_dict
-from privbayes.validation import check_count, check_epsilon, check_positive, check_seed
+from privbayes.validation import check_count, check_epsilon, check_positive, check_seed, exact
 
 TAIL_SHARES = (Fraction(1, 200), Fraction(1, 100), Fraction(1, 50), Fraction(1, 40), Fraction(1, 20), Fraction(1, 10))
 """The public ladder of q: the bounds are the q- and (1 − q)-quantiles for the smallest q that the noisy
@@ -79,8 +79,8 @@ POINT_MASS_RANGE = 10**6
 POINT_MASS_RANGE."""
 PENALTY_STEPS = 10
 """The quantile's tie-breaking penalty grows by 2Δ/ε every PENALTY_STEPS grid steps away from the median."""
-STEPS = (("kinds", Fraction(1, 16)), ("point masses", Fraction(1, 8)), ("magnitudes", Fraction(1, 8)),
-         ("median", Fraction(3, 16)), ("lower bound", Fraction(1, 4)), ("upper bound", Fraction(1, 4)))
+STEPS = (("kinds", Fraction(1, 8)), ("point masses", Fraction(1, 8)), ("magnitudes", Fraction(1, 8)),
+         ("median", Fraction(1, 8)), ("lower bound", Fraction(1, 4)), ("upper bound", Fraction(1, 4)))
 """The releases of each measured column and their shares of its ε (public, fixed before reading)."""
 MECHANISM = ("private schema draft: discrete Laplace counts of field kinds and of public point-mass candidates; "
              "private quantiles (q = 1/200, 199/200) by permute-and-flip over public round grids")
@@ -121,7 +121,7 @@ class PrivateDraft:
         parts.append("drop:" + ("\n" if dropped else " []\n"))
         for p in dropped:
             parts.append(f"# {p.name}: {p.reason}\n".replace("\n", " ").rstrip() + "\n"
-                         + yaml.safe_dump([p.drop_entry()], **dump))
+                         + yaml.safe_dump([p.drop_entry()], **(dump | {"default_flow_style": False})))
         return "".join(parts)
 
 
@@ -134,7 +134,7 @@ def private_draft(data: Any, epsilon: float | Fraction | str, *, neighbours: str
     schema file whose categorical attributes' categories (and taxonomies) are taken as public;
     ``value_range``: the public bound R of numbers (bounds are searched in [−R, R]); ``seed``: a
     reproducible draft (do not publish seeded releases)."""
-    total = check_epsilon(epsilon)
+    total = check_epsilon(exact(epsilon, "epsilon") if isinstance(epsilon, str) else epsilon)
     relation = relation_named(neighbours)
     seed = check_seed(seed)
     bins = check_count(bins, "bins", 1)

@@ -141,7 +141,8 @@ class ReleasedMRF:
         if not relation.n_public:
             caveats.append("each table at sensitivity 1 (add/remove one tuple); N was estimated from the noisy tables")
         caveats.append("the cliques are public inputs chosen by the user, not covered by epsilon")
-        domain_source, caveats = domain_caveats(self.domain_source, self.schema, caveats, relation=relation)
+        domain_source, caveats = domain_caveats(self.domain_source, self.schema, caveats, relation=relation,
+                                                epsilon=self.plan.total)
         return PrivacyReport({
             "method": METHOD,
             "mechanism": MECHANISM,

@@ -39,6 +39,7 @@ import math
 import os
 from dataclasses import dataclass
 from fractions import Fraction
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -65,7 +66,10 @@ TAIL_SHARES = (Fraction(1, 200), Fraction(1, 100), Fraction(1, 50), Fraction(1, 
 """The public ladder of q: the bounds are the q- and (1 − q)-quantiles for the smallest q that the noisy
 count and ε can resolve (:func:`tail_share`)."""
 QUANTILE_SENSITIVITY = Fraction(1)
-QUANTILE_CONFIDENCE = 3
+QUANTILE_CONFIDENCE = 1
+TARGET_SHARE = Fraction(1, 200)
+"""The tail share the bounds aim at: a released q-quantile with q above it is extrapolated outward to
+where a normal with the same median and quantile has TARGET_SHARE (:func:`widened`)."""
 DEFAULT_RANGE = 10**9
 YEARS = (1800, 2200)
 POINT_MASS_SHARE = Fraction(1, 50)
@@ -257,6 +261,8 @@ def _measure(name: str, source: DraftSource, plan: BudgetPlan, relation: Neighbo
                                budgets, accountant, rng)]
     upper = high_grid[middle + _quantile(name, "upper bound", 1 - q, high_grid[middle:], 0, dates, specials,
                                          source, budgets, accountant, rng)]
+    if not dates:
+        lower, upper = widened(lower, low_grid[middle], upper, q, round_grid(value_range))
     if not dates and lower >= upper:
         upper = next((c for c in high_grid if c > lower), lower + 1)
     if kind is None:
@@ -268,6 +274,22 @@ def _measure(name: str, source: DraftSource, plan: BudgetPlan, relation: Neighbo
         return _date_attribute(name, lower, upper, bins, dtype)
     present = [x >= max(KIND_SHARE * max(numbers, 0), POINT_MASS_SCALES * kinds.scale) for x in counts[2:-2]]
     return _numeric_attribute(name, present, lower, upper, specials, declared, bins, dtype)
+
+
+def widened(lower: float, median: float, upper: float, q: Fraction, grid: list[float]) -> tuple[float, float]:
+    """Bounds released as the q- and (1 − q)-quantiles, pushed outward to the grid points where a normal
+    with the same median and quantiles has :data:`TARGET_SHARE` in each tail: each side's distance from
+    the median times z(TARGET_SHARE)/z(q) (post-processing).  A small ε or count forces a large q
+    (:func:`tail_share`); without this the bounds would clip the q tails (5 % for q = 1/20) into the end
+    bins.  Bounds at or above 0 stay at or above 0 (amounts, counts)."""
+    if q <= TARGET_SHARE:
+        return lower, upper
+    normal = NormalDist()
+    stretch = normal.inv_cdf(float(1 - TARGET_SHARE)) / normal.inv_cdf(float(1 - q))
+    low = median - (median - lower) * stretch
+    high = median + (upper - median) * stretch
+    low = max(low, 0.0) if lower >= 0 else low
+    return (max((c for c in grid if c <= low), default=lower), min((c for c in grid if c >= high), default=upper))
 
 
 def point_mass_candidates(value_range: float) -> list[float]:

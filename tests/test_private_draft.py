@@ -245,3 +245,21 @@ def test_tail_share_asks_for_a_larger_q_when_the_count_or_epsilon_is_small():
     assert tail_share(10**7, Fraction(1)) == Fraction(1, 200)
     assert tail_share(50_000, Fraction(1, 192)) > Fraction(1, 200)
     assert tail_share(10, Fraction(1, 100)) == Fraction(1, 10)
+
+
+def test_dates_get_whole_year_bounds_near_the_data_and_typed_columns_keep_their_dtype():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"day": [str(np.datetime64("1990-01-01") + int(d)) for d in rng.integers(0, 7300, 5000)],
+                          "x": rng.normal(0, 1, 5000).round(3), "k": rng.integers(0, 5, 5000).astype("int32")})
+    for seed in range(3):
+        attributes = {a["name"]: a for a in private_draft(frame, 1.0, seed=seed).to_dict()["attributes"]}
+        day = attributes["day"]
+        assert day["kind"] == "date" and day["lower"].endswith("-01-01") and day["upper"].endswith("-12-31")
+        assert 1985 <= int(day["lower"][:4]) <= 1990 and 2009 <= int(day["upper"][:4]) <= 2014
+        assert attributes["x"]["integer"] is False and attributes["x"]["decimals"] == 3
+        assert attributes["k"]["categories"] == [0, 1, 2, 3, 4] and attributes["k"]["dtype"] == "Int32"
+
+
+def test_the_public_range_is_bounded():
+    with pytest.raises(InputError, match="value range"):
+        private_draft(_frame(100), 0.1, value_range=1e300)

@@ -7,24 +7,31 @@ domain under pure ε-DP instead, for either neighbouring relation, and records i
 
 Public inputs alone fix the plan (:func:`draft_plan`): the column names, the declared column types
 of a DataFrame or Parquet file (never a ``category``'s categories: those are data), ε, the relation,
-the public range, and public candidate lists (``categories``).  A column with a public list (or a
-boolean dtype) costs nothing; every other column gets ε/m (m such columns) in four releases, each
-through a mechanism of :mod:`privbayes.privacy` charging one :class:`Accountant` (the exact counts
-come from :mod:`privbayes.counting.private_draft`):
+the public range R, and public candidate lists (``categories``).  A column with a public list (or a
+boolean dtype) costs nothing; every other column gets ε/m (m such columns) in six releases
+(:data:`STEPS`), each through a mechanism of :mod:`privbayes.privacy` charging one :class:`Accountant`
+(the exact counts come from :mod:`privbayes.counting.private_draft`).  Count vectors have L1
+sensitivity 1 under add-remove, 2 under replace-one (each row is in one cell); the quantile utility
+has Δ = 1 under both (below).
 
 1. ``kinds`` (1/8): discrete Laplace on the counts of :data:`FIELD_KINDS` (empty, whole number,
-   number with 1..6+ decimals, ISO date, other text) — L1 sensitivity 1 under add-remove, 2 under
-   replace-one.  Decides the kind (a public dtype wins), ``integer`` and ``decimals``.
-2. ``lower bound`` / ``upper bound`` (5/16 each): a private quantile (Smith 2011) by permute-and-flip
-   (McKenna & Sheldon 2020) over a public grid of round numbers (0 and ±{1, 2, 5}·10^k within the
-   range; whole years 1800..2200 for dates), utility u(c) = −|(1−q)·#{x ≤ c} − q·#{x > c}|, which
-   needs no n.  A replacement moves one row across c at most: u moves by (1−q) + q = 1; an addition
-   or removal moves it by (1−q) or q, at most 199/200 for the q used.  q = 1/200 and 199/200: clip at
-   most about 0.5 % of the values at each end, so one far outlier does not stretch the bins while
-   the bounds stay near the body of the data; the grid makes the bounds round by construction.
-3. ``point masses`` (1/4): discrete Laplace on the counts of public candidates (0, −1, sentinels
-   such as 9, 99, 999, and the released bounds); one proposed when its noisy count is at least 2 %
-   of the noisy number of numbers and 4 noise scales (so that noise alone proposes one rarely).
+   number with 1..6+ decimals, ISO date, other text).  Decides the kind (a public dtype wins),
+   ``integer`` and ``decimals`` (a cell counts when it reaches 1 % and 7 noise scales).
+2. ``point masses`` (1/8): discrete Laplace on the rows equal to public candidates (0, sentinels such
+   as −1, 99, 999, and round numbers of one significant digit); proposed as ``special_values`` when
+   the noisy count reaches 2 % of the numbers and 7 noise scales (noise alone rarely does).
+3. ``magnitudes`` (1/8): discrete Laplace on the numbers by sign and decade of magnitude; the grid
+   of the quantiles keeps the decades that clearly hold numbers (post-processing).
+4. ``median``, ``lower bound``, ``upper bound`` (1/8, 1/4, 1/4): private quantiles (Smith 2011) by
+   permute-and-flip (McKenna & Sheldon 2020) over a public grid of round numbers of two significant
+   digits in [−R, R] (whole years 1800..2200 for dates), of the values that are not point masses,
+   utility u(c) = −|(1−q)·#{x ≤ c} − q·#{x > c}|, which needs no n: a replacement moves one row
+   across c at most, so u moves by (1−q) + q = 1; an addition or removal by (1−q) or q.  The bounds
+   search one side of the released median each, with a public penalty per grid step away from it
+   that breaks the ties beyond the data towards its edge.  q is the smallest share the noisy count
+   and ε can resolve (:func:`tail_share`: 1/200 for large columns, up to 1/10), and a bound at q >
+   1/200 is widened to where a normal with the same quantiles leaves 1/200 (:func:`widened`), so
+   that a small budget does not clip the tails into the end bins.
 
 Every release runs for every measured column whatever the earlier ones said (their output is then
 unused), so the ledger equals the plan and sums to ε exactly.  Text columns without a public
@@ -71,6 +78,8 @@ TARGET_SHARE = Fraction(1, 200)
 """The tail share the bounds aim at: a released q-quantile with q above it is extrapolated outward to
 where a normal with the same median and quantile has TARGET_SHARE (:func:`widened`)."""
 DEFAULT_RANGE = 10**9
+MAX_RANGE = 10**15
+"""Numbers above 10^15 are not whole in float64 arithmetic: the grid (and its size) stops there."""
 YEARS = (1800, 2200)
 POINT_MASS_SHARE = Fraction(1, 50)
 POINT_MASS_SCALES = 7
@@ -81,8 +90,9 @@ SENTINELS = (-1, -9, -99, -999, 99, 999, 9999, 99999, 999999)
 POINT_MASS_RANGE = 10**6
 """Point-mass candidates: :data:`SENTINELS`, 0 and the positive round numbers of one significant digit up to
 POINT_MASS_RANGE."""
-PENALTY_STEPS = 10
-"""The quantile's tie-breaking penalty grows by 2Δ/ε every PENALTY_STEPS grid steps away from the median."""
+PENALTY_STEPS = {False: 10, True: 1}
+"""The quantile's tie-breaking penalty grows by 2Δ/ε every PENALTY_STEPS[dates] grid steps away from the
+median: every tenth step of the fine number grid (two significant digits), every step of the year grid."""
 STEPS = (("kinds", Fraction(1, 8)), ("point masses", Fraction(1, 8)), ("magnitudes", Fraction(1, 8)),
          ("median", Fraction(1, 8)), ("lower bound", Fraction(1, 4)), ("upper bound", Fraction(1, 4)))
 """The releases of each measured column and their shares of its ε (public, fixed before reading)."""
@@ -143,6 +153,8 @@ def private_draft(data: Any, epsilon: float | Fraction | str, *, neighbours: str
     seed = check_seed(seed)
     bins = check_count(bins, "bins", 1)
     value_range = check_positive(value_range, "value range")
+    if not 1e-3 <= value_range <= MAX_RANGE:
+        raise InputError(f"value range ({value_range!r}) must be between 0.001 and {MAX_RANGE:g}")
     public, dropped = public_candidates(categories)
     source = draft_source(data)
     unknown = sorted(set(public) - set(source.names))
@@ -170,13 +182,15 @@ def private_draft(data: Any, epsilon: float | Fraction | str, *, neighbours: str
     return PrivateDraft(tuple(proposals), DraftRelease(total, relation.name, MECHANISM, ledger))
 
 
-def tail_share(count: int, epsilon: Fraction) -> Fraction:
+def tail_share(count: int, epsilon: Fraction, dates: bool = False) -> Fraction:
     """q for a column of about ``count`` values (a noisy count: paid for): the smallest q of :data:`TAIL_SHARES`
-    with q·count ≥ (2Δ/ε)(ln(1/(1 − e^−1/10)) + 3), else the largest.  Every candidate outside the data scores
-    about −q·count less than the quantile, and with the outward step penalty of :func:`_quantile` the outside
-    candidates together weigh at most 1/(1 − e^−1/10) of the first: their share stays below e^−3.  A smaller q
-    would let the mechanism mistake the outside for the quantile."""
-    needed = 2 * QUANTILE_SENSITIVITY / epsilon * (-math.log(1 - math.exp(-1 / PENALTY_STEPS)) + QUANTILE_CONFIDENCE)
+    with q·count ≥ (2Δ/ε)(ln(1/(1 − e^−1/s)) + 1), s = :data:`PENALTY_STEPS`, else the largest.  Every
+    candidate beyond the data scores about q·count below the quantile, and with the outward penalty of
+    :func:`_quantile` those candidates together weigh at most 1/(1 − e^−1/s) times the first of them: the
+    bound then lands beyond the data with probability below e^−1, and then near its edge.  A smaller q
+    would let the mechanism mistake the outside for the quantile (McSherry & Talwar 2007's bound)."""
+    outside = -math.log(1 - math.exp(-1 / PENALTY_STEPS[dates]))
+    needed = 2 * QUANTILE_SENSITIVITY / epsilon * (outside + QUANTILE_CONFIDENCE)
     return next((q for q in TAIL_SHARES if q * max(count, 1) >= needed), TAIL_SHARES[-1])
 
 
@@ -255,7 +269,7 @@ def _measure(name: str, source: DraftSource, plan: BudgetPlan, relation: Neighbo
     kept = [bool(x >= MAGNITUDE_SCALES * spread.scale) for x in cells]
     low_grid, high_grid = ((_year_grid("01-01"), _year_grid("12-31")) if dates
                            else (round_grid(value_range, decades, kept),) * 2)
-    half, q = Fraction(1, 2), tail_share(rest, budgets["lower bound"])
+    half, q = Fraction(1, 2), tail_share(rest, budgets["lower bound"], dates)
     middle = _quantile(name, "median", half, low_grid, 0, dates, specials, source, budgets, accountant, rng)
     lower = low_grid[_quantile(name, "lower bound", q, low_grid[:middle + 1], middle, dates, specials, source,
                                budgets, accountant, rng)]
@@ -310,7 +324,7 @@ def _quantile(name: str, step: str, q: Fraction, grid: list[float], origin: int,
     over one denominator."""
     epsilon = budgets[step]
     at_most, above = source.split_counts(name, grid, dates, specials)
-    penalty = 2 * QUANTILE_SENSITIVITY / epsilon / PENALTY_STEPS if q != Fraction(1, 2) else Fraction(0)
+    penalty = 2 * QUANTILE_SENSITIVITY / epsilon / PENALTY_STEPS[dates] if q != Fraction(1, 2) else Fraction(0)
     steps = np.abs(np.arange(len(grid), dtype=np.int64) - origin)
     # (1 − q)·A − q·B over q's denominator (q = k/m), then the penalty, all over one denominator
     rank = np.abs((1 - q).numerator * at_most - q.numerator * above) * penalty.denominator

@@ -287,6 +287,12 @@ def _measure(name: str, source: DraftSource, plan: BudgetPlan, relation: Neighbo
     if dates:
         return _date_attribute(name, lower, upper, bins, dtype)
     present = [x >= max(KIND_SHARE * max(numbers, 0), POINT_MASS_SCALES * kinds.scale) for x in counts[2:-2]]
+    if specials and rest < threshold:  # (almost) every number is a point mass: they are the categories
+        attribute = {"name": name, "kind": "binary" if len(specials) == 2 else "categorical",
+                     "categories": [_plain(v) for v in specials]}
+        attribute.update({"dtype": dtype} if dtype is not None else {})
+        attribute.update(missing="category", invalid="category")
+        return ColumnProposal(name, attribute, "numbers that are (almost) all point masses: these as categories")
     return _numeric_attribute(name, present, lower, upper, specials, declared, bins, dtype)
 
 

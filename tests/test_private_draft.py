@@ -257,7 +257,8 @@ def test_dates_get_whole_year_bounds_near_the_data_and_typed_columns_keep_their_
         assert day["kind"] == "date" and day["lower"].endswith("-01-01") and day["upper"].endswith("-12-31")
         assert 1985 <= int(day["lower"][:4]) <= 1990 and 2009 <= int(day["upper"][:4]) <= 2014
         assert attributes["x"]["integer"] is False and attributes["x"]["decimals"] == 3
-        assert attributes["k"]["categories"] == [0, 1, 2, 3, 4] and attributes["k"]["dtype"] == "Int32"
+        k = attributes["k"]  # five point masses: categories (a noisy rest may add a few unused integers)
+        assert {0, 1, 2, 3, 4} <= set(k["categories"]) and len(k["categories"]) <= 10 and k["dtype"] == "Int32"
 
 
 def test_the_public_range_is_bounded():

@@ -93,7 +93,7 @@ POINT_MASS_RANGE."""
 PENALTY_STEPS = {False: 10, True: 1}
 """The quantile's tie-breaking penalty grows by 2Δ/ε every PENALTY_STEPS[dates] grid steps away from the
 median: every tenth step of the fine number grid (two significant digits), every step of the year grid."""
-STEPS = (("kinds", Fraction(1, 8)), ("point masses", Fraction(1, 8)), ("magnitudes", Fraction(1, 8)),
+STEPS = (("kinds", Fraction(1, 16)), ("point masses", Fraction(3, 16)), ("magnitudes", Fraction(1, 8)),
          ("median", Fraction(1, 8)), ("lower bound", Fraction(1, 4)), ("upper bound", Fraction(1, 4)))
 """The releases of each measured column and their shares of its ε (public, fixed before reading)."""
 MECHANISM = ("private schema draft: discrete Laplace counts of field kinds and of public point-mass candidates; "

@@ -14,10 +14,10 @@ boolean dtype) costs nothing; every other column gets ε/m (m such columns) in s
 sensitivity 1 under add-remove, 2 under replace-one (each row is in one cell); the quantile utility
 has Δ = 1 under both (below).
 
-1. ``kinds`` (1/8): discrete Laplace on the counts of :data:`FIELD_KINDS` (empty, whole number,
+1. ``kinds`` (1/16): discrete Laplace on the counts of :data:`FIELD_KINDS` (empty, whole number,
    number with 1..6+ decimals, ISO date, other text).  Decides the kind (a public dtype wins),
    ``integer`` and ``decimals`` (a cell counts when it reaches 1 % and 7 noise scales).
-2. ``point masses`` (1/8): discrete Laplace on the rows equal to public candidates (0, sentinels such
+2. ``point masses`` (3/16): discrete Laplace on the rows equal to public candidates (0, sentinels such
    as −1, 99, 999, and round numbers of one significant digit); proposed as ``special_values`` when
    the noisy count reaches 2 % of the numbers and 7 noise scales (noise alone rarely does).
 3. ``magnitudes`` (1/8): discrete Laplace on the numbers by sign and decade of magnitude; the grid
@@ -96,8 +96,9 @@ median: every tenth step of the fine number grid (two significant digits), every
 STEPS = (("kinds", Fraction(1, 16)), ("point masses", Fraction(3, 16)), ("magnitudes", Fraction(1, 8)),
          ("median", Fraction(1, 8)), ("lower bound", Fraction(1, 4)), ("upper bound", Fraction(1, 4)))
 """The releases of each measured column and their shares of its ε (public, fixed before reading)."""
-MECHANISM = ("private schema draft: discrete Laplace counts of field kinds and of public point-mass candidates; "
-             "private quantiles (q = 1/200, 199/200) by permute-and-flip over public round grids")
+MECHANISM = ("private schema draft: discrete Laplace counts of field kinds, public point-mass candidates and "
+             "magnitudes; private median and q-quantiles (q from 1/200 to 1/10 by the noisy count) by "
+             "permute-and-flip over public round grids")
 HEADER = ("# privbayes schema draft released under epsilon-differential privacy (schema infer --epsilon):\n"
           "# its bounds, kinds and point masses are noisy releases paid for in the private_draft ledger; a fit\n"
           "# on it reports draft + fit epsilon.  Categories come from public lists only.\n")

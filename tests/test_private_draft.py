@@ -114,6 +114,20 @@ def test_a_fit_on_the_draft_reports_draft_plus_fit_and_no_not_covered_caveat():
     assert "total epsilon" in str(report) and "sequential composition" in str(report)
 
 
+def test_python_draft_fit_sample_and_the_evaluation_summary_state_the_total():
+    from privbayes import AdaptiveMarginals
+    from privbayes.evaluation.caveats import privacy_summary
+
+    frame = _frame().drop(columns=["note"])
+    schema = private_draft(frame, 0.2, neighbours="add-remove", categories=CANDIDATES, seed=4).schema()
+    model = AdaptiveMarginals(epsilon=0.8, neighbours="add-remove", random_state=0).fit(frame, schema)
+    sample = model.sample(200, random_state=1)
+    assert list(sample.columns) == ["amount", "age", "job", "flag"] and sample["age"].notna().any()
+    summary = privacy_summary(model.released_, schema)
+    assert "with the private schema draft, total ε = 1" in summary.guarantee
+    assert not any("NOT covered" in text or "inferred" in text for _, text in summary.caveats)
+
+
 def test_an_add_remove_draft_counts_twice_under_a_replace_one_fit_and_the_converse_is_refused():
     frame = _frame().drop(columns=["note"])
     add_remove = private_draft(frame, 0.1, neighbours="add-remove", categories=CANDIDATES, seed=1).schema()

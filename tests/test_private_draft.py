@@ -278,3 +278,11 @@ def test_dates_get_whole_year_bounds_near_the_data_and_typed_columns_keep_their_
 def test_the_public_range_is_bounded():
     with pytest.raises(InputError, match="value range"):
         private_draft(_frame(100), 0.1, value_range=1e300)
+
+
+def test_column_names_with_colons_keep_their_own_budgets_and_duplicates_are_refused():
+    frame = _frame(1000)[["amount", "age"]].rename(columns={"amount": "a", "age": "a: b"})
+    draft = private_draft(frame, 0.2, seed=0)
+    assert [s for s, *_ in draft.release.ledger if s.startswith("a: b:")] == [f"a: b: {s}" for s, _ in STEPS]
+    with pytest.raises(InputError, match="more than once"):
+        private_draft(pd.DataFrame([[1, 2]], columns=["x", "x"]), 0.2)

@@ -31,6 +31,7 @@ from privbayes.counting.coltypes import TEXT_COLUMN, ColumnType, file_types, fra
 from privbayes.counting.labels import NUMBER
 from privbayes.counting.reading import read_frame
 from privbayes.counting.source import check_source
+from privbayes.errors import InputError
 from privbayes.schema import date_ordinal
 
 FIELD_KINDS = ("empty", "whole number", "1 decimal", "2 decimals", "3 decimals", "4 decimals", "5 decimals",
@@ -103,6 +104,8 @@ class DraftSource:
 def draft_source(data: Any) -> DraftSource:
     """The private table of ``data`` (a DataFrame, a path or a TableFile) for a private draft."""
     check_source(data)
+    if isinstance(data, pd.DataFrame) and len({str(c) for c in data.columns}) != len(data.columns):
+        raise InputError("data: a column name appears more than once; name every column once")
     if isinstance(data, pd.DataFrame):
         frame, types = data, {str(name): frame_type(data[name]) for name in data.columns}
     else:

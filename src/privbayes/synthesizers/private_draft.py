@@ -177,7 +177,8 @@ def private_draft(data: Any, epsilon: float | Fraction | str, *, neighbours: str
         elif source.declared(name).family == "bool":
             proposals.append(_public(name, {"kind": "binary", "categories": [False, True]}, source.declared(name)))
         else:
-            proposals.append(_measure(name, source, plan, relation, accountant, rng, bins, float(value_range)))
+            budgets = {r.kind: r.epsilon for r in plan.releases if r.index == measured.index(name)}
+            proposals.append(_measure(name, source, budgets, relation, accountant, rng, bins, float(value_range)))
     plan.check(accountant.ledger)
     ledger = tuple((e.step, e.mechanism, e.epsilon, e.sensitivity, e.measured) for e in accountant.ledger)
     return PrivateDraft(tuple(proposals), DraftRelease(total, relation.name, MECHANISM, ledger))
@@ -243,9 +244,9 @@ def _public(name: str, template: dict[str, Any], declared: ColumnType) -> Column
 
 # --- one measured column ------------------------------------------------------------------------------
 
-def _measure(name: str, source: DraftSource, plan: BudgetPlan, relation: Neighbours, accountant: Accountant,
-             rng: RandomSource, bins: int, value_range: float) -> ColumnProposal:
-    budgets = {r.kind: r.epsilon for r in plan.releases if r.step.startswith(f"{name}: ")}
+def _measure(name: str, source: DraftSource, budgets: dict[str, Fraction], relation: Neighbours,
+             accountant: Accountant, rng: RandomSource, bins: int, value_range: float) -> ColumnProposal:
+    """The releases of one column (``budgets``: its planned ε by step) and the proposal they support."""
     kinds = DiscreteLaplace(budgets["kinds"], relation.count_sensitivity)
     counts = kinds.release(
         source.kind_counts(name), accountant, rng, step=f"{name}: kinds", measured=f"{name}: fields by kind")

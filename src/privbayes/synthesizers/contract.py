@@ -30,6 +30,7 @@ import pandas as pd
 from privbayes import counting
 from privbayes.counting import PrivateTable
 from privbayes.errors import InferredDomainWarning, InputError
+from privbayes.privacy.neighbours import draft_cost
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.privacy.report import PrivacyReport
 from privbayes.schema import Schema
@@ -182,6 +183,9 @@ class PrivateEstimator:
                                             allow_empty=not self.n_public(settings))
         if domain_source == INFERRED or table.schema.inferred:
             warnings.warn(INFERRED_WARNING, InferredDomainWarning, stacklevel=2)
+        relation = getattr(settings, "relation", None)
+        if table.schema.private_draft is not None and relation is not None:
+            draft_cost(table.schema.private_draft, relation)  # a private draft's relation must compose with the fit's
         self.released_ = self._release(settings, table, domain_source)
         return self
 

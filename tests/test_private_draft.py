@@ -1,0 +1,288 @@
+"""schema infer --epsilon: a schema draft released under ε-DP (docs/decisions.md, "Private schema drafts").
+
+The ledger equals the plan and sums to ε exactly, under both relations; the same seed gives the same
+draft; bounds lie on the public grid; a 30 % mass at 0 is found; values outside the released bounds are
+clipped, not refused; a fit on the draft reports draft + fit ε with no NOT-covered caveat (Python and
+command line); a tampered block is refused; relations that do not compose are refused in one line."""
+
+from fractions import Fraction
+from itertools import product
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from privbayes import PrivBayes, load, private_draft
+from privbayes.cli import main
+from privbayes.counting.private_draft import FIELD_KINDS, draft_source
+from privbayes.errors import InputError
+from privbayes.io import load_schema
+from privbayes.privacy.neighbours import ADD_REMOVE, REPLACE_ONE
+from privbayes.schema import Schema
+from privbayes.synthesizers.private_draft import STEPS, draft_plan, round_grid, tail_share
+
+
+def _frame(n: int = 4000, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "amount": np.where(rng.random(n) < 0.3, 0, rng.integers(100, 5000, n)),
+        "age": rng.integers(18, 90, n),
+        "job": rng.choice(["admin", "tech", "retired"], n),
+        "note": [f"free text {i}" for i in range(n)],
+        "flag": rng.random(n) < 0.4,
+    })
+
+
+CANDIDATES = {"job": ["admin", "tech", "retired", "services"]}
+
+
+@pytest.mark.parametrize("relation", [REPLACE_ONE, ADD_REMOVE])
+def test_the_ledger_equals_the_plan_and_sums_to_epsilon(relation):
+    draft = private_draft(_frame(), "0.3", neighbours=relation.name, categories=CANDIDATES, seed=1)
+    ledger = draft.release.ledger
+    plan = draft_plan(["amount", "age", "note"], Fraction(3, 10), relation)
+    assert [(s, m, e, d) for s, m, e, d, _ in ledger] == [(r.step, r.mechanism, r.epsilon, r.sensitivity)
+                                                        for r in plan.releases]
+    assert sum(e for _, _, e, _, _ in ledger) == Fraction(3, 10) == draft.release.epsilon
+    assert len(ledger) == 3 * len(STEPS)
+    assert {d for _, m, _, d, _ in ledger if m == "discrete Laplace"} == {relation.count_sensitivity}
+    assert {d for _, m, _, d, _ in ledger if m == "permute-and-flip"} == {Fraction(1)}
+    assert draft.release.neighbours == relation.name
+
+
+def test_the_same_seed_gives_the_same_draft_and_another_seed_another_noise():
+    frame = _frame()
+    first = private_draft(frame, 0.3, categories=CANDIDATES, seed=5).to_yaml()
+    assert private_draft(frame, 0.3, categories=CANDIDATES, seed=5).to_yaml() == first
+    drafts = {private_draft(frame, 0.05, categories=CANDIDATES, seed=s).to_yaml() for s in range(4)}
+    assert len(drafts) > 1
+
+
+def test_bounds_lie_on_the_public_grid_and_a_30_percent_mass_at_zero_is_special():
+    grid = set(round_grid(1e9))
+    for seed in range(3):
+        attributes = {a["name"]: a for a in private_draft(_frame(), 1.0, categories=CANDIDATES, seed=seed)
+                      .to_dict()["attributes"]}
+        for name in ("amount", "age"):
+            assert attributes[name]["kind"] == "numeric" and attributes[name]["integer"] is True
+            assert attributes[name]["lower"] in grid and attributes[name]["upper"] in grid
+            assert attributes[name]["invalid"] == "clip" and attributes[name]["missing"] == "category"
+        assert attributes["amount"]["special_values"] == [0]
+        assert "special_values" not in attributes["age"]
+        assert 0 <= attributes["age"]["lower"] <= 25 and 75 <= attributes["age"]["upper"] <= 130
+
+
+def test_text_without_candidates_is_dropped_with_a_reason_and_public_lists_cost_nothing():
+    draft = private_draft(_frame(), 0.3, categories=CANDIDATES, seed=1)
+    reasons = {p.name: p for p in draft.proposals}
+    assert reasons["note"].attribute is None and "--categories" in reasons["note"].reason
+    job = reasons["job"].attribute
+    assert job["categories"] == CANDIDATES["job"] and job["invalid"] == "category"
+    assert reasons["flag"].attribute["categories"] == [False, True]
+    assert not any(step.startswith(("job:", "flag:")) for step, *_ in draft.release.ledger)
+
+
+def test_a_schema_file_gives_its_categories_and_taxonomies_as_public_lists(tmp_path):
+    public = {"version": 1, "attributes": [
+        {"name": "job", "kind": "categorical", "categories": ["admin", "tech", "retired"],
+         "taxonomy": [["admin", "tech"], "retired"]},
+        {"name": "age", "kind": "numeric", "lower": 0, "upper": 1, "bins": 2}]}
+    (tmp_path / "public.yaml").write_text(yaml.safe_dump(public))
+    attributes = {a["name"]: a for a in private_draft(_frame(), 0.3, categories=tmp_path / "public.yaml", seed=1)
+                  .to_dict()["attributes"]}
+    assert attributes["job"]["taxonomy"] == [["admin", "tech"], "retired"]
+    assert attributes["age"]["upper"] >= 75  # numeric bounds stay private, whatever a schema says
+
+
+def test_values_outside_the_released_bounds_are_clipped_not_refused():
+    frame = _frame()
+    schema = private_draft(frame, 1.0, categories=CANDIDATES, seed=2).schema()
+    frame.loc[:4, "age"] = [-10**8, 10**8, 10**7, -5, 10**6]  # far outside any released bounds
+    model = PrivBayes(epsilon=0.5, random_state=0).fit(frame.drop(columns=["note"]), schema)
+    assert model.privacy_report()["n"] == len(frame)
+
+
+def test_a_fit_on_the_draft_reports_draft_plus_fit_and_no_not_covered_caveat():
+    frame = _frame().drop(columns=["note"])
+    schema = private_draft(frame, 0.1, categories=CANDIDATES, seed=1).schema()
+    report = PrivBayes(epsilon=0.9, random_state=0).fit(frame, schema).privacy_report()
+    assert report["total_epsilon"] == pytest.approx(1.0) and report["draft_epsilon"] == pytest.approx(0.1)
+    assert "private schema draft" in report["domain_source"] and "total ε of draft + this release = 1" in \
+        report["domain_source"]
+    assert not any("NOT" in c or "inferred" in c for c in report["caveats"])
+    assert "total epsilon" in str(report) and "sequential composition" in str(report)
+
+
+def test_python_draft_fit_sample_and_the_evaluation_summary_state_the_total():
+    from privbayes import AdaptiveMarginals
+    from privbayes.evaluation.caveats import privacy_summary
+
+    frame = _frame().drop(columns=["note"])
+    schema = private_draft(frame, 0.2, neighbours="add-remove", categories=CANDIDATES, seed=4).schema()
+    model = AdaptiveMarginals(epsilon=0.8, neighbours="add-remove", random_state=0).fit(frame, schema)
+    sample = model.sample(200, random_state=1)
+    assert list(sample.columns) == ["amount", "age", "job", "flag"] and sample["age"].notna().any()
+    summary = privacy_summary(model.released_, schema)
+    assert "with the private schema draft, total ε = 1" in summary.guarantee
+    assert not any("NOT covered" in text or "inferred" in text for _, text in summary.caveats)
+
+
+def test_an_add_remove_draft_counts_twice_under_a_replace_one_fit_and_the_converse_is_refused():
+    frame = _frame().drop(columns=["note"])
+    add_remove = private_draft(frame, 0.1, neighbours="add-remove", categories=CANDIDATES, seed=1).schema()
+    report = PrivBayes(epsilon=0.5, random_state=0).fit(frame, add_remove).privacy_report()
+    assert report["total_epsilon"] == pytest.approx(0.7)
+    both = PrivBayes(epsilon=0.5, neighbours="add-remove", random_state=0).fit(frame, add_remove).privacy_report()
+    assert both["total_epsilon"] == pytest.approx(0.6)
+    replace_one = private_draft(frame, 0.1, categories=CANDIDATES, seed=1).schema()
+    with pytest.raises(InputError, match="replace-one neighbours, which does not cover an add-remove fit"):
+        PrivBayes(epsilon=0.5, neighbours="add-remove", random_state=0).fit(frame, replace_one)
+
+
+def _document(tmp_path) -> dict:
+    frame = _frame().drop(columns=["note"])
+    return private_draft(frame, 0.2, categories=CANDIDATES, seed=1).to_dict()
+
+
+def test_the_block_round_trips_through_a_schema_file_and_a_model_file(tmp_path):
+    document = _document(tmp_path)
+    (tmp_path / "draft.yaml").write_text(yaml.safe_dump(document))
+    schema = load_schema(tmp_path / "draft.yaml")
+    assert schema.private_draft is not None and not schema.inferred
+    assert Schema.from_dict(schema.to_dict()) == schema
+    frame = _frame().drop(columns=["note"])
+    PrivBayes(epsilon=0.4, random_state=0).fit(frame, schema).save(tmp_path / "m.json")
+    assert load(tmp_path / "m.json").privacy_report()["total_epsilon"] == pytest.approx(0.6)
+
+
+@pytest.mark.parametrize("tamper, message", [
+    (lambda b: b["ledger"][0].update(epsilon="1/1000000"), "do not sum"),
+    (lambda b: b.update(epsilon="1/100"), "do not sum"),
+    (lambda b: b.update(epsilon=0.2), "exact rationals"),
+    (lambda b: b.update(neighbours="swap"), "neighbours must be"),
+    (lambda b: b["ledger"].clear(), "ledger must be a list"),
+    (lambda b: b.update(extra=1), "must be a mapping of"),
+    (lambda b: b["ledger"][0].update(step="x" * 1000), "at most 400 characters"),
+    (lambda b: b.update(epsilon="1/0"), "zero denominator"),
+])
+def test_a_tampered_block_is_refused_in_one_line(tmp_path, tamper, message):
+    document = _document(tmp_path)
+    tamper(document["private_draft"])
+    (tmp_path / "draft.yaml").write_text(yaml.safe_dump(document))
+    with pytest.raises(InputError, match=message) as refused:
+        load_schema(tmp_path / "draft.yaml")
+    assert "\n" not in str(refused.value)
+
+
+def test_a_block_beside_inferred_true_is_refused(tmp_path):
+    document = _document(tmp_path) | {"inferred": True}
+    with pytest.raises(InputError, match="cannot be 'inferred: true'"):
+        Schema.from_dict(document)
+
+
+def test_nothing_to_measure_and_bad_inputs_are_refused_in_one_line():
+    frame = pd.DataFrame({"job": ["admin", "tech"] * 10, "flag": [True, False] * 10})
+    with pytest.raises(InputError, match="nothing to pay for"):
+        private_draft(frame, 0.1, categories=CANDIDATES)
+    with pytest.raises(InputError, match="epsilon"):
+        private_draft(frame, 0)
+    with pytest.raises(InputError, match="neighbours"):
+        private_draft(frame, 0.1, neighbours="swap")
+    with pytest.raises(InputError, match="not in the data"):
+        private_draft(frame, 0.1, categories={"other": ["a"]})
+
+
+@pytest.mark.parametrize("neighbours, fit_neighbours, total", [
+    ("replace-one", "replace-one", "1"), ("add-remove", "add-remove", "1"), ("add-remove", "replace-one", "1.5")])
+def test_the_command_line_drafts_fits_samples_and_reports_the_total(tmp_path, capsys, neighbours, fit_neighbours,
+                                                                     total):
+    _frame().to_csv(tmp_path / "data.csv", index=False)
+    (tmp_path / "public.yaml").write_text(yaml.safe_dump(CANDIDATES))
+    assert main(["schema", "infer", str(tmp_path / "data.csv"), "--epsilon", "0.5", "--neighbours", neighbours,
+                 "--categories", str(tmp_path / "public.yaml"), "--seed", "3", "-o", str(tmp_path / "d.yaml")]) == 0
+    out = capsys.readouterr()
+    assert "epsilon 0.5 spent" in out.out and "note" in out.out and "seeded" in out.err
+    document = yaml.safe_load((tmp_path / "d.yaml").read_text())
+    assert document["private_draft"]["epsilon"] == "1/2" and "inferred" not in document
+    assert [a["name"] for a in document["attributes"]] == ["amount", "age", "job"]
+    assert main(["fit", "--method", "privbayes", str(tmp_path / "data.csv"), "--schema", str(tmp_path / "d.yaml"),
+                 "--epsilon", "0.5", "--neighbours", fit_neighbours, "--seed", "1", "-o",
+                 str(tmp_path / "m.json")]) == 0
+    assert "inferred" not in capsys.readouterr().err
+    assert main(["sample", str(tmp_path / "m.json"), "-n", "50", "-o", str(tmp_path / "s.csv"), "--seed", "2"]) == 0
+    assert len(pd.read_csv(tmp_path / "s.csv")) == 50
+    assert main(["inspect", str(tmp_path / "m.json")]) == 0
+    shown = capsys.readouterr().out
+    assert f"total ε of draft + this release = {total} " in shown and "NOT covered" not in shown
+
+
+def test_the_command_line_refuses_private_options_without_epsilon(tmp_path, capsys):
+    _frame(200).to_csv(tmp_path / "data.csv", index=False)
+    assert main(["schema", "infer", str(tmp_path / "data.csv"), "--seed", "1", "-o", str(tmp_path / "d.yaml")]) != 0
+    assert "add --epsilon" in capsys.readouterr().err
+    assert not (tmp_path / "d.yaml").exists()
+
+
+def test_the_exact_queries_count_each_row_once():
+    frame = pd.DataFrame({"x": ["1", "2.5", "", "2020-01-02", "abc", "-3", "0", "7.125", "1e3"]})
+    source = draft_source(frame)
+    kinds = dict(zip(FIELD_KINDS, source.kind_counts("x")))
+    assert kinds == {"empty": 1, "whole number": 4, "1 decimal": 1, "2 decimals": 0, "3 decimals": 1,
+                     "4 decimals": 0, "5 decimals": 0, "6+ decimals": 0, "ISO date": 1, "other text": 1}
+    at_most, above = source.split_counts("x", [-5, 0, 2.5, 1000], dates=False)
+    assert at_most.tolist() == [0, 2, 4, 6] and above.tolist() == [6, 4, 2, 0]
+    at_most, _ = source.split_counts("x", [0, 2.5], dates=False, excluded=[0])
+    assert at_most.tolist() == [1, 3]
+    assert source.magnitude_counts("x", [0, 1, 2, 3]).sum() == 6
+    assert source.value_counts("x", [0, 1, 1000]).tolist() == [1, 1, 1]
+
+
+def test_the_quantile_utility_moves_by_at_most_one_between_neighbours():
+    """u(c) = −|(1−q)·#{x ≤ c} − q·#{x > c}|: every replacement and every addition/removal of one row, on
+    every table of up to three rows over four values, moves it by at most the declared Δ = 1."""
+    values, c = (0, 1, 2, 3), 1.5
+    for q in (Fraction(1, 200), Fraction(1, 20), Fraction(19, 20)):
+        def u(rows: tuple, q: Fraction = q) -> Fraction:
+            return -abs((1 - q) * sum(x <= c for x in rows) - q * sum(x > c for x in rows))
+        worst = Fraction(0)
+        for size in range(4):
+            for rows in product(values, repeat=size):
+                for i, new in product(range(size), values):  # replace-one
+                    worst = max(worst, abs(u(rows) - u(rows[:i] + (new,) + rows[i + 1:])))
+                for new in values:  # add-remove
+                    worst = max(worst, abs(u(rows) - u(rows + (new,))))
+        assert 0 < worst <= 1
+
+
+def test_tail_share_asks_for_a_larger_q_when_the_count_or_epsilon_is_small():
+    assert tail_share(10**7, Fraction(1)) == Fraction(1, 200)
+    assert tail_share(50_000, Fraction(1, 192)) > Fraction(1, 200)
+    assert tail_share(10, Fraction(1, 100)) == Fraction(1, 10)
+
+
+def test_dates_get_whole_year_bounds_near_the_data_and_typed_columns_keep_their_dtype():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"day": [str(np.datetime64("1990-01-01") + int(d)) for d in rng.integers(0, 7300, 5000)],
+                          "x": rng.normal(0, 1, 5000).round(3), "k": rng.integers(0, 5, 5000).astype("int32")})
+    for seed in range(3):
+        attributes = {a["name"]: a for a in private_draft(frame, 1.0, seed=seed).to_dict()["attributes"]}
+        day = attributes["day"]
+        assert day["kind"] == "date" and day["lower"].endswith("-01-01") and day["upper"].endswith("-12-31")
+        assert 1985 <= int(day["lower"][:4]) <= 1990 and 2009 <= int(day["upper"][:4]) <= 2014
+        assert attributes["x"]["integer"] is False and attributes["x"]["decimals"] == 3
+        k = attributes["k"]  # five point masses: categories (a noisy rest may add a few unused integers)
+        assert {0, 1, 2, 3, 4} <= set(k["categories"]) and len(k["categories"]) <= 10 and k["dtype"] == "Int32"
+
+
+def test_the_public_range_is_bounded():
+    with pytest.raises(InputError, match="value range"):
+        private_draft(_frame(100), 0.1, value_range=1e300)
+
+
+def test_column_names_with_colons_keep_their_own_budgets_and_duplicates_are_refused():
+    frame = _frame(1000)[["amount", "age"]].rename(columns={"amount": "a", "age": "a: b"})
+    draft = private_draft(frame, 0.2, seed=0)
+    assert [s for s, *_ in draft.release.ledger if s.startswith("a: b:")] == [f"a: b: {s}" for s, _ in STEPS]
+    with pytest.raises(InputError, match="more than once"):
+        private_draft(pd.DataFrame([[1, 2]], columns=["x", "x"]), 0.2)

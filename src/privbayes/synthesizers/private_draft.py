@@ -59,7 +59,7 @@ from privbayes.errors import InputError
 from privbayes.io import read_structured
 from privbayes.limits import limits
 from privbayes.privacy.accountant import Accountant
-from privbayes.privacy.mechanisms import DiscreteLaplace, PermuteAndFlip
+from privbayes.privacy.mechanisms import DiscreteLaplace, PermuteAndFlip, discrete_laplace_variance
 from privbayes.privacy.neighbours import Neighbours
 from privbayes.privacy.neighbours import neighbours as relation_named
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
@@ -289,7 +289,12 @@ def _measure(name: str, source: DraftSource, budgets: dict[str, Fraction], relat
     if dates:
         return _date_attribute(name, lower, upper, bins, dtype)
     present = [x >= max(KIND_SHARE * max(numbers, 0), POINT_MASS_SCALES * kinds.scale) for x in counts[2:-2]]
-    if specials and rest < threshold:  # (almost) every number is a point mass: they are the categories
+    # (almost) every number is a point mass: they are the categories, but only when the noisy rest is
+    # clearly (two standard deviations) below the share; a rest the noise cannot resolve stays binned
+    # (clipped to its bounds) rather than sent to <missing> (Adult's capital-gain at a small ε)
+    rest_sd = math.sqrt((len(counts) - 3) * discrete_laplace_variance(kinds.scale)
+                        + len(specials) * discrete_laplace_variance(masses.scale))
+    if specials and rest + 2 * rest_sd < POINT_MASS_SHARE * max(numbers, 0):
         attribute = {"name": name, "kind": "binary" if len(specials) == 2 else "categorical",
                      "categories": [_plain(v) for v in specials]}
         attribute.update({"dtype": dtype} if dtype is not None else {})

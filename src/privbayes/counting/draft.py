@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -54,7 +55,11 @@ from privbayes.counting.source import check_source
 from privbayes.schema import DEFAULT_BINS, Schema, date_ordinal
 from privbayes.schema.dtypes import nullable_twin
 
-POINT_MASS_SHARE = 0.05
+POINT_MASS_SHARE = 0.02
+POINT_MASS_RATIO = 3
+MAX_MAGNITUDE = 1e300
+MAX_DRAFT_DECIMALS = 6
+MIN_STEP_EXPONENT = -300
 MAX_SPECIAL_VALUES = 8
 MIN_ROWS_FOR_ID = 20
 MIN_BINS = 2
@@ -170,7 +175,7 @@ def _propose(name: str, column: pd.Series, typed: ColumnType, max_categories: in
             return ColumnProposal(name, None, "whole numbers, (almost) all distinct: looks like an identifier, "
                                   f"dropped (sample --keep-ids regenerates it as {key} keys 1..n)",
                                   "keep it? Then declare it under attributes (kind: numeric).", key)
-        return _numeric(name, present, values, missing, bins, note, dtype)
+        return _numeric(name, column, present, typed, missing, bins, note, dtype)
     if not numeric and bool(present.str.fullmatch(_ISO_DATE.pattern).all()):
         if typed.family is None and bool(present.str.contains(_TIME_OF_DAY).all()):
             dtype = _stamp_dtype(present)  # a CSV's time stamps: written back as time stamps
@@ -206,23 +211,27 @@ def _categorical(name: str, categories: list[Any], what: str, missing: str, note
     attribute["missing"] = missing
     numbers = all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in categories)
     question = ("these are numbers with few distinct values, taken as categories; if they are amounts, "
-                "declare kind: numeric with public bounds." if numbers else None)
+                "declare kind: numeric with public bounds." if numbers and len(categories) > 2 else None)
     return ColumnProposal(name, attribute, f"{len(categories)} {what}: {kind}{note}", question)
 
 
-def _numeric(name: str, present: pd.Series, values: np.ndarray, missing: str, bins: int,
+def _numeric(name: str, column: pd.Series, present: pd.Series, typed: ColumnType, missing: str, bins: int,
              note: str, dtype: str | None) -> ColumnProposal:
-    integer = bool(np.all(np.mod(values, 1) == 0))
+    values = _numbers(column, present, typed)
+    if not np.all(np.abs(values) <= MAX_MAGNITUDE):
+        return ColumnProposal(name, None, f"numbers beyond ±{MAX_MAGNITUDE:g}, too large to bin: dropped",
+                              "to keep it, declare it with public bounds (or rescale it first).")
+    integer = bool(np.all(np.mod(values, 1) == 0)) and bool(np.all(np.abs(values) < 2**53))
     uniques, counts = np.unique(values, return_counts=True)
     shares = counts / len(values)
-    heavy = (shares >= POINT_MASS_SHARE) & (shares >= 3 / len(uniques))
-    order = np.argsort(-shares[heavy], kind="stable")[:MAX_SPECIAL_VALUES]
-    specials = sorted(float(v) for v in uniques[heavy][order])
+    order = np.argsort(-counts, kind="stable")  # heaviest first; ties in increasing value
+    typical = float(np.median(shares))  # a typical value's share: a point mass stands out against it
+    heavy = [int(i) for i in order[:MAX_SPECIAL_VALUES]
+             if shares[i] >= POINT_MASS_SHARE and shares[i] >= POINT_MASS_RATIO * typical]
+    specials = sorted(float(uniques[i]) for i in heavy)
     rest = values[~np.isin(values, specials)] if specials else values
     rest = rest if len(rest) else values
-    lower, upper = _round_down(float(rest.min())), _round_up(float(rest.max()))
-    if not lower < upper:
-        upper = lower + _magnitude(lower)
+    lower, upper = outward_bounds(float(rest.min()), float(rest.max()), integer)
     if dtype is not None and dtype.lower().lstrip("u").startswith("int"):  # stay inside the integer dtype's range
         info = np.iinfo(dtype.lower())
         lower, upper = max(lower, float(info.min)), min(upper, float(info.max))
@@ -233,24 +242,31 @@ def _numeric(name: str, present: pd.Series, values: np.ndarray, missing: str, bi
         reasons.append(f"{bins} bins for the {rest_share:.0%} of values that are not special")
     attribute: dict[str, Any] = {"name": name, "kind": "numeric", "lower": _plain(lower), "upper": _plain(upper),
                                  "bins": bins, "integer": integer}
-    questions = []
     if not integer:
-        attribute["decimals"] = min(6, max(len(t.split(".")[1].split("e")[0].split("E")[0]) if "." in t else 0
-                                           for t in present.unique()))
+        decimals = max(_decimals(float(v)) for v in uniques)
+        if decimals <= MAX_DRAFT_DECIMALS:  # more digits than that: sampled values keep full precision
+            attribute["decimals"] = decimals
     if rest.min() >= 0 and upper >= 100 * max(lower, 1) and np.median(rest) - lower < (upper - lower) / 10:
         attribute["scale"] = "log"
         reasons.append("most values sit near the lower bound, so bins are log-spaced (scale: log)")
+    question = None
     if specials:
         attribute["special_values"] = [_plain(v) for v in specials]
-        held = sum(float(shares[uniques == v][0]) for v in specials)
-        reasons.append(f"special_values {[_plain(v) for v in specials]} hold {held:.0%} of the values and are "
-                       "sampled exactly")
-        questions.append("are the special values sentinels or real point masses of the public domain? Keep "
-                         "them, or remove them to bin them like the rest.")
+        held = float(sum(shares[i] for i in heavy))
+        reasons.append(f"{len(specials)} special value(s) holding {held:.0%} of the values, sampled exactly")
+        question = ("are the special values sentinels or real point masses of the public domain? Keep them, or "
+                    "remove them to bin them like the rest.")
     if dtype is not None:
         attribute["dtype"] = dtype
     attribute["missing"] = missing
-    return ColumnProposal(name, attribute, "; ".join(reasons) + note, " ".join(questions) or None)
+    return ColumnProposal(name, attribute, "; ".join(reasons) + note, question)
+
+
+def _numbers(column: pd.Series, present: pd.Series, typed: ColumnType) -> np.ndarray:
+    """The column's numbers as fit reads them (:mod:`privbayes.counting.labels`): a typed column's own
+    values as float64 (a float32 0.1 stays 0.10000000149011612), text parsed as decimal numbers."""
+    numbers = column.dropna() if typed.family in ("int", "float") else pd.to_numeric(present)
+    return np.asarray(numbers.to_numpy(dtype=np.float64))
 
 
 def _date(name: str, present: pd.Series, missing: str, bins: int, note: str, dtype: str | None) -> ColumnProposal:
@@ -267,27 +283,68 @@ def _date(name: str, present: pd.Series, missing: str, bins: int, note: str, dty
         if dtype.startswith("datetime64") and not all(_midnight(t) for t in texts):
             reason += "; time stamps: the time of day is not kept (midnight)"
     attribute["missing"] = missing
-    return ColumnProposal(name, attribute, reason, "which granularity should the output keep: day, month or year?")
+    return ColumnProposal(name, attribute, reason + f"; granularity {granularity} (month or year coarsen it)")
 # --- helpers ----------------------------------------------------------------------------------------
 
-def _magnitude(x: float) -> float:
-    return 10.0 ** (math.floor(math.log10(abs(x))) - 1) if x != 0 else 1.0
+def outward_bounds(low: float, high: float, integer: bool = False) -> tuple[float, float]:
+    """Bounds around the data's range [low, high] on a round grid (docs/decisions.md, "Schema drafts:
+    exact spelling, outward rounding, point masses").
+
+    The grid's step is the first number of the 1-2-5 × 10^k series at least a tenth of the spread
+    (at least 1 for whole numbers, at least 10^-300 so that bins stay normal floats); each bound is
+    the grid point at or beyond its extreme.  A bound may equal the extreme only when the extreme is
+    *round*: 0 or a multiple of the first 1-2-5 × 10^k number at least the spread (ages 19..91 give
+    0..100, ages 10..90 too); otherwise it moves out one more step.  A constant column gets one step
+    above its value.  Each bound is the float of a short decimal spelling."""
+    spread = high - low if high > low else (abs(high) or 1.0)
+    mantissa, exponent = _grid_step(spread / 10)
+    if integer and exponent < 0:
+        mantissa, exponent = 1, 0
+    lower, upper = _grid(low, mantissa, exponent, -1, 0), _grid(high, mantissa, exponent, +1, 0)
+    coarse = _grid_step(spread)
+    if lower == low and not _round(low, *coarse):
+        lower = _grid(low, mantissa, exponent, -1, 1)
+    if upper == high and not _round(high, *coarse):
+        upper = _grid(high, mantissa, exponent, +1, 1)
+    if not lower < upper:
+        upper = _grid(high, mantissa, exponent, +1, 1)
+    return lower, upper
 
 
-def _round_down(x: float) -> float:
-    """x rounded down to two significant digits (0 stays 0)."""
-    step = _magnitude(x)
-    return math.floor(round(x / step, 9)) * step
+def _grid_step(least: float) -> tuple[int, int]:
+    """The first step m × 10^e (m in 1, 2, 5; e ≥ −300) at least ``least``, as (m, e)."""
+    exponent = max(MIN_STEP_EXPONENT, math.floor(math.log10(least)) if least > 0 else MIN_STEP_EXPONENT)
+    for e in (exponent - 1, exponent, exponent + 1):
+        for m in (1, 2, 5):
+            if e >= MIN_STEP_EXPONENT and float(f"{m}e{e}") >= least:
+                return m, e
+    return 1, exponent + 2  # pragma: no cover  (log10 is off by at most one)
 
 
-def _round_up(x: float) -> float:
-    step = _magnitude(x)
-    return math.ceil(round(x / step, 9)) * step
+def _grid(x: float, mantissa: int, exponent: int, direction: int, beyond: int) -> float:
+    """The grid point q·m·10^e at or below x (direction −1) or at or above it (+1), then ``beyond``
+    steps further out, as the float of its decimal spelling (float division may miss by a step, so
+    the point is checked against x)."""
+    q = (math.floor if direction < 0 else math.ceil)(x / float(f"{mantissa}e{exponent}"))
+    while (float(f"{q * mantissa}e{exponent}") > x) if direction < 0 else (float(f"{q * mantissa}e{exponent}") < x):
+        q += direction
+    return float(f"{(q + direction * beyond) * mantissa}e{exponent}")
+
+
+def _round(x: float, mantissa: int, exponent: int) -> bool:
+    """Whether x is 0 or a multiple of m·10^e, exactly, on its shortest decimal spelling."""
+    return x == 0 or Decimal(repr(x)) % Decimal(f"{mantissa}e{exponent}") == 0
+
+
+def _decimals(x: float) -> int:
+    """Digits after the decimal point in the shortest spelling of x (``repr``): 0.25 → 2, 1e-05 → 5."""
+    exponent = Decimal(repr(x)).as_tuple().exponent
+    return max(0, -exponent) if isinstance(exponent, int) else 0
 
 
 def _plain(x: float) -> int | float:
-    """A number as YAML shows it best: an int when whole."""
-    x = float(f"{x:.12g}")
+    """A number as YAML shows it best and exactly: an int when whole, else the float itself (YAML
+    writes its shortest round-trip spelling), so that a special value read back is the data's value."""
     return int(x) if x.is_integer() and abs(x) < 2**53 else x
 
 

@@ -168,9 +168,10 @@ def _propose(name: str, column: pd.Series, typed: ColumnType, max_categories: in
     numeric = bool(present.str.fullmatch(NUMBER).all()) and typed.family != "category"
     id_like = len(present) >= MIN_ROWS_FOR_ID and (distinct == len(present) or
                                                     (_ID_NAME.search(name) and distinct >= 0.9 * len(present)))
-    if numeric and distinct > max_categories // 4:
-        values = pd.to_numeric(present).to_numpy(dtype=float)
-        if id_like and bool(np.all(np.mod(values, 1) == 0)):
+    infinite = typed.family == "float" and bool(np.isinf(column.dropna().to_numpy(dtype=np.float64)).any())
+    if infinite or (numeric and distinct > max_categories // 4):
+        values = _numbers(column, present, typed)
+        if id_like and not infinite and bool(np.all(np.mod(values, 1) == 0)):
             key = "text" if typed.family == "text" else "integer"
             return ColumnProposal(name, None, "whole numbers, (almost) all distinct: looks like an identifier, "
                                   f"dropped (sample --keep-ids regenerates it as {key} keys 1..n)",
@@ -218,7 +219,9 @@ def _categorical(name: str, categories: list[Any], what: str, missing: str, note
 def _numeric(name: str, column: pd.Series, present: pd.Series, typed: ColumnType, missing: str, bins: int,
              note: str, dtype: str | None) -> ColumnProposal:
     values = _numbers(column, present, typed)
-    if not np.all(np.abs(values) <= MAX_MAGNITUDE):
+    infinite = bool(np.isinf(values).any()) and typed.family == "float"
+    values = values[np.isfinite(values)] if infinite else values
+    if not len(values) or not np.all(np.abs(values) <= MAX_MAGNITUDE):
         return ColumnProposal(name, None, f"numbers beyond ±{MAX_MAGNITUDE:g}, too large to bin: dropped",
                               "to keep it, declare it with public bounds (or rescale it first).")
     integer = bool(np.all(np.mod(values, 1) == 0)) and bool(np.all(np.abs(values) < 2**53))
@@ -259,6 +262,10 @@ def _numeric(name: str, column: pd.Series, present: pd.Series, typed: ColumnType
     if dtype is not None:
         attribute["dtype"] = dtype
     attribute["missing"] = missing
+    if infinite:  # ±inf is no number of a domain: clipped to the nearest bound, row by row
+        attribute["invalid"] = "clip"
+        reasons.append("infinite values are clipped to the bounds (invalid: clip)")
+        question = question or "are the infinite values real? 'invalid: clip' sends them to the nearest bound."
     return ColumnProposal(name, attribute, "; ".join(reasons) + note, question)
 
 

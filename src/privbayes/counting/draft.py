@@ -301,7 +301,7 @@ def outward_bounds(low: float, high: float, integer: bool = False) -> tuple[floa
     (at least 1 for whole numbers, at least 10^-300 so that bins stay normal floats); each bound is
     the grid point at or beyond its extreme.  A bound may equal the extreme only when the extreme is
     *round*: 0 or a multiple of the first 1-2-5 × 10^k number at least the spread (ages 19..91 give
-    0..100, ages 10..90 too); otherwise it moves out one more step.  A constant column gets one step
+    10..100, ages 10..90 give 0..100); otherwise it moves out one more step.  A constant column gets one step
     above its value.  Each bound is the float of a short decimal spelling."""
     spread = high - low if high > low else (abs(high) or 1.0)
     mantissa, exponent = _grid_step(spread / 10)

@@ -183,8 +183,8 @@ def _propose(name: str, column: pd.Series, typed: ColumnType, max_categories: in
         return _date(name, present, missing, bins, note, dtype)
     if distinct <= max_categories:
         if typed.family in ("int", "float"):
-            values = [python_value(v) for v in column.dropna().unique()]
-            return _categorical(name, sorted(set(values)), "distinct numbers", missing, note, dtype)
+            numbers = [python_value(v) for v in column.dropna().unique()]
+            return _categorical(name, sorted(set(numbers)), "distinct numbers", missing, note, dtype)
         if typed.family is None:
             return _categorical(name, _spelled(list(counts.index)), "distinct values", missing, note, None)
         return _categorical(name, sorted(counts.index, key=_natural_key), "distinct values", missing, note, dtype)

@@ -20,6 +20,8 @@ def add_parser(commands: Any) -> None:
     infer.add_argument("--bins", type=arguments.positive_int, default=16, help="bins per numeric column (default 16)")
     infer.add_argument("--max-categories", type=arguments.positive_int, default=64,
                        help="text columns with more distinct values are proposed as dropped (default 64)")
+    infer.add_argument("--metadata", metavar="FILE", help="SDV single-table metadata JSON: column types (sdtype) "
+                       "and keys replace the draft's guesses; bounds and categories still come from the data")
     arguments.add_table_options(infer)
     infer.set_defaults(run=run)
 
@@ -29,7 +31,8 @@ def run(args: argparse.Namespace) -> None:
     from privbayes.io import atomic_write_text
 
     arguments.writable(args.output, "schema file", (".yaml", ".yml", ".json"))
-    draft = draft_schema(arguments.table(args, args.data), max_categories=args.max_categories, bins=args.bins)
+    draft = draft_schema(arguments.table(args, args.data), max_categories=args.max_categories, bins=args.bins,
+                         metadata=args.metadata)
     if args.output.lower().endswith(".json"):
         atomic_write_text(args.output, json.dumps(draft.to_dict(), indent=2))
     else:

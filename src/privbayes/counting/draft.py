@@ -39,7 +39,9 @@ draft (no randomness; every list in a fixed order).  Messages name columns only.
 from __future__ import annotations
 
 import math
+import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -52,8 +54,10 @@ from privbayes.counting.coltypes import TEXT_COLUMN, ColumnType, file_types, fra
 from privbayes.counting.labels import NUMBER
 from privbayes.counting.reading import read_frame
 from privbayes.counting.source import check_source
+from privbayes.errors import InputError
 from privbayes.schema import DEFAULT_BINS, Schema, date_ordinal
 from privbayes.schema.dtypes import nullable_twin
+from privbayes.schema.sdv import read_sdv_metadata
 
 POINT_MASS_SHARE = 0.02
 POINT_MASS_RATIO = 3
@@ -130,73 +134,138 @@ def _comment(p: ColumnProposal) -> str:
     return "\n".join(line.replace("\n", " ") for line in lines) + "\n"
 
 
-def draft_schema(data: Any, max_categories: int = 64, bins: int = DEFAULT_BINS) -> Draft:
-    """A draft for every column of ``data`` (a DataFrame, a path or a TableFile).  NOT private."""
+def draft_schema(data: Any, max_categories: int = 64, bins: int = DEFAULT_BINS,
+                 metadata: str | os.PathLike[str] | Mapping[str, Any] | None = None) -> Draft:
+    """A draft for every column of ``data`` (a DataFrame, a path or a TableFile).  NOT private.
+
+    ``metadata``: SDV single-table metadata (a JSON file or its mapping, :mod:`privbayes.schema.sdv`)
+    whose column types and keys replace the draft's guesses; the domain still comes from the data."""
+    declared = read_sdv_metadata(metadata) if metadata is not None else {}
     check_source(data)
     if isinstance(data, pd.DataFrame):
         frame, types = data, {name: frame_type(data[name]) for name in data.columns}
     else:
         frame, types = read_frame(data, None), file_types(data)
-    return Draft(tuple(_propose(str(name), frame[name], types.get(name, TEXT_COLUMN), max_categories, bins)
-                       for name in frame.columns))
+    unknown = [name for name in declared if name not in {str(c) for c in frame.columns}]
+    if unknown:
+        raise InputError(f"metadata: column {unknown[0]!r} is not a column of the data")
+    return Draft(tuple(_propose(str(name), frame[name], types.get(name, TEXT_COLUMN), max_categories, bins,
+                                declared.get(str(name))) for name in frame.columns))
 
 
-def infer_schema(data: Any, max_categories: int = 64, bins: int = DEFAULT_BINS) -> Schema:
+def infer_schema(data: Any, max_categories: int = 64, bins: int = DEFAULT_BINS,
+                 metadata: str | os.PathLike[str] | Mapping[str, Any] | None = None) -> Schema:
     """The draft of :func:`draft_schema` as a Schema (marked inferred).  NOT private."""
-    return draft_schema(data, max_categories, bins).schema()
+    return draft_schema(data, max_categories, bins, metadata).schema()
 
 
 # --- one column -------------------------------------------------------------------------------------
 
-def _propose(name: str, column: pd.Series, typed: ColumnType, max_categories: int, bins: int) -> ColumnProposal:
+def _propose(name: str, column: pd.Series, typed: ColumnType, max_categories: int, bins: int,
+             sdtype: str | None = None) -> ColumnProposal:
     text = column.astype(object).where(column.notna(), "").astype(str).str.strip()
     present = text[text != ""]
+    if sdtype in ("pii", "other"):
+        return ColumnProposal(name, None, f"'{sdtype}' in the metadata (data the model leaves out): dropped")
     if len(present) == 0:
         return ColumnProposal(name, None, "every field is empty: dropped")
     missing = "category" if len(present) < len(text) else "refuse"
-    note = "; has empty fields (missing: category)" if missing == "category" else ""
-    dtype = _nullable_if(typed.dtype, missing)
-    if typed.family == "bool":
-        return _categorical(name, [False, True], "values (booleans)", missing, note, dtype)
-    if typed.family == "category" and typed.categories and len(typed.categories) <= max_categories:
-        what = f"categories of an {'ordered' if typed.ordered else 'unordered'} pandas category, in its order"
-        return _categorical(name, list(typed.categories), what, missing, note, "category", typed.ordered)
+    c = _Column(name, column, present, typed, missing, "; has empty fields (missing: category)"
+                if missing == "category" else "", _nullable_if(typed.dtype, missing))
+    if sdtype is not None:
+        return _declared(c, sdtype, max_categories, bins)
+    if typed.family == "bool" or (typed.family == "category" and typed.categories
+                                  and len(typed.categories) <= max_categories):
+        return _categories(c, max_categories)  # type: ignore[return-value]
     if typed.family in ("datetime", "date"):
-        return _date(name, present, missing, bins, note, dtype)
-    counts = present.value_counts(sort=False)
-    distinct = len(counts)
+        return _dates(c, bins)
+    distinct = present.nunique()
     numeric = bool(present.str.fullmatch(NUMBER).all()) and typed.family != "category"
     id_like = len(present) >= MIN_ROWS_FOR_ID and (distinct == len(present) or
                                                     (_ID_NAME.search(name) and distinct >= 0.9 * len(present)))
     infinite = typed.family == "float" and bool(np.isinf(column.dropna().to_numpy(dtype=np.float64)).any())
     if infinite or (numeric and distinct > max_categories // 4):
-        values = _numbers(column, present, typed)
-        if id_like and not infinite and bool(np.all(np.mod(values, 1) == 0)):
+        if id_like and not infinite and bool(np.all(np.mod(_numbers(c), 1) == 0)):
             key = "text" if typed.family == "text" else "integer"
             return ColumnProposal(name, None, "whole numbers, (almost) all distinct: looks like an identifier, "
                                   f"dropped (sample --keep-ids regenerates it as {key} keys 1..n)",
                                   "keep it? Then declare it under attributes (kind: numeric).", key)
-        return _numeric(name, column, present, typed, missing, bins, note, dtype)
+        return _numeric(c, bins)
     if not numeric and bool(present.str.fullmatch(_ISO_DATE.pattern).all()):
-        if typed.family is None and bool(present.str.contains(_TIME_OF_DAY).all()):
-            dtype = _stamp_dtype(present)  # a CSV's time stamps: written back as time stamps
-        return _date(name, present, missing, bins, note, dtype)
-    if distinct <= max_categories:
-        if typed.family in ("int", "float"):
-            numbers = [python_value(v) for v in column.dropna().unique()]
-            return _categorical(name, sorted(set(numbers)), "distinct numbers", missing, note, dtype)
-        if typed.family is None:
-            return _categorical(name, _spelled(list(counts.index)), "distinct values", missing, note, None)
-        return _categorical(name, sorted(counts.index, key=_natural_key), "distinct values", missing, note, dtype)
+        return _dates(c, bins)
+    categorical = _categories(c, max_categories)
+    if categorical is not None:
+        return categorical
     if id_like:
-        key = "uuid" if bool(present.str.fullmatch(_UUID).all()) else "text"
-        return ColumnProposal(name, None, "text, (almost) all values distinct: looks like an identifier, dropped "
-                              f"(sample --keep-ids regenerates it as {key} keys)", None, key)
-    if bool(present.str.fullmatch(_OTHER_DATE.pattern).all()):
-        return ColumnProposal(name, None, "dates in a non-ISO format: dropped",
+        return _identifier(c, "text, (almost) all values distinct: looks like an identifier")
+    return _not_categorical(c, max_categories)
+
+
+@dataclass(frozen=True)
+class _Column:
+    """One column of the data as the proposals read it: its present values as stripped text, its
+    type, and the missing policy, note and dtype already chosen."""
+
+    name: str
+    column: pd.Series
+    present: pd.Series
+    typed: ColumnType
+    missing: str
+    note: str
+    dtype: str | None
+
+
+def _declared(c: _Column, sdtype: str, max_categories: int, bins: int) -> ColumnProposal:
+    """The proposal for a column whose type the SDV metadata declares (:mod:`privbayes.schema.sdv`)."""
+    if sdtype == "id":
+        return _identifier(c, "a key in the metadata")
+    if sdtype == "datetime":
+        iso = c.typed.family in ("datetime", "date") or bool(c.present.str.fullmatch(_ISO_DATE.pattern).all())
+        return _dates(c, bins) if iso else _not_categorical(c, max_categories)
+    if sdtype == "numerical":
+        if c.typed.family in ("int", "float") or bool(c.present.str.fullmatch(NUMBER).all()):
+            return _numeric(c, bins)
+        return ColumnProposal(c.name, None, "numerical in the metadata, but not every value is a number: dropped",
+                              "fix the values or the metadata, or declare the column by hand.")
+    return _categories(c, max_categories) or _not_categorical(c, max_categories)
+
+
+def _categories(c: _Column, max_categories: int) -> ColumnProposal | None:
+    """Booleans, a pandas category, or at most ``max_categories`` distinct values as categories; else None."""
+    if c.typed.family == "bool":
+        return _categorical(c.name, [False, True], "values (booleans)", c.missing, c.note, c.dtype)
+    if c.typed.family == "category" and c.typed.categories and len(c.typed.categories) <= max_categories:
+        what = f"categories of an {'ordered' if c.typed.ordered else 'unordered'} pandas category, in its order"
+        return _categorical(c.name, list(c.typed.categories), what, c.missing, c.note, "category", c.typed.ordered)
+    counts = c.present.value_counts(sort=False)
+    if len(counts) > max_categories:
+        return None
+    if c.typed.family in ("int", "float"):
+        numbers = [python_value(v) for v in c.column.dropna().unique()]
+        return _categorical(c.name, sorted(set(numbers)), "distinct numbers", c.missing, c.note, c.dtype)
+    if c.typed.family is None:
+        return _categorical(c.name, _spelled(list(counts.index)), "distinct values", c.missing, c.note, None)
+    return _categorical(c.name, sorted(counts.index, key=_natural_key), "distinct values", c.missing, c.note,
+                        c.dtype)
+
+
+def _identifier(c: _Column, why: str) -> ColumnProposal:
+    """A dropped identifier with the kind of key ``--keep-ids`` regenerates for it."""
+    if c.typed.family == "int" or (c.typed.family is None and bool(c.present.str.fullmatch(r"[+-]?\d+").all())):
+        key = "integer"
+    else:
+        key = "uuid" if bool(c.present.str.fullmatch(_UUID).all()) else "text"
+    return ColumnProposal(c.name, None, f"{why}, dropped (sample --keep-ids regenerates it as {key} keys)", None, key)
+
+
+def _not_categorical(c: _Column, max_categories: int) -> ColumnProposal:
+    """Text that is neither dates nor few categories: dropped, with the way to keep it."""
+    if bool(c.present.str.fullmatch(_OTHER_DATE.pattern).all()):
+        return ColumnProposal(c.name, None, "dates in a non-ISO format: dropped",
                               "to keep it, rewrite the dates as YYYY-MM-DD and declare kind: date "
                               "(lower, upper, granularity: day/month/year).")
-    return ColumnProposal(name, None, f"text with {distinct} distinct values (more than {max_categories}): dropped",
+    return ColumnProposal(c.name, None, f"text with {c.present.nunique()} distinct values (more than "
+                          f"{max_categories}): dropped",
                           "drop it, or generalise it: list its most frequent values as categories and set "
                           "'invalid: category' and 'missing: category' to map the others to <missing>.")
 
@@ -216,10 +285,10 @@ def _categorical(name: str, categories: list[Any], what: str, missing: str, note
     return ColumnProposal(name, attribute, f"{len(categories)} {what}: {kind}{note}", question)
 
 
-def _numeric(name: str, column: pd.Series, present: pd.Series, typed: ColumnType, missing: str, bins: int,
-             note: str, dtype: str | None) -> ColumnProposal:
-    values = _numbers(column, present, typed)
-    infinite = bool(np.isinf(values).any()) and typed.family == "float"
+def _numeric(c: _Column, bins: int) -> ColumnProposal:
+    name, missing, note, dtype = c.name, c.missing, c.note, c.dtype
+    values = _numbers(c)
+    infinite = bool(np.isinf(values).any()) and c.typed.family == "float"
     values = values[np.isfinite(values)] if infinite else values
     if not len(values) or not np.all(np.abs(values) <= MAX_MAGNITUDE):
         return ColumnProposal(name, None, f"numbers beyond ±{MAX_MAGNITUDE:g}, too large to bin: dropped",
@@ -269,15 +338,18 @@ def _numeric(name: str, column: pd.Series, present: pd.Series, typed: ColumnType
     return ColumnProposal(name, attribute, "; ".join(reasons) + note, question)
 
 
-def _numbers(column: pd.Series, present: pd.Series, typed: ColumnType) -> np.ndarray:
+def _numbers(c: _Column) -> np.ndarray:
     """The column's numbers as fit reads them (:mod:`privbayes.counting.labels`): a typed column's own
     values as float64 (a float32 0.1 stays 0.10000000149011612), text parsed as decimal numbers."""
-    numbers = column.dropna() if typed.family in ("int", "float") else pd.to_numeric(present)
+    numbers = c.column.dropna() if c.typed.family in ("int", "float") else pd.to_numeric(c.present)
     return np.asarray(numbers.to_numpy(dtype=np.float64))
 
 
-def _date(name: str, present: pd.Series, missing: str, bins: int, note: str, dtype: str | None) -> ColumnProposal:
-    texts = present.unique()
+def _dates(c: _Column, bins: int) -> ColumnProposal:
+    name, missing, note, dtype = c.name, c.missing, c.note, c.dtype
+    if c.typed.family is None and bool(c.present.str.contains(_TIME_OF_DAY).all()):
+        dtype = _stamp_dtype(c.present)  # a CSV's time stamps: written back as time stamps
+    texts = c.present.unique()
     days = sorted(x for x in (date_ordinal(t, "day") for t in texts) if x is not None) or [0.0]
     granularity = "month" if all(t[8:10] == "01" for t in texts) else "day"
     first = str(np.datetime64("1970-01-01") + np.timedelta64(int(days[0]), "D"))[:4]

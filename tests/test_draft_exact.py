@@ -104,3 +104,34 @@ def test_questions_only_where_the_answer_changes_the_model():
     assert questions["flag"] is None  # a 0/1 column is not asked whether it is an amount
     assert questions["x"] is None and questions["day"] is None
     assert questions["size"] is not None and questions["sentinel"] is not None
+
+
+@pytest.mark.parametrize("kind", ["frame", "csv", "parquet"])
+def test_a_date_holding_a_large_share_is_a_special_date_sampled_exactly(tmp_path, kind):
+    rng = np.random.default_rng(6)
+    n = 2000
+    days = np.where(rng.random(n) < 0.094, 0, rng.integers(-3000, 3000, n))  # 9.4 % on 1970-01-01
+    frame = pd.DataFrame({"day": pd.to_datetime(np.array(days, dtype="datetime64[D]")), "g": rng.choice(["a", "b"], n)})
+    data = {"frame": frame, "csv": tmp_path / "t.csv", "parquet": tmp_path / "t.parquet"}[kind]
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    frame.to_parquet(tmp_path / "t.parquet", index=False)
+    draft = draft_schema(data)
+    attribute = draft.to_dict()["attributes"][0]
+    assert attribute["special_values"] == ["1970-01-01"] and draft.proposals[0].question is not None
+    schema = draft.schema()
+    assert schema.to_dict()["attributes"][0]["special_values"] == ["1970-01-01"]  # written back as a date
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InferredDomainWarning)
+        sampled = PrivBayes(1.0, random_state=1).fit(data, schema).sample(2000, random_state=1)
+    share = float((pd.to_datetime(sampled["day"]) == pd.Timestamp("1970-01-01")).mean())
+    assert abs(share - 0.094) < 0.03
+
+
+def test_the_special_values_of_a_date_attribute_are_iso_dates():
+    from privbayes.schema import Attribute
+
+    attr = Attribute("d", "date", lower="2020-01-01", upper="2020-12-31", special_values=("2019-06-30",))
+    assert attr.number_codes(np.array([attr.special_values[0]]))[0] == attr.bins  # its own code, outside the bounds
+    assert attr.bin_labels()[-1] == "=2019-06-30"
+    with pytest.raises(InputError, match="special_values of a date attribute must be ISO dates"):
+        Attribute("d", "date", lower="2020-01-01", upper="2020-12-31", special_values=(18000,))

@@ -55,7 +55,7 @@ from privbayes.counting.labels import NUMBER
 from privbayes.counting.reading import read_frame
 from privbayes.counting.source import check_source
 from privbayes.errors import InputError
-from privbayes.schema import DEFAULT_BINS, Schema, date_ordinal
+from privbayes.schema import DEFAULT_BINS, Schema, date_ordinal, date_text
 from privbayes.schema.dtypes import nullable_twin
 from privbayes.schema.sdv import read_sdv_metadata
 
@@ -76,6 +76,8 @@ _LEADING_ZERO = re.compile(r"[+-]?0\d")
 _OTHER_DATE = re.compile(r"\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}")
 _ID_NAME = re.compile(r"(?i)(^|[_\s.-])(id|uuid|guid|key)$|^id[_\s.-]")
 
+SPECIAL_QUESTION = ("are the special values sentinels or real point masses of the public domain? Keep them, or "
+                    "remove them to bin them like the rest.")
 HEADER = ("# privbayes schema DRAFT, read from the private data: NOT covered by epsilon.\n"
           "# Review every column: replace bounds and categories with public knowledge, answer the\n"
           "# QUESTIONs, then delete the line 'inferred: true' (while it stays, fit warns and the privacy\n"
@@ -294,13 +296,7 @@ def _numeric(c: _Column, bins: int) -> ColumnProposal:
         return ColumnProposal(name, None, f"numbers beyond ±{MAX_MAGNITUDE:g}, too large to bin: dropped",
                               "to keep it, declare it with public bounds (or rescale it first).")
     integer = bool(np.all(np.mod(values, 1) == 0)) and bool(np.all(np.abs(values) < 2**53))
-    uniques, counts = np.unique(values, return_counts=True)
-    shares = counts / len(values)
-    order = np.argsort(-counts, kind="stable")  # heaviest first; ties in increasing value
-    typical = float(np.median(shares))  # a typical value's share: a point mass stands out against it
-    heavy = [int(i) for i in order[:MAX_SPECIAL_VALUES]
-             if shares[i] >= POINT_MASS_SHARE and shares[i] >= POINT_MASS_RATIO * typical]
-    specials = sorted(float(uniques[i]) for i in heavy)
+    specials, held = _point_masses(values)
     rest = values[~np.isin(values, specials)] if specials else values
     rest = rest if len(rest) else values
     lower, upper = outward_bounds(float(rest.min()), float(rest.max()), integer)
@@ -308,14 +304,11 @@ def _numeric(c: _Column, bins: int) -> ColumnProposal:
         info = np.iinfo(dtype.lower())
         lower, upper = max(lower, float(info.min)), min(upper, float(info.max))
     reasons = [f"numbers; bounds rounded outward from the data's range to {_plain(lower)}..{_plain(upper)}"]
-    rest_share = len(rest) / len(values) if specials else 1.0
-    if rest_share < 1.0:  # few rows left for the bins: fewer bins, so that noise does not swamp them
-        bins = max(MIN_BINS, min(bins, math.ceil(2 * bins * rest_share)))
-        reasons.append(f"{bins} bins for the {rest_share:.0%} of values that are not special")
+    bins = _fewer_bins(bins, held, reasons)
     attribute: dict[str, Any] = {"name": name, "kind": "numeric", "lower": _plain(lower), "upper": _plain(upper),
                                  "bins": bins, "integer": integer}
     if not integer:
-        decimals = max(_decimals(float(v)) for v in uniques)
+        decimals = max(_decimals(float(v)) for v in np.unique(values))
         if decimals <= MAX_DRAFT_DECIMALS:  # more digits than that: sampled values keep full precision
             attribute["decimals"] = decimals
     if rest.min() >= 0 and upper >= 100 * max(lower, 1) and np.median(rest) - lower < (upper - lower) / 10:
@@ -324,10 +317,8 @@ def _numeric(c: _Column, bins: int) -> ColumnProposal:
     question = None
     if specials:
         attribute["special_values"] = [_plain(v) for v in specials]
-        held = float(sum(shares[i] for i in heavy))
         reasons.append(f"{len(specials)} special value(s) holding {held:.0%} of the values, sampled exactly")
-        question = ("are the special values sentinels or real point masses of the public domain? Keep them, or "
-                    "remove them to bin them like the rest.")
+        question = SPECIAL_QUESTION
     if dtype is not None:
         attribute["dtype"] = dtype
     attribute["missing"] = missing
@@ -336,6 +327,30 @@ def _numeric(c: _Column, bins: int) -> ColumnProposal:
         reasons.append("infinite values are clipped to the bounds (invalid: clip)")
         question = question or "are the infinite values real? 'invalid: clip' sends them to the nearest bound."
     return ColumnProposal(name, attribute, "; ".join(reasons) + note, question)
+
+
+def _point_masses(values: np.ndarray) -> tuple[list[float], float]:
+    """The values proposed as special, in increasing order, and the share of rows they hold: each
+    holds at least :data:`POINT_MASS_SHARE` of the column and :data:`POINT_MASS_RATIO` times the
+    median share of its distinct values (a typical value's share, against which a point mass stands
+    out; a uniform integer column has none), the :data:`MAX_SPECIAL_VALUES` heaviest at most."""
+    uniques, counts = np.unique(values, return_counts=True)
+    shares = counts / len(values)
+    order = np.argsort(-counts, kind="stable")  # heaviest first; ties in increasing value
+    typical = float(np.median(shares))
+    heavy = [int(i) for i in order[:MAX_SPECIAL_VALUES]
+             if shares[i] >= POINT_MASS_SHARE and shares[i] >= POINT_MASS_RATIO * typical]
+    return sorted(float(uniques[i]) for i in heavy), float(shares[heavy].sum())
+
+
+def _fewer_bins(bins: int, held: float, reasons: list[str]) -> int:
+    """Bins for the values that are not special: ``2·bins·(their share)``, at least :data:`MIN_BINS`, so that
+    the few rows left for them are not swamped by noise in every empty cell."""
+    if held == 0:
+        return bins
+    fewer = max(MIN_BINS, min(bins, math.ceil(2 * bins * (1 - held))))
+    reasons.append(f"{fewer} bins for the {1 - held:.0%} of values that are not special")
+    return fewer
 
 
 def _numbers(c: _Column) -> np.ndarray:
@@ -349,20 +364,30 @@ def _dates(c: _Column, bins: int) -> ColumnProposal:
     name, missing, note, dtype = c.name, c.missing, c.note, c.dtype
     if c.typed.family is None and bool(c.present.str.contains(_TIME_OF_DAY).all()):
         dtype = _stamp_dtype(c.present)  # a CSV's time stamps: written back as time stamps
-    texts = c.present.unique()
-    days = sorted(x for x in (date_ordinal(t, "day") for t in texts) if x is not None) or [0.0]
+    counts = c.present.value_counts(sort=False)
+    texts = counts.index
+    ordinals = np.array([date_ordinal(t, "day") for t in texts], dtype=np.float64)  # NaN: not a date
+    days = sorted(float(x) for x in ordinals[~np.isnan(ordinals)]) or [0.0]
     granularity = "month" if all(t[8:10] == "01" for t in texts) else "day"
+    known = ~np.isnan(ordinals)
+    specials, held = _point_masses(np.repeat(ordinals[known], counts.to_numpy()[known])) if known.any() else ([], 0)
     first = str(np.datetime64("1970-01-01") + np.timedelta64(int(days[0]), "D"))[:4]
     last = str(np.datetime64("1970-01-01") + np.timedelta64(int(days[-1]), "D"))[:4]
     attribute: dict[str, Any] = {"name": name, "kind": "date", "lower": f"{first}-01-01", "upper": f"{last}-12-31",
                                  "bins": bins, "granularity": granularity}
-    reason = f"ISO dates; bounds widened to whole years {first}..{last}{note}"
+    reasons = [f"ISO dates; bounds widened to whole years {first}..{last}",
+               f"granularity {granularity} (month or year coarsen it)"]
+    attribute["bins"] = _fewer_bins(bins, held, reasons)
+    if specials:
+        attribute["special_values"] = [date_text(x, "day") for x in specials]
+        reasons.append(f"{len(specials)} special date(s) holding {held:.0%} of the values, sampled exactly")
+    reason = "; ".join(reasons) + note
     if dtype is not None:
         attribute["dtype"] = dtype
         if dtype.startswith("datetime64") and not all(_midnight(t) for t in texts):
             reason += "; time stamps: the time of day is not kept (midnight)"
     attribute["missing"] = missing
-    return ColumnProposal(name, attribute, reason + f"; granularity {granularity} (month or year coarsen it)")
+    return ColumnProposal(name, attribute, reason, SPECIAL_QUESTION if specials else None)
 # --- helpers ----------------------------------------------------------------------------------------
 
 def outward_bounds(low: float, high: float, integer: bool = False) -> tuple[float, float]:

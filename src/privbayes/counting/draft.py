@@ -2,23 +2,36 @@
 
 Only on request (``privbayes schema infer``, ``fit --infer-schema``).  It lives in the
 counting layer because it reads private rows.  The draft always comes out, one
-proposal per column with the reason as a YAML comment and a ``QUESTION`` where the
-rule is unsure (issue 16):
+proposal per column with the reason as a YAML comment and a ``QUESTION`` only where the
+answer changes the model (special values, numbers taken as categories — not a 0/1 column —,
+identifiers, dropped text; docs/decisions.md, "Schema drafts: exact spelling, outward rounding,
+point masses"):
 
 * identifiers (every value distinct, or an ``id``-like name) and empty columns are
   proposed as dropped (the schema's ``drop:`` list); an identifier is listed with the kind of
   key ``sample --keep-ids`` regenerates for it (``integer``, ``uuid`` or ``text``);
 * high-cardinality text is proposed as dropped, with the generalisation alternative;
-* ISO dates become ``kind: date`` with bounds widened to whole years;
+* ISO dates become ``kind: date`` with bounds widened to whole years, a date holding a large
+  share as a special date (as numbers, below);
 * numbers with few distinct values become categories; other numbers become
-  ``kind: numeric`` with bounds rounded outward to two significant digits (not the
-  data's exact minimum and maximum), their precision (``integer``/``decimals``), heavy
-  point masses and sentinels as ``special_values`` (a value holding at least
-  :data:`POINT_MASS_SHARE` of the column and three times an average value's share;
-  the bins then number ``2·bins·(share of the other values)``, at least :data:`MIN_BINS`,
-  so that the few rows left for them are not swamped by noise in every empty cell),
-  and ``scale: log`` when the values are non-negative, span two orders of magnitude and
-  half of them sit in the first tenth of the range.
+  ``kind: numeric`` with bounds rounded outward on a 1-2-5 grid (:func:`outward_bounds`: never a
+  non-round minimum or maximum of the data), their precision (``integer``/``decimals``), point
+  masses and sentinels as ``special_values`` (a value holding at least :data:`POINT_MASS_SHARE`
+  of the column and :data:`POINT_MASS_RATIO` times a typical value's share, at most
+  :data:`MAX_SPECIAL_VALUES`; the bins then number ``2·bins·(share of the other values)``, at
+  least :data:`MIN_BINS`, so that the few rows left for them are not swamped by noise in every
+  empty cell), and ``scale: log`` when the values are non-negative, span two orders of magnitude
+  and half of them sit in the first tenth of the range.
+
+**The draft fits its own data.**  Every number is written exactly (the shortest spelling that
+parses back to the same float, as YAML writes a float), read the way ``fit`` reads it
+(:mod:`privbayes.counting.labels`: a typed column's own float64 values, text parsed as decimal
+numbers), so ``fit`` accepts the unedited draft of the same CSV, Parquet file or DataFrame on every
+back-end.  A float column with ±inf gets ``invalid: clip``; numbers beyond ±1e300 are dropped.
+
+``metadata`` (SDV single-table metadata, :mod:`privbayes.schema.sdv`) replaces the guessed
+type of the columns it declares: numerical, categorical or boolean, datetime, a key (dropped as an
+identifier), personal or other data (dropped).
 
 Every kept column records the type it went in with (issue 29): the ``dtype`` of a DataFrame's
 column or of a Parquet column (:mod:`privbayes.counting.coltypes`; ``ordered: true`` for an ordered

@@ -1,8 +1,8 @@
 """Property: ``fit`` never refuses the draft ``schema infer`` wrote from the same data — from a
 DataFrame, and from CSV and Parquet files written from it — over hostile frames: floats with many
-digits, irrational point masses (ln 0.1, −π, 1/3), huge and tiny magnitudes, negative zero, dates,
-bools, nullable ints, text and missing values (docs/decisions.md, "Schema drafts: exact spelling,
-outward rounding, point masses")."""
+digits, irrational point masses (ln 0.1, −π, 1/3), huge and tiny magnitudes, negative zero,
+float32, dates, time stamps, bools, nullable ints (beyond 2^53 too), text and missing values
+(docs/decisions.md, "Schema drafts: exact spelling, outward rounding, point masses")."""
 
 import math
 import warnings
@@ -22,7 +22,7 @@ FLOATS = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_
 
 @st.composite
 def _column(draw: st.DrawFn, n: int) -> pd.Series:
-    kind = draw(st.sampled_from(["float", "mass", "date", "stamp", "bool", "int", "text"]))
+    kind = draw(st.sampled_from(["float", "mass", "float32", "date", "stamp", "bool", "int", "text"]))
     nulls = draw(st.booleans())
     missing = [draw(st.booleans()) and nulls for _ in range(n)]
     if kind in ("float", "mass"):
@@ -31,6 +31,9 @@ def _column(draw: st.DrawFn, n: int) -> pd.Series:
         values = [mass if kind == "mass" and draw(st.integers(0, 3)) == 0 else draw(FLOATS) * scale for _ in range(n)]
         values = [v if math.isfinite(v) else mass for v in values]  # 1e300 * 1e12 overflows
         return pd.Series([None if m else v for v, m in zip(values, missing)], dtype="float64")
+    if kind == "float32":  # 0.1 as float32 is 0.10000000149011612 as fit reads it
+        values = [draw(st.sampled_from([0.1, 1 / 3, -2.5, 1e-30, 3e38])) for _ in range(n)]
+        return pd.Series([None if m else v for v, m in zip(values, missing)], dtype="float32")
     if kind in ("date", "stamp"):
         days = [draw(st.integers(-20_000, 40_000)) for _ in range(n)]
         stamps = pd.Series(pd.to_datetime(np.array(days, dtype="datetime64[D]")))
@@ -41,7 +44,7 @@ def _column(draw: st.DrawFn, n: int) -> pd.Series:
         values = [draw(st.booleans()) for _ in range(n)]
         return pd.Series([None if m else v for v, m in zip(values, missing)], dtype="boolean" if nulls else "bool")
     if kind == "int":
-        values = [draw(st.integers(-(2**40), 2**40) | st.integers(-5, 5)) for _ in range(n)]
+        values = [draw(st.integers(-(2**62), 2**62) | st.integers(-5, 5)) for _ in range(n)]  # beyond 2^53 too
         return pd.Series([None if m else v for v, m in zip(values, missing)], dtype="Int64" if nulls else "int64")
     words = draw(st.lists(st.text("abc xyz,;\"'é", min_size=1, max_size=6), min_size=1, max_size=80, unique=True))
     return pd.Series([None if m else draw(st.sampled_from(words)) for m in missing], dtype="object")

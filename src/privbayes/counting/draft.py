@@ -308,7 +308,13 @@ def _numeric(c: _Column, bins: int) -> ColumnProposal:
     if not len(values) or not np.all(np.abs(values) <= MAX_MAGNITUDE):
         return ColumnProposal(name, None, f"numbers beyond ±{MAX_MAGNITUDE:g}, too large to bin: dropped",
                               "to keep it, declare it with public bounds (or rescale it first).")
-    integer = bool(np.all(np.mod(values, 1) == 0)) and bool(np.all(np.abs(values) < 2**53))
+    integer = bool(np.all(np.mod(values, 1) == 0))
+    if integer and not bool(np.all(np.abs(values) < 2**53)):  # float64 (as fit reads them) is not exact there
+        integer = False
+        dtype = ("Float64" if dtype[0] in "IU" else "float64") if dtype and "int" in dtype.lower() else dtype
+        reasons_big = ["whole numbers beyond 2^53 are modelled as float64 (not exact there)"]
+    else:
+        reasons_big = []
     specials, held = _point_masses(values)
     rest = values[~np.isin(values, specials)] if specials else values
     rest = rest if len(rest) else values
@@ -316,7 +322,8 @@ def _numeric(c: _Column, bins: int) -> ColumnProposal:
     if dtype is not None and dtype.lower().lstrip("u").startswith("int"):  # stay inside the integer dtype's range
         info = np.iinfo(dtype.lower())
         lower, upper = max(lower, float(info.min)), min(upper, float(info.max))
-    reasons = [f"numbers; bounds rounded outward from the data's range to {_plain(lower)}..{_plain(upper)}"]
+    reasons = [f"numbers; bounds rounded outward from the data's range to {_plain(lower)}..{_plain(upper)}",
+               *reasons_big]
     bins = _fewer_bins(bins, held, reasons)
     attribute: dict[str, Any] = {"name": name, "kind": "numeric", "lower": _plain(lower), "upper": _plain(upper),
                                  "bins": bins, "integer": integer}
@@ -455,7 +462,7 @@ def _round(x: float, mantissa: int, exponent: int) -> bool:
 
 def _decimals(x: float) -> int:
     """Digits after the decimal point in the shortest spelling of x (``repr``): 0.25 → 2, 1e-05 → 5."""
-    exponent = Decimal(repr(x)).as_tuple().exponent
+    exponent = Decimal(repr(x)).normalize().as_tuple().exponent
     return max(0, -exponent) if isinstance(exponent, int) else 0
 
 

@@ -156,6 +156,7 @@ def draft_schema(data: Any, max_categories: int = 64, bins: int = DEFAULT_BINS,
     ``metadata``: SDV single-table metadata (a JSON file or its mapping, :mod:`privbayes.schema.sdv`)
     whose column types and keys replace the draft's guesses; the domain still comes from the data."""
     declared = read_sdv_metadata(metadata) if metadata is not None else {}
+    where = str(metadata) if isinstance(metadata, (str, os.PathLike)) else "metadata"
     check_source(data)
     if isinstance(data, pd.DataFrame):
         frame, types = data, {name: frame_type(data[name]) for name in data.columns}
@@ -163,7 +164,7 @@ def draft_schema(data: Any, max_categories: int = 64, bins: int = DEFAULT_BINS,
         frame, types = read_frame(data, None), file_types(data)
     unknown = [name for name in declared if name not in {str(c) for c in frame.columns}]
     if unknown:
-        raise InputError(f"metadata: column {unknown[0]!r} is not a column of the data")
+        raise InputError(f"{where}: column {unknown[0]!r} is not a column of the data")
     return Draft(tuple(_propose(str(name), frame[name], types.get(name, TEXT_COLUMN), max_categories, bins,
                                 declared.get(str(name))) for name in frame.columns))
 
@@ -191,7 +192,7 @@ def _propose(name: str, column: pd.Series, typed: ColumnType, max_categories: in
         return _declared(c, sdtype, max_categories, bins)
     if typed.family == "bool" or (typed.family == "category" and typed.categories
                                   and len(typed.categories) <= max_categories):
-        return _categories(c, max_categories)  # type: ignore[return-value]
+        return _categories(c, max_categories) or _not_categorical(c, max_categories)  # the former, always
     if typed.family in ("datetime", "date"):
         return _dates(c, bins)
     distinct = present.nunique()

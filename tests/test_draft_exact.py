@@ -89,8 +89,10 @@ def test_a_point_mass_holding_2_percent_is_proposed_and_a_uniform_integer_gets_n
     n = 5000
     heavy = np.where(rng.random(n) < 0.03, 7.25, rng.normal(0, 3, n))
     ages = rng.integers(19, 92, n)  # 73 values of about 1.4 % each: no point mass
-    draft = draft_schema(pd.DataFrame({"x": heavy, "age": ages})).to_dict()["attributes"]
+    counts = np.where(rng.random(n) < 0.094, 30, rng.integers(0, 30, n))  # 9.4 % among 31 values (old rule: 3/31)
+    draft = draft_schema(pd.DataFrame({"x": heavy, "age": ages, "count": counts})).to_dict()["attributes"]
     assert draft[0]["special_values"] == [7.25] and "special_values" not in draft[1]
+    assert draft[2]["special_values"] == [30]
 
 
 def test_questions_only_where_the_answer_changes_the_model():

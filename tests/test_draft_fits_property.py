@@ -67,7 +67,7 @@ def _fits(data: object) -> pd.DataFrame:
     return model.sample(30, random_state=0)
 
 
-@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(frames())
 def test_fit_accepts_the_draft_of_the_same_data_from_a_frame_csv_and_parquet(tmp_path_factory, frame):
     folder = tmp_path_factory.mktemp("frame")

@@ -13,8 +13,9 @@ import yaml
 
 from privbayes import PrivBayes
 from privbayes.cli import main
-from privbayes.counting.draft import draft_schema, outward_bounds
+from privbayes.counting.draft import draft_schema
 from privbayes.errors import InferredDomainWarning, InputError
+from privbayes.schema.rounding import outward_bounds
 
 MASSES = {"ln": math.log(0.1), "pi": -math.pi, "third": 1 / 3}
 

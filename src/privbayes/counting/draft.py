@@ -14,8 +14,9 @@ point masses"):
 * ISO dates become ``kind: date`` with bounds widened to whole years, a date holding a large
   share as a special date (as numbers, below);
 * numbers with few distinct values become categories; other numbers become
-  ``kind: numeric`` with bounds rounded outward on a 1-2-5 grid (:func:`outward_bounds`: never a
-  non-round minimum or maximum of the data), their precision (``integer``/``decimals``), point
+  ``kind: numeric`` with bounds rounded outward on a 1-2-5 grid
+  (:func:`privbayes.schema.rounding.outward_bounds`: never a non-round minimum or maximum of
+  the data), their precision (``integer``/``decimals``), point
   masses and sentinels as ``special_values`` (a value holding at least :data:`POINT_MASS_SHARE`
   of the column and :data:`POINT_MASS_RATIO` times a typical value's share, at most
   :data:`MAX_SPECIAL_VALUES`; the bins then number ``2·bins·(share of the other values)``, at
@@ -70,13 +71,13 @@ from privbayes.counting.source import check_source
 from privbayes.errors import InputError
 from privbayes.schema import DEFAULT_BINS, Schema, date_ordinal, date_text
 from privbayes.schema.dtypes import nullable_twin
+from privbayes.schema.rounding import outward_bounds
 from privbayes.schema.sdv import read_sdv_metadata
 
 POINT_MASS_SHARE = 0.02
 POINT_MASS_RATIO = 3
 MAX_MAGNITUDE = 1e300
 MAX_DRAFT_DECIMALS = 6
-MIN_STEP_EXPONENT = -300
 MAX_SPECIAL_VALUES = 8
 MIN_ROWS_FOR_ID = 20
 MIN_BINS = 2
@@ -410,56 +411,6 @@ def _dates(c: _Column, bins: int) -> ColumnProposal:
     attribute["missing"] = missing
     return ColumnProposal(name, attribute, reason, SPECIAL_QUESTION if specials else None)
 # --- helpers ----------------------------------------------------------------------------------------
-
-def outward_bounds(low: float, high: float, integer: bool = False) -> tuple[float, float]:
-    """Bounds around the data's range [low, high] on a round grid (docs/decisions.md, "Schema drafts:
-    exact spelling, outward rounding, point masses").
-
-    The grid's step is the first number of the 1-2-5 × 10^k series at least a tenth of the spread
-    (at least 1 for whole numbers, at least 10^-300 so that bins stay normal floats); each bound is
-    the grid point at or beyond its extreme.  A bound may equal the extreme only when the extreme is
-    *round*: 0 or a multiple of the first 1-2-5 × 10^k number at least the spread (ages 19..91 give
-    10..100, ages 10..90 give 0..100); otherwise it moves out one more step.  A constant column gets one step
-    above its value.  Each bound is the float of a short decimal spelling."""
-    spread = high - low if high > low else (abs(high) or 1.0)
-    mantissa, exponent = _grid_step(spread / 10)
-    if integer and exponent < 0:
-        mantissa, exponent = 1, 0
-    lower, upper = _grid(low, mantissa, exponent, -1, 0), _grid(high, mantissa, exponent, +1, 0)
-    coarse = _grid_step(spread)
-    if lower == low and not _round(low, *coarse):
-        lower = _grid(low, mantissa, exponent, -1, 1)
-    if upper == high and not _round(high, *coarse):
-        upper = _grid(high, mantissa, exponent, +1, 1)
-    if not lower < upper:
-        upper = _grid(high, mantissa, exponent, +1, 1)
-    return lower, upper
-
-
-def _grid_step(least: float) -> tuple[int, int]:
-    """The first step m × 10^e (m in 1, 2, 5; e ≥ −300) at least ``least``, as (m, e)."""
-    exponent = max(MIN_STEP_EXPONENT, math.floor(math.log10(least)) if least > 0 else MIN_STEP_EXPONENT)
-    for e in (exponent - 1, exponent, exponent + 1):
-        for m in (1, 2, 5):
-            if e >= MIN_STEP_EXPONENT and float(f"{m}e{e}") >= least:
-                return m, e
-    return 1, exponent + 2  # pragma: no cover  (log10 is off by at most one)
-
-
-def _grid(x: float, mantissa: int, exponent: int, direction: int, beyond: int) -> float:
-    """The grid point q·m·10^e at or below x (direction −1) or at or above it (+1), then ``beyond``
-    steps further out, as the float of its decimal spelling (float division may miss by a step, so
-    the point is checked against x)."""
-    q = (math.floor if direction < 0 else math.ceil)(x / float(f"{mantissa}e{exponent}"))
-    while (float(f"{q * mantissa}e{exponent}") > x) if direction < 0 else (float(f"{q * mantissa}e{exponent}") < x):
-        q += direction
-    return float(f"{(q + direction * beyond) * mantissa}e{exponent}")
-
-
-def _round(x: float, mantissa: int, exponent: int) -> bool:
-    """Whether x is 0 or a multiple of m·10^e, exactly, on its shortest decimal spelling."""
-    return x == 0 or Decimal(repr(x)) % Decimal(f"{mantissa}e{exponent}") == 0
-
 
 def _decimals(x: float) -> int:
     """Digits after the decimal point in the shortest spelling of x (``repr``): 0.25 → 2, 1e-05 → 5."""

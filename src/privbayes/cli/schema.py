@@ -21,6 +21,8 @@ def add_parser(commands: Any) -> None:
     infer.add_argument("--bins", type=arguments.positive_int, default=16, help="bins per numeric column (default 16)")
     infer.add_argument("--max-categories", type=arguments.positive_int, default=64,
                        help="text columns with more distinct values are proposed as dropped (default 64)")
+    infer.add_argument("--metadata", metavar="FILE", help="SDV single-table metadata JSON: column types (sdtype) "
+                       "and keys replace the draft's guesses; bounds and categories still come from the data")
     private = infer.add_argument_group("private draft (the draft itself under epsilon-DP)")
     private.add_argument("--epsilon", help="release the draft under epsilon-differential privacy at this budget "
                                            "(e.g. 0.1; added to the fit's epsilon by composition)")
@@ -42,11 +44,15 @@ def run(args: argparse.Namespace) -> None:
 
     arguments.writable(args.output, "schema file", (".yaml", ".yml", ".json"))
     if args.epsilon is not None:
+        if args.metadata is not None:
+            raise InputError("--metadata drafts from the data (not private); a private draft (--epsilon) takes "
+                             "public category lists with --categories")
         _run_private(args)
         return
     if args.seed is not None or args.categories is not None:
         raise InputError("--seed and --categories belong to a private draft: add --epsilon")
-    draft = draft_schema(arguments.table(args, args.data), max_categories=args.max_categories, bins=args.bins)
+    draft = draft_schema(arguments.table(args, args.data), max_categories=args.max_categories, bins=args.bins,
+                         metadata=args.metadata)
     if args.output.lower().endswith(".json"):
         atomic_write_text(args.output, json.dumps(draft.to_dict(), indent=2))
     else:

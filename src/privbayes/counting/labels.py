@@ -246,7 +246,9 @@ def _apply_policies(attr: Attribute, codes: np.ndarray, positions: np.ndarray, d
     if attr.numeric:
         low, high = ((date_text(attr.lower, attr.granularity), date_text(attr.upper, attr.granularity))  # type: ignore[arg-type]
                      if attr.kind == "date" else (format(attr.lower, "g"), format(attr.upper, "g")))
-        problems.append((outside, f"a value is outside the schema's bounds [{low}, {high}]"))
+        specials = (f" and is not one of its {len(attr.special_values)} special values (which match only the exact "
+                    "number)" if attr.special_values else "")
+        problems.append((outside, f"a value is outside the schema's bounds [{low}, {high}]{specials}"))
     for mask, problem in problems:
         if mask.any():
             if attr.invalid == "category":

@@ -21,6 +21,8 @@ def attribute_to_dict(attr: Attribute) -> dict[str, Any]:
     if attr.kind == "date":
         out.update(lower=date_text(attr.lower, attr.granularity), upper=date_text(attr.upper, attr.granularity),  # type: ignore[arg-type]
                    bins=attr.bins, granularity=attr.granularity)
+        if attr.special_values:
+            out["special_values"] = [date_text(v, attr.granularity) for v in attr.special_values]  # type: ignore[arg-type]
     elif attr.kind == "numeric":
         if attr.edges is not None:
             out["edges"] = list(attr.edges)

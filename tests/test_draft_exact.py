@@ -15,6 +15,7 @@ from privbayes import PrivBayes
 from privbayes.cli import main
 from privbayes.counting.draft import draft_schema
 from privbayes.errors import InferredDomainWarning, InputError
+from privbayes.evaluation.report import average_tvd_against, verdict_against
 from privbayes.schema.rounding import outward_bounds
 
 MASSES = {"ln": math.log(0.1), "pi": -math.pi, "third": 1 / 3}
@@ -53,6 +54,8 @@ def test_an_irrational_point_mass_round_trips_from_a_dataframe():
         warnings.simplefilter("ignore", InferredDomainWarning)
         sampled = PrivBayes(1.0, random_state=1).fit(frame, schema).sample(500, random_state=1)
     assert all((sampled[name] == mass).any() for name, mass in MASSES.items())
+    assert average_tvd_against(frame, [sampled], schema)[0] < 1  # evaluate reads both frames on the draft
+    assert verdict_against(frame, sampled, schema)
 
 
 def test_a_value_outside_the_bounds_and_the_special_values_is_refused_saying_why(tmp_path):

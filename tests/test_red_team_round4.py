@@ -9,12 +9,95 @@ refusal comes before the allocation) and checked with tracemalloc where an array
 
 from __future__ import annotations
 
+import itertools
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
 import pytest
 
-from privbayes.adaptive.settings import first_groups
+from privbayes.adaptive.settings import MERGE_GAIN, AdaptiveSettings, first_groups, round_budgets
+from privbayes.cli import main
 from privbayes.encoding import Encoding
+from privbayes.errors import InputError
+from privbayes.limits import configure, limits
 from privbayes.schema import Schema
 from privbayes.schema.attribute import Attribute
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+SCHEMA = ("attributes:\n"
+          "  - {name: a, kind: categorical, categories: [x, y, z]}\n"
+          "  - {name: b, kind: binary}\n"
+          "  - {name: c, kind: categorical, categories: [p, q]}\n")
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory):
+    """Valid data and schema, an adaptive model under each relation, and an empty ``out`` folder."""
+    w = tmp_path_factory.mktemp("red_team_4")
+    rng = np.random.default_rng(0)
+    pd.DataFrame({"a": rng.choice(list("xyz"), 80), "b": rng.integers(0, 2, 80),
+                  "c": rng.choice(list("pq"), 80)}).to_csv(w / "data.csv", index=False)
+    (w / "schema.yaml").write_text(SCHEMA)
+    (w / "out").mkdir()
+    for relation in ("replace-one", "add-remove"):
+        assert main(["fit", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--epsilon", "1", "--rounds",
+                     "2", "--neighbours", relation, "--seed", "1", "-o", str(w / f"{relation}.json")]) == 0
+    return w
+
+
+@pytest.fixture
+def caps():
+    """Change caps for one test, restored afterwards."""
+    before = limits()
+    yield configure
+    configure(**vars(before))
+
+
+def run_cli(args: list[str], capsys) -> tuple[int, str]:
+    capsys.readouterr()
+    try:
+        code = main(args)
+    except SystemExit as exc:  # argparse
+        code = exc.code
+    return code, capsys.readouterr().err
+
+
+def subprocess_python(code: str, timeout: float = 30) -> subprocess.CompletedProcess:
+    """``code`` in a fresh interpreter on this tree (a hang on old code becomes a failure here)."""
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    try:
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"still running after {timeout} s: {code}")
+
+
+def subprocess_cli(args: list[str], timeout: float = 30) -> tuple[int, str]:
+    result = subprocess_python(f"import sys; from privbayes.cli import main; sys.exit(main({args!r}))", timeout)
+    return result.returncode, result.stderr
+
+
+def assert_one_line_refusal(code, err: str, *, mentions: str = "") -> None:
+    assert code == 2, f"exit {code}: {err!r}"
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("privbayes: error: "), err
+    assert mentions in lines[0], lines[0]
+
+
+def tampered(ws: Path, tmp_path: Path, edit, source: str = "replace-one.json", name: str = "m.json") -> Path:
+    doc = json.loads((ws / source).read_text())
+    edit(doc)
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return path
 
 
 def categorical_encoding(sizes: list[int]) -> Encoding:
@@ -37,3 +120,102 @@ def categorical_encoding(sizes: list[int]) -> Encoding:
 def test_the_first_groups_are_pinned(sizes, groups):
     """The groups are part of the released plan: these are main's (c5e27df), kept by any faster algorithm."""
     assert first_groups(categorical_encoding(sizes), True) == groups
+
+
+def _reference_groups(sizes: list[int]) -> tuple[tuple[int, ...], ...]:
+    """Main's first_groups (c5e27df): every pair scored at every merge, O(d³)."""
+    groups = [(a,) for a in range(len(sizes))]
+    while True:
+        best, pair = -math.inf, None
+        for i, j in itertools.combinations(range(len(groups)), 2):
+            x, y = math.prod(sizes[a] for a in groups[i]), math.prod(sizes[a] for a in groups[j])
+            gain = math.sqrt(x) + math.sqrt(y) - math.sqrt(x * y)
+            if gain > best + 1e-12:
+                best, pair = gain, (i, j)
+        if pair is None or best <= MERGE_GAIN:
+            break
+        i, j = pair
+        groups[i] = tuple(sorted(groups[i] + groups[j]))
+        del groups[j]
+    return tuple(sorted(groups))
+
+
+def test_the_first_groups_equal_mains_on_random_domains():
+    rng = random.Random(4)
+    pools = [[1, 2, 3], [2, 3, 4, 5], [1, 2, 2, 2, 7, 16], [2], [1], list(range(1, 20)), [2, 3, 100, 1000]]
+    for _ in range(400):
+        pool = rng.choice(pools)
+        sizes = [rng.choice(pool) for _ in range(rng.randint(2, 12))]
+        assert first_groups(categorical_encoding(sizes), True) == _reference_groups(sizes), sizes
+
+
+def test_a_wide_binary_plan_is_near_linear():
+    """Main: 900 binary columns took 62 s of first_groups (O(d³)) and the plan summed all d²/2 pair candidates;
+    10,000 (the attribute cap) would take days.  Now a heap finds each merge, and the workload sum stops at the
+    model cap."""
+    result = subprocess_python(
+        "from fractions import Fraction\n"
+        "from privbayes.adaptive.settings import AdaptiveSettings\n"
+        "from privbayes.schema import Schema\n"
+        "from privbayes.schema.attribute import Attribute\n"
+        "schema = Schema(tuple(Attribute(f'a{j}', 'binary') for j in range(10_000)))\n"
+        "settings = AdaptiveSettings(Fraction(1))\n"
+        "plan = settings.plan(10**6, settings.encoding_for(schema))\n"
+        "print(plan.setting('rounds'), len(plan.budgets('oneway')))\n", timeout=30)
+    assert result.returncode == 0, result.stderr
+    rounds, groups = map(int, result.stdout.split())
+    assert groups == 2500 and 1 <= rounds <= 20_000  # 10,000 binaries: 2,500 groups of four (16 cells)
+
+
+# --- S1: adaptive rounds ---------------------------------------------------------------------------------
+
+def test_round_budgets_are_exact_and_linear():
+    """Main summed every round's rise again for each round: O(T²) Fraction additions (2,000 rounds: 5 s)."""
+    for T, ramp in [(2, Fraction(4)), (3, Fraction(1)), (7, Fraction(5, 2))]:
+        rise = [1 + (ramp - 1) * Fraction(t, T - 1) for t in range(T)]
+        assert round_budgets(Fraction(1, 3), T, ramp) == [Fraction(1, 3) * r / sum(rise) for r in rise]
+    result = subprocess_python("from fractions import Fraction\n"
+                               "from privbayes.adaptive.settings import round_budgets\n"
+                               "b = round_budgets(Fraction(1, 3), 10_000, Fraction(4))\n"
+                               "print(sum(b) == Fraction(1, 3), b[-1] == 4 * b[0])", timeout=30)
+    assert result.stdout.split() == ["True", "True"], result.stderr
+
+
+def test_rounds_are_capped_in_settings_the_command_line_and_model_files(ws, tmp_path, caps, capsys):
+    """Main: "rounds": 100000 in a 5 KB model file hung inspect and sample for hours, as did
+    fit --rounds 100000 --dry-run."""
+    with pytest.raises(InputError, match=r"^rounds \(100,000\) is above the limit of 10,000 rounds "
+                                         r"\(PRIVBAYES_MAX_ROUNDS\)$"):
+        AdaptiveSettings(1, rounds=100_000)
+    assert AdaptiveSettings(1, rounds=10_000).rounds == 10_000
+    path = tampered(ws, tmp_path, lambda d: d["parameters"].update(rounds=100_000))
+    for args in (["inspect", str(path)], ["sample", str(path), "-n", "5", "-o", str(ws / "out" / "s.csv")],
+                 ["fit", str(ws / "data.csv"), "--schema", str(ws / "schema.yaml"), "--epsilon", "1", "--rounds",
+                  "100000", "--dry-run"]):
+        code, err = subprocess_cli(args, timeout=30)
+        assert_one_line_refusal(code, err, mentions="PRIVBAYES_MAX_ROUNDS")
+    assert os.listdir(ws / "out") == []
+    caps(max_rounds=3)  # the rules' rounds are capped too (refused, never silently fewer: the plan is public)
+    settings = AdaptiveSettings(1)
+    with pytest.raises(InputError, match="the rounds rule.s number of rounds .*PRIVBAYES_MAX_ROUNDS"):
+        settings.plan(10**6, categorical_encoding([3, 4, 2, 5]))
+
+
+# --- S6: ε ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("method", ["adaptive", "privbayes", "mrf"])
+def test_epsilon_is_capped_on_the_command_line(ws, capsys, method):
+    """Main: adaptive with ε = 1e306 ended in an OverflowError traceback."""
+    extra = ["--cliques", "a,b;b,c"] if method == "mrf" else []
+    code, err = run_cli(["fit", "--method", method, str(ws / "data.csv"), "--schema", str(ws / "schema.yaml"),
+                         "--epsilon", "1e306", *extra, "-o", str(ws / "out" / "m.json")], capsys)
+    assert_one_line_refusal(code, err, mentions="epsilon must be at most 1,000,000,000")
+    assert os.listdir(ws / "out") == []
+
+
+def test_epsilon_is_capped_in_model_files(ws, tmp_path, capsys):
+    def edit(doc):
+        doc["parameters"].update(epsilon=1e306, epsilon_exact="1e306")
+    code, err = run_cli(["inspect", str(tampered(ws, tmp_path, edit))], capsys)
+    assert_one_line_refusal(code, err, mentions="epsilon must be at most 1,000,000,000")
+    assert AdaptiveSettings(10**9).epsilon == 10**9

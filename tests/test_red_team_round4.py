@@ -287,3 +287,29 @@ def test_ancestral_sampling_memory_does_not_grow_with_the_domain():
     tracemalloc.stop()
     assert peak < 8, peak  # MiB: the output (128 KiB), a CDF (32 KiB) and a few arrays of 8,192
     assert len(np.unique(rows[:, 0])) > 3000  # uniform over 4,096 values: ~3,460 distinct in 8,192 draws
+
+
+# --- S9: time zones are names, never paths -------------------------------------------------------------
+
+@pytest.mark.parametrize("tz", ["dateutil//etc/passwd", "dateutil/etc/hostname", "/etc/passwd", "Etc/passwd"])
+def test_a_schema_time_zone_is_never_a_path(tz, monkeypatch):
+    """Main: pandas read ``dateutil/<path>`` as a file to open, so a schema made the loader open any local file."""
+    import builtins
+
+    opened = []
+    real_open = builtins.open
+    monkeypatch.setattr(builtins, "open", lambda file, *a, **k: opened.append(file) or real_open(file, *a, **k))
+    with pytest.raises(InputError, match="the time zone must be an IANA name such as Europe/Paris, UTC or a "
+                                         "fixed offset"):
+        Schema.from_dict({"attributes": [{"name": "d", "kind": "date", "lower": "2020-01-01", "upper": "2020-12-31",
+                                          "dtype": f"datetime64[ns, {tz}]"}, {"name": "b", "kind": "binary"}]})
+    assert not [f for f in opened if "etc" in str(f)]
+
+
+@pytest.mark.parametrize("tz", ["Europe/Paris", "UTC", "UTC+01:00", "Pacific/Apia"])
+def test_time_zone_names_and_fixed_offsets_still_load(tz):
+    schema = Schema.from_dict({"attributes": [{"name": "d", "kind": "date", "lower": "2020-01-01",
+                                               "upper": "2020-12-31", "dtype": f"datetime64[ns, {tz}]"},
+                                              {"name": "b", "kind": "binary"}]})
+    frame = schema.decode(np.zeros((3, 2), dtype=np.int64), np.random.default_rng(0))
+    assert str(frame["d"].dtype) == f"datetime64[ns, {tz}]"

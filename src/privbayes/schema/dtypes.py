@@ -155,6 +155,9 @@ def _check_datetime(attr: Attribute, dtype: str, where: str) -> None:
         return
     unit, tz = parts
     if tz is not None:
+        if not time_zone_name(tz):
+            raise InputError(f"schema: {where}: dtype {dtype!r}: the time zone must be an IANA name such as "
+                             "Europe/Paris, UTC or a fixed offset such as UTC+01:00")
         try:
             pd.DatetimeTZDtype(unit, tz)
         except (TypeError, ValueError, KeyError, LookupError):
@@ -164,6 +167,19 @@ def _check_datetime(attr: Attribute, dtype: str, where: str) -> None:
         if first < _NS_YEARS[0] or last > _NS_YEARS[1]:
             raise InputError(f"schema: {where}: dtype {dtype!r} holds dates from {_NS_YEARS[0]} to {_NS_YEARS[1]}; "
                              "use datetime64[us] for dates outside them")
+
+
+_FIXED_OFFSET = re.compile(r"(?:UTC)?[+-][0-9]{2}:[0-9]{2}")
+
+
+def time_zone_name(tz: str) -> bool:
+    """Whether ``tz`` names a time zone: an IANA name (:func:`zoneinfo.available_timezones`), UTC, or a fixed
+    offset as pandas writes it (``UTC+01:00``).  Never a path: pandas reads ``dateutil/<path>`` as a file to
+    open, so a schema could make the loader open any local file (docs/decisions.md, "Hostile parameters and
+    model files")."""
+    import zoneinfo
+
+    return tz.upper() == "UTC" or _FIXED_OFFSET.fullmatch(tz) is not None or tz in zoneinfo.available_timezones()
 
 
 def _year(day: np.datetime64) -> int:

@@ -313,3 +313,48 @@ def test_time_zone_names_and_fixed_offsets_still_load(tz):
                                               {"name": "b", "kind": "binary"}]})
     frame = schema.decode(np.zeros((3, 2), dtype=np.int64), np.random.default_rng(0))
     assert str(frame["d"].dtype) == f"datetime64[ns, {tz}]"
+
+
+# --- S8: the MRF's L2 weight -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("l2", ["1e308", "1e7", "-1"])
+def test_the_mrf_l2_weight_is_bounded(ws, capsys, l2):
+    """Main: --method mrf --l2 1e308 ended in a ValueError traceback (log-potentials overflowed)."""
+    code, err = run_cli(["fit", "--method", "mrf", str(ws / "data.csv"), "--schema", str(ws / "schema.yaml"),
+                         "--cliques", "a,b;b,c", "--epsilon", "1", "--l2", l2, "-o", str(ws / "out" / "m.json")],
+                        capsys)
+    assert_one_line_refusal(code, err, mentions="l2 ")
+    assert "must be a number in [0, 1e+06]" in err and os.listdir(ws / "out") == []
+
+
+def test_the_largest_l2_weight_fits(ws, capsys, tmp_path):
+    code, err = run_cli(["fit", "--method", "mrf", str(ws / "data.csv"), "--schema", str(ws / "schema.yaml"),
+                         "--cliques", "a,b;b,c", "--epsilon", "1", "--l2", "1e6", "--estimation", "naive", "--seed",
+                         "1", "-o", str(tmp_path / "m.json")], capsys)
+    assert code == 0, err
+
+
+# --- S11: potentials of zero mass ----------------------------------------------------------------------
+
+def _zero_mass(attribute: int):
+    def edit(doc):
+        from privbayes import blocks
+
+        for item in doc["potentials"]:
+            if attribute in [a for a, _ in item["variables"]]:
+                item["theta"] = blocks.encode(np.full(item["theta"]["shape"], -np.inf))
+    return edit
+
+
+@pytest.mark.parametrize("attribute", [0, 1])
+@pytest.mark.parametrize("command", ["inspect", "sample"])
+def test_potentials_of_zero_mass_are_refused_at_load(ws, tmp_path, capsys, attribute, command):
+    """Main: a version-4 file whose potentials give a component zero total mass loaded and sampled it as uniform."""
+    doc = json.loads((ws / "replace-one.json").read_text())
+    assert any(attribute in [a for a, _ in item["variables"]] for item in doc["potentials"])
+    path = tampered(ws, tmp_path, _zero_mass(attribute))
+    args = ["inspect", str(path)] if command == "inspect" else ["sample", str(path), "-n", "5", "-o",
+                                                                 str(ws / "out" / "s.csv")]
+    code, err = run_cli(args, capsys)
+    assert_one_line_refusal(code, err, mentions="give the model no positive, finite total mass")
+    assert os.listdir(ws / "out") == []

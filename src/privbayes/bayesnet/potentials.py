@@ -16,6 +16,7 @@ Everything here is post-processing of released values (θ is a function of the n
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
@@ -84,7 +85,29 @@ def calibrate(encoding: Encoding, potentials: Sequence[Potential]) -> Calibrated
     sizes = tuple(a.size for a in encoding.attributes)
     parts = [_part_calibration(variables, members, sizes, queries, [p.theta for p in potentials])
              for variables, members in _components(len(sizes), [q.scope for q in queries])]
+    for part in parts:
+        if not np.isfinite(_log_mass(part)):
+            raise ZeroMass(part.variables)
     return _product(parts)
+
+
+class ZeroMass(ValueError):
+    """The potentials of one component give every cell probability zero (or overflow): no distribution, so nothing
+    to sample (a fit never releases such θ; a hostile file would otherwise have loaded as a uniform model)."""
+
+    def __init__(self, variables: tuple[int, ...]) -> None:
+        super().__init__(f"the potentials over attributes {list(variables)} give the model no positive, finite "
+                         "total mass")
+        self.variables = variables
+
+
+def _log_mass(part: _Part) -> float:
+    """log Σ_x Π exp θ of one component: the log-sum-exp of its first clique's beliefs (log p(x_C) + log Z), which
+    for the one-attribute closed form is that θ's own mass; NaN or ±∞ when the potentials define no distribution."""
+    with np.errstate(all="ignore"):
+        beliefs = np.asarray(part.calibrated.log_beliefs[0], dtype=np.float64)
+        top = float(np.max(beliefs))
+        return top if not np.isfinite(top) else top + math.log(float(np.sum(np.exp(beliefs - top))))
 
 
 def _part_calibration(variables: tuple[int, ...], members: tuple[int, ...], sizes: tuple[int, ...],

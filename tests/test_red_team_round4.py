@@ -358,3 +358,24 @@ def test_potentials_of_zero_mass_are_refused_at_load(ws, tmp_path, capsys, attri
     code, err = run_cli(args, capsys)
     assert_one_line_refusal(code, err, mentions="give the model no positive, finite total mass")
     assert os.listdir(ws / "out") == []
+
+
+# --- S5: the memory guard under add/remove --------------------------------------------------------------
+
+@pytest.mark.parametrize("relation", ["add-remove", "replace-one"])
+def test_the_adaptive_fit_checks_the_memory_guard_at_its_noisy_count(ws, caps, capsys, relation):
+    """Main: under add/remove the command line cannot estimate before the data (n is private) and the adaptive
+    fit never did after its noisy count, so PRIVBAYES_MAX_FIT_GB did not apply; now the fit checks the estimate
+    at n̂ (paid for) before any table is counted."""
+    from privbayes import AdaptiveMarginals
+
+    caps(max_fit_bytes=1)  # below any fit's working memory
+    code, err = run_cli(["fit", str(ws / "data.csv"), "--schema", str(ws / "schema.yaml"), "--epsilon", "1",
+                         "--neighbours", relation, "--seed", "1", "-o", str(ws / "out" / "m.json")], capsys)
+    assert_one_line_refusal(code, err, mentions="PRIVBAYES_MAX_FIT_GB")
+    assert os.listdir(ws / "out") == []
+    with pytest.raises(InputError, match="PRIVBAYES_MAX_FIT_GB"):
+        AdaptiveMarginals(1, neighbours=relation, random_state=1, progress=False).fit(
+            pd.read_csv(ws / "data.csv"), Schema.from_dict({"attributes": [
+                {"name": "a", "kind": "categorical", "categories": list("xyz")}, {"name": "b", "kind": "binary"},
+                {"name": "c", "kind": "categorical", "categories": list("pq")}]}))

@@ -379,3 +379,121 @@ def test_the_adaptive_fit_checks_the_memory_guard_at_its_noisy_count(ws, caps, c
             pd.read_csv(ws / "data.csv"), Schema.from_dict({"attributes": [
                 {"name": "a", "kind": "categorical", "categories": list("xyz")}, {"name": "b", "kind": "binary"},
                 {"name": "c", "kind": "categorical", "categories": list("pq")}]}))
+
+
+# --- S3: triangulation against the exact-inference cap ------------------------------------------------------
+
+def _random_network_scopes(d: int, parents: int, seed: int) -> list[tuple[int, ...]]:
+    rng = np.random.default_rng(seed)
+    return [tuple(sorted({*rng.choice(j, min(parents, j), replace=False).tolist(), j})) for j in range(d)]
+
+
+def _reference_elimination_order(domain, scopes, heuristic):
+    """Main's elimination order (c5e27df): fill counted pair by pair, every neighbour's neighbour re-costed."""
+    import heapq
+
+    neighbours = [set() for _ in range(len(domain))]
+    for scope in scopes:
+        for a in scope:
+            neighbours[a].update(b for b in scope if b != a)
+    remaining = set(range(len(domain)))
+
+    def cost(v):
+        nb = neighbours[v] & remaining
+        fill = sum(1 for a in nb for b in nb if a < b and b not in neighbours[a])
+        weight = domain.cells(sorted(nb | {v}))
+        return (fill, weight, v) if heuristic == "min_fill" else (weight, fill, v)
+
+    current = {v: cost(v) for v in remaining}
+    heap = list(current.values())
+    heapq.heapify(heap)
+    order = []
+    while remaining:
+        key = heapq.heappop(heap)
+        v = key[2]
+        if v not in remaining or current[v] != key:
+            continue
+        nb = neighbours[v] & remaining
+        for a in nb:
+            neighbours[a] |= nb - {a}
+        order.append(v)
+        remaining.remove(v)
+        touched = set(nb)
+        for a in nb:
+            touched |= neighbours[a] & remaining
+        for u in touched - {v}:
+            updated = cost(u)
+            if updated != current[u]:
+                current[u] = updated
+                heapq.heappush(heap, updated)
+    return order
+
+
+def test_the_elimination_order_is_mains():
+    """The junction tree is part of a released consistent model (its network is checked against the file's), so
+    the faster order must be main's, variable for variable."""
+    from privbayes.inference import Domain
+    from privbayes.inference.junction_tree import elimination_order
+
+    rng = np.random.default_rng(1)
+    for _ in range(150):
+        d = int(rng.integers(2, 30))
+        domain = Domain(tuple(int(s) for s in rng.integers(1, 5, d)))
+        scopes = [tuple(sorted(set(rng.choice(d, int(rng.integers(1, 5))).tolist())))
+                  for _ in range(int(rng.integers(1, 25)))]
+        for heuristic in ("min_fill", "min_weight"):
+            assert elimination_order(domain, scopes, heuristic) == _reference_elimination_order(domain, scopes,
+                                                                                                heuristic)
+
+
+def test_minor_min_width_is_a_lower_bound_on_every_triangulation():
+    from privbayes.inference import Domain, build_junction_tree
+    from privbayes.inference.junction_tree import minor_min_width
+
+    for seed in range(30):
+        d = 8 + seed
+        scopes = _random_network_scopes(d, 1 + seed % 4, seed)
+        graph = {v: set() for v in range(d)}
+        for scope in scopes:
+            for a in scope:
+                graph[a].update(b for b in scope if b != a)
+        widest = max(len(c) for c in build_junction_tree(Domain((2,) * d), scopes).cliques)
+        assert max(len(s) for s in scopes) - 1 <= widest - 1
+        assert minor_min_width(graph) <= widest - 1
+    assert minor_min_width({0: {1, 2, 3}, 1: {0, 2, 3}, 2: {0, 1, 3}, 3: {0, 1, 2}}) == 3  # K4: treewidth 3
+
+
+_SCOPES = ("import numpy as np\n"
+           "rng = np.random.default_rng(0)\n"
+           "scopes = [tuple(sorted({*rng.choice(j, min(3, j), replace=False).tolist(), j})) for j in range(1000)]\n")
+
+
+def test_conditional_sampling_refuses_a_wide_network_before_triangulating_it():
+    """Main: sample --given on a 272 KB network file triangulated for 99 s before refusing (1,000 binary attributes
+    with three random parents each: minutes).  Now a treewidth bound refuses it first, and any clique over the cap
+    stops the triangulation."""
+    result = subprocess_python(
+        _SCOPES + "from privbayes.inference import Domain\n"
+        "from privbayes.inference.evidence import TooLargeForExact, evidence_sampler\n"
+        "domain = Domain((2,) * 1000)\n"
+        "try:\n"
+        "    evidence_sampler(domain, scopes, [np.zeros(domain.shape(s)) for s in scopes])\n"
+        "except TooLargeForExact as exc:\n"
+        "    print(exc)\n", timeout=20)
+    assert result.stdout.strip() == "exact inference would need a junction-tree clique of more than the limit of " \
+                                    "4,194,304 cells", result.stderr
+
+
+def test_a_model_files_potentials_are_capped_before_triangulating():
+    """Main: a 5.6 MB model file of potentials over many attributes triangulated for 22 s before its cap."""
+    result = subprocess_python(
+        _SCOPES + "from privbayes.bayesnet.potentials import Potential, sizes_of\n"
+        "from privbayes.encoding import Encoding\n"
+        "from privbayes.schema import Schema\n"
+        "from privbayes.schema.attribute import Attribute\n"
+        "encoding = Encoding.build(Schema(tuple(Attribute(f'a{j}', 'binary') for j in range(1000))), "
+        "'hierarchical')\n"
+        "largest, _ = sizes_of(encoding, [Potential(tuple((a, 0) for a in s), np.zeros((1,) * len(s))) "
+        "for s in scopes])\n"
+        "print(largest > 2**22)\n", timeout=20)
+    assert result.stdout.strip() == "True", result.stderr

@@ -30,6 +30,7 @@ from privbayes.encoding import Encoding
 from privbayes.inference import (
     MAX_EXACT_CELLS,
     CalibratedTree,
+    CliqueTooLarge,
     Domain,
     JunctionTree,
     build_junction_tree,
@@ -57,14 +58,19 @@ def potentials_of(measurements: Sequence[NoisyTable], log_potentials: Sequence[n
 def sizes_of(encoding: Encoding, potentials: Sequence[Potential]) -> tuple[int, int]:
     """(cells of the largest component's junction tree, cells of all the conditionals the model's
     network will have), computed from the variables alone, without allocating: what a loader checks
-    against the caps before it calibrates anything."""
+    against the caps before it calibrates anything.  A component whose triangulation meets a clique over
+    ``MAX_EXACT_CELLS`` stops there: (that clique's cells, 0), which every caller refuses."""
     sizes = tuple(a.size for a in encoding.attributes)
     scopes = [tuple(a for a, _ in p.variables) for p in potentials]
     largest = conditional_cells = 0
     for variables, members in _components(len(sizes), scopes):
         local = {v: j for j, v in enumerate(variables)}
         domain = Domain(tuple(sizes[v] for v in variables))
-        tree = build_junction_tree(domain, [tuple(local[v] for v in scopes[i]) for i in members])
+        try:
+            tree = build_junction_tree(domain, [tuple(local[v] for v in scopes[i]) for i in members],
+                                       max_cells=MAX_EXACT_CELLS)
+        except CliqueTooLarge as exc:
+            return exc.cells, 0
         largest = max(largest, sum(domain.cells(c) for c in tree.cliques))
         for clique, separator in [(0, ())] + [(child, tree.separator(parent, child)) for parent, child in tree.edges]:
             given = list(separator)

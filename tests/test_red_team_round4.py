@@ -497,3 +497,58 @@ def test_a_model_files_potentials_are_capped_before_triangulating():
         "for s in scopes])\n"
         "print(largest > 2**22)\n", timeout=20)
     assert result.stdout.strip() == "True", result.stderr
+
+
+# --- S10: dates in a time zone, conditioned dates ---------------------------------------------------------
+
+def _date_schema(tz: str, lower: str, upper: str) -> Schema:
+    return Schema.from_dict({"attributes": [{"name": "day", "kind": "date", "lower": lower, "upper": upper,
+                                             "dtype": f"datetime64[ns, {tz}]"}, {"name": "b", "kind": "binary"}]})
+
+
+@pytest.mark.parametrize("tz, lower, upper, skipped", [
+    ("Pacific/Apia", "2011-12-01", "2012-01-31", "2011-12-30"),
+    ("Pacific/Kwajalein", "1990-01-01", "2000-01-01", "1993-08-21"),
+])
+def test_a_time_zone_that_skipped_a_day_of_the_range_is_refused(tz, lower, upper, skipped):
+    """Main decoded Apia's 2011-12-30 (a day the zone skipped) as 2011-12-31 01:00: no time stamp in the zone can
+    hold that day, so the dtype is refused in one line naming it (a day of the public range, not a data value)."""
+    with pytest.raises(InputError, match=f"the time zone skipped {skipped}, a day of the attribute's range"):
+        _date_schema(tz, lower, upper)
+
+
+@pytest.mark.parametrize("tz, lower, upper", [
+    ("Pacific/Apia", "2011-12-31", "2012-03-31"),  # after the skipped day
+    ("America/Santiago", "1990-01-01", "2020-12-31"),  # midnight DST gaps: shifted within the same day
+    ("Europe/Paris", "1700-01-01", "2260-12-31"),
+])
+def test_every_day_of_a_range_keeps_its_day_in_its_time_zone(tz, lower, upper):
+    schema = _date_schema(tz, lower, upper)
+    attr = schema.attributes[0]
+    from privbayes.schema.dtypes import date_column
+
+    first, last = (np.datetime64(lower), np.datetime64(upper))
+    days = np.arange(max(first, np.datetime64("1800-01-01")), min(last, np.datetime64("2399-12-31")) + 1)[::7]
+    ordinals = (days - np.datetime64("1970-01-01")).astype(np.int64).astype(np.float64)
+    stamps = date_column(attr, ordinals, np.zeros(len(days), dtype=bool))
+    assert str(stamps.dtype) == f"datetime64[ns, {tz}]"
+    assert (stamps.dt.tz_localize(None).dt.normalize().to_numpy().astype("datetime64[D]") == days).all()
+
+
+def test_a_conditioned_date_keeps_its_dtype(ws):
+    """Main: sample --given day=2020-01-01 (conditions=) wrote the conditioned date column as text, whatever its
+    dtype; now it is decoded as the unconditioned rows are."""
+    from privbayes import AdaptiveMarginals
+
+    schema = Schema.from_dict({"attributes": [
+        {"name": "day", "kind": "date", "lower": "2020-01-01", "upper": "2020-12-31", "bins": 12,
+         "dtype": "datetime64[ns, Europe/Paris]"},
+        {"name": "b", "kind": "binary"}]})
+    rng = np.random.default_rng(0)
+    days = pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 366, 300), unit="D")
+    frame = pd.DataFrame({"day": pd.DatetimeIndex(days).tz_localize("Europe/Paris"), "b": rng.integers(0, 2, 300)})
+    model = AdaptiveMarginals(1, rounds=1, random_state=1, progress=False).fit(frame, schema).released_
+    free = model.sample(4, random_state=2)
+    given = model.sample(4, random_state=2, conditions={"day": "2020-03-29"})  # a DST day in Paris
+    assert given["day"].dtype == free["day"].dtype == "datetime64[ns, Europe/Paris]"
+    assert (given["day"] == pd.Timestamp("2020-03-29", tz="Europe/Paris")).all()

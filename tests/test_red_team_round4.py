@@ -552,3 +552,9 @@ def test_a_conditioned_date_keeps_its_dtype(ws):
     given = model.sample(4, random_state=2, conditions={"day": "2020-03-29"})  # a DST day in Paris
     assert given["day"].dtype == free["day"].dtype == "datetime64[ns, Europe/Paris]"
     assert (given["day"] == pd.Timestamp("2020-03-29", tz="Europe/Paris")).all()
+
+
+def test_a_tiny_theta_gives_the_rules_largest_number_of_rounds():
+    """Found beside S1: θ = 1e-308 made the rounds rule's root infinite, and rounding it an OverflowError."""
+    settings = AdaptiveSettings(1, theta=1e-308)
+    assert settings.plan(1000, categorical_encoding([3, 4, 2, 5])).setting("rounds") == 8  # 2 per attribute

@@ -258,7 +258,8 @@ def rounds_for(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_bu
     d = len(encoding.attributes)
     measure = float(rounds_budget * (1 - settings.select_share))
     signal = n * measure / float(settings.relation.count_sensitivity)
-    rule = int(min(max(1, round(math.sqrt(signal / settings.theta))), MAX_ROUNDS_PER_ATTRIBUTE * d))
+    most = MAX_ROUNDS_PER_ATTRIBUTE * d  # capped before rounding: a tiny θ makes the root infinite
+    rule = int(max(1, round(min(math.sqrt(signal / settings.theta), most))))
     return check_rounds(rule, "the rounds rule's number of rounds")
 
 

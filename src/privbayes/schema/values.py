@@ -23,7 +23,8 @@ import pandas as pd
 from privbayes.errors import InputError
 from privbayes.schema.attribute import MISSING_LABEL, Attribute
 from privbayes.schema.binning import number_codes
-from privbayes.schema.dates import date_ordinal, date_text
+from privbayes.schema.dates import date_ordinal
+from privbayes.schema.dtypes import date_column
 
 if TYPE_CHECKING:  # pragma: no cover
     from privbayes.schema import Schema
@@ -170,8 +171,9 @@ def fixed_values(frame: pd.DataFrame, schema: Schema, conditions: Mapping[str, A
         code = code_of(attr, value)
         if not attr.numeric or code >= attr.bins:  # categories, special values, the missing code: exact already
             continue
-        if attr.kind == "date":
-            frame[name] = date_text(date_ordinal(value, attr.granularity or "day"), attr.granularity or "day")  # type: ignore[arg-type]
+        if attr.kind == "date":  # in the column's dtype, as decoded dates are (not always text)
+            ordinal = float(date_ordinal(value, attr.granularity or "day"))  # type: ignore[arg-type]
+            frame[name] = date_column(attr, np.full(len(frame), ordinal), np.zeros(len(frame), dtype=bool)).array
         else:
             number = float(value)
             frame[name] = pd.array([int(number) if attr.integer else number] * len(frame), dtype=frame[name].dtype)

@@ -23,7 +23,7 @@ import pandas as pd
 from privbayes.errors import InputError
 from privbayes.schema.attribute import MISSING_LABEL, Attribute
 from privbayes.schema.binning import number_codes
-from privbayes.schema.dates import date_ordinal
+from privbayes.schema.dates import date_ordinal, date_text
 from privbayes.schema.dtypes import date_column
 
 if TYPE_CHECKING:  # pragma: no cover

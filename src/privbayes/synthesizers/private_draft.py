@@ -80,6 +80,10 @@ values of a sparse column spread over several cells."""
 FALSE_ALARM = 0.01
 """The probability that noise alone marks some run of an empty region as holding values (union bound over all
 runs of a column): a false run far out would stretch a bound by decades."""
+EXTEND_WINDOWS = (1, 2)
+EXTEND_ALARM = 0.002
+"""The probability that noise alone grows a bound by a step (one side, both widths of :data:`EXTEND_WINDOWS`
+together): a false step adds a cell or two of range, and a bound may take a few steps."""
 DECIMAL_SHARE = Fraction(1, 8)
 KIND_SHARE = Fraction(1, 100)
 MECHANISM = ("private schema draft: one discrete Laplace histogram per column over public cells (field kinds, "
@@ -260,36 +264,38 @@ def clear_threshold(scale: Fraction, width: int, tests: int, alarm: float = FALS
     """The count a sum of ``width`` cells must reach to be clearly above noise: noise alone (``width``
     discrete Laplace variables of ``scale``, P(x) ∝ p^|x|, p = e^(−1/scale)) reaches it in any of ``tests``
     sums with probability at most ``alarm`` (union bound).  One cell: the exact tail P(X ≥ t) = p^t/(1 + p).
-    More: the exact distribution of the sum by convolution, on a grid of scale/50 when the scale exceeds 50
-    (the discrete Laplace is then the continuous one to within the step).  Public: it depends on ε, the
+    More: the exact distribution of the sum (convolution by FFT), on a grid of scale/50 when the scale exceeds
+    50 (the discrete Laplace is then the continuous one to within the step).  Public: it depends on ε, the
     relation and the cell layout only."""
     return _threshold(float(scale), width, max(tests, 1), alarm)
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=256)
 def _threshold(b: float, width: int, tests: int, alarm: float) -> float:
     target = alarm / tests
+    p = math.exp(-1 / b)
     if width == 1:
-        p = math.exp(-1 / b)
         return math.ceil(math.log(target * (1 + p)) / math.log(p))
     step = max(1.0, b / 50)
     p = math.exp(-step / b)
-    reach = math.ceil(60 * b / step)
-    x = np.arange(-reach, reach + 1)
-    one = p ** np.abs(x) * (1 - p) / (1 + p)
-    total = one
-    for _ in range(width - 1):
-        total = np.convolve(total, one)
-    tail = np.cumsum(total[::-1])[::-1]  # tail[i] = P(S ≥ i − width·reach)
+    reach = math.ceil(40 * b / step)  # the mass beyond 40 scales is below e^−40
+    one = p ** np.abs(np.arange(-reach, reach + 1)) * (1 - p) / (1 + p)
+    size = width * 2 * reach + 1
+    total = np.fft.irfft(np.fft.rfft(one, 1 << (size - 1).bit_length()) ** width)[:size]
+    tail = np.cumsum(total[::-1])[::-1]  # tail[i] = P(S ≥ (i − width·reach)·step)
     i = int(np.flatnonzero(tail <= target)[0])
     return (i - width * reach) * step
 
 
-def clear_runs(counts: np.ndarray, scale: Fraction) -> tuple[int, int] | None:
-    """The first and last index of the cells clearly holding values, or None: single cells whose noisy count is
-    clearly above noise (:func:`clear_threshold`, one :data:`FALSE_ALARM` shared by every run tested), then, by
-    increasing width (:data:`WINDOWS`), runs of adjacent cells wholly outside the cells found so far, so that a
-    run is evidence of values beyond them (a run overlapping a full cell would pass because of that cell)."""
+def clear_runs(counts: np.ndarray, scale: Fraction, full: np.ndarray | None = None,
+               terms: np.ndarray | None = None) -> tuple[int, int] | None:
+    """The first and last index of the cells clearly holding values, or None.  Found in ``counts``: single cells
+    whose noisy count is clearly above noise (:func:`clear_threshold`, one :data:`FALSE_ALARM` shared by every
+    run tested anywhere), then, by increasing width (:data:`WINDOWS`), runs wholly outside the cells found so
+    far (a run overlapping a full cell would pass because of that cell).  Then extended: values are contiguous,
+    so the run of each width of :data:`EXTEND_WINDOWS` just beyond either end needs only a threshold for those
+    few tests (:data:`EXTEND_ALARM` per side and step), in ``counts`` or in ``full`` (cells summing ``terms``
+    noisy counts each; default ``counts``, one each), and the bounds grow while one passes."""
     tests = sum(max(len(counts) - width + 1, 0) for width in WINDOWS)
     cumulative = np.concatenate([[0.0], np.cumsum(counts.astype(float))])
     found: tuple[int, int] | None = None
@@ -303,7 +309,27 @@ def clear_runs(counts: np.ndarray, scale: Fraction) -> tuple[int, int] | None:
             ends = starts + width - 1
             found = (int(starts.min()), int(ends.max())) if found is None else \
                 (min(found[0], int(starts.min())), max(found[1], int(ends.max())))
-    return found
+    if found is None:
+        return None
+    first, last = found
+    full = counts if full is None else full
+    summed = np.concatenate([[0.0], np.cumsum(full.astype(float))])
+    noisy = np.concatenate([[0], np.cumsum(np.ones(len(full), dtype=np.int64) if terms is None else terms)])
+
+    def clear(start: int, stop: int) -> bool:
+        tests = 2 * len(EXTEND_WINDOWS)
+        return bool(cumulative[stop] - cumulative[start] >= clear_threshold(scale, stop - start, tests, EXTEND_ALARM)
+                    or summed[stop] - summed[start] >= clear_threshold(scale, int(noisy[stop] - noisy[start]), tests,
+                                                                       EXTEND_ALARM))
+
+    grown = True
+    while grown:
+        grown = False
+        width = next((w for w in EXTEND_WINDOWS if first - w >= 0 and clear(first - w, first)), 0)
+        first, grown = first - width, width > 0
+        width = next((w for w in EXTEND_WINDOWS if last + 1 + w <= len(full) and clear(last + 1, last + 1 + w)), 0)
+        last, grown = last + width, grown or width > 0
+    return first, last
 
 
 def _measure(name: str, source: DraftSource, budgets: dict[str, Fraction], relation: Neighbours,
@@ -363,21 +389,24 @@ def _point_masses(cells: Cells, candidates: np.ndarray, intervals: np.ndarray, s
 def _numeric_attribute(name: str, cells: Cells, candidates: np.ndarray, intervals: np.ndarray,
                        specials: list[float], scale: Fraction, places: int, bins: int,
                        dtype: str | None) -> ColumnProposal:
-    """Bounds at the outer edges of the clear runs of the numbers (a candidate that is not a point mass joins
-    its cell when its own count is clearly above noise: below, it would add noise and,
-    selected for being large, false runs), ``scale: log`` when they span two
-    decades above 0 with most values in the first linear bin; when only point masses clear the noise, their
-    range in one bin, or else the fullest cell (values outside are clipped, never sent to missing)."""
+    """Bounds at the outer edges of the clear runs of the numbers (:func:`clear_runs`): a candidate that is
+    not a point mass joins its cell in the search when its own count is clearly above noise (below that it
+    would add noise and, selected for being large, false runs), and every one joins in the growth.
+    ``scale: log`` when the run spans two decades above 0 with most values in the first linear bin.  When
+    only point masses clear the noise, their range in one bin; with nothing clear, the fullest cell.
+    Values outside are clipped, never sent to missing."""
     located = intervals.astype(float)
     where = np.searchsorted(np.asarray(cells.edges), np.asarray(cells.candidates), side="right")
     clear = clear_threshold(scale, 1, len(cells.candidates))
-    masses = np.zeros_like(located)
+    masses, full, terms = np.zeros_like(located), located.copy(), np.ones(len(located), dtype=np.int64)
     for c, x, i in zip(cells.candidates, candidates, where):
         if x >= clear:
             (masses if c in specials else located)[i] += float(x)
+        if c not in specials:  # every candidate's count (and noise) where the bounds grow cell by cell
+            full[i], terms[i] = full[i] + float(x), terms[i] + 1
     run = clear_runs(located, scale)
     if run is not None:  # the point masses are values too: the bounds cover them
-        run = clear_runs(located + masses, scale)
+        run = clear_runs(located + masses, scale, full + masses, terms)
     reasons = []
     if run is None and specials:
         lower, upper, bins = min(specials), max(specials), 1

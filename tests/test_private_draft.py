@@ -96,6 +96,15 @@ def test_a_sparse_column_stays_numeric_with_bounds_around_most_of_its_few_values
         assert np.mean((rest >= x["lower"]) & (rest <= x["upper"])) > 0.5, x
 
 
+def test_amounts_spread_over_decades_with_most_of_them_low_get_log_bins():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"income": np.round(10 ** rng.normal(4, 0.5, 20_000)).astype(np.int64),
+                          "job": rng.choice(CANDIDATES["job"], 20_000)})
+    for seed in range(2):
+        income = private_draft(frame, 0.5, categories=CANDIDATES, seed=seed).to_dict()["attributes"][0]
+        assert income["scale"] == "log" and 100 <= income["lower"] <= 279 and 340_000 <= income["upper"] <= 10**6
+
+
 def test_text_without_candidates_is_dropped_with_a_reason_and_public_lists_cost_nothing():
     draft = private_draft(_frame(), 0.3, categories=CANDIDATES, seed=1)
     reasons = {p.name: p for p in draft.proposals}

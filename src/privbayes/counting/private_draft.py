@@ -78,8 +78,10 @@ class DraftSource:
         cells = np.where(column.empty, 0, 1)
         number = ~np.isnan(column.numbers)
         interval = numbers_at + np.searchsorted(cuts, np.where(number, column.numbers, 0.0), side="right")
-        field, candidate = np.nonzero(column.numbers[:, None] == points[None, :])
-        interval[field] = base + candidate
+        order = np.argsort(points, kind="stable")
+        at = np.minimum(np.searchsorted(points[order], column.numbers), max(len(points) - 1, 0))
+        hit = number & (points[order][at] == column.numbers) if len(points) else np.zeros(len(cells), dtype=bool)
+        interval = np.where(hit, base + order[at] if len(points) else 0, interval)
         cells = np.where(number, interval, cells)
         year = np.clip(np.where(np.isnan(column.years), first_year, column.years), first_year, last_year)
         cells = np.where(np.isnan(column.years), cells, years_at + (year - first_year).astype(np.int64))

@@ -85,7 +85,8 @@ EXTEND_ALARM = 0.002
 """The probability that noise alone grows a bound by a step (one side, both widths of :data:`EXTEND_WINDOWS`
 together): a false step adds a cell or two of range, and a bound may take a few steps."""
 DECIMAL_SHARE = Fraction(1, 8)
-KIND_SHARE = Fraction(1, 100)
+PRESENT_SHARE = Fraction(1, 100)
+"""Numbers with d decimals are present when their noisy count reaches 1 % of the numbers and clears the noise."""
 MECHANISM = ("private schema draft: one discrete Laplace histogram per column over public cells (field kinds, "
              "point-mass candidates, 1-2-5 number cells, years) and, for columns not typed integer or date, "
              "one of decimals; bounds at the edges of the cells clearly above noise")
@@ -350,7 +351,7 @@ def _measure(name: str, source: DraftSource, budgets: dict[str, Fraction], relat
         counted = counter.release(source.decimal_counts(name), accountant, rng, step=f"{name}: decimals",
                                   measured=f"{name}: numbers by decimals written")
         threshold = clear_threshold(counter.scale, 1, len(DECIMAL_CELLS))
-        decimals = [bool(x >= max(KIND_SHARE * max(int(counted.sum()), 0), threshold)) for x in counted]
+        decimals = [bool(x >= max(PRESENT_SHARE * max(int(counted.sum()), 0), threshold)) for x in counted]
     declared = source.declared(name)
     totals = {"numeric": int(candidates.sum() + intervals.sum()), "date": int(years.sum()), "text": int(noisy[1])}
     kind = ("numeric" if declared.family in ("int", "float") else "date" if declared.family in ("datetime", "date")
@@ -395,7 +396,8 @@ def _numeric_attribute(name: str, cells: Cells, candidates: np.ndarray, interval
     ``scale: log`` when the run spans two decades above 0 with most values in the first linear bin.  When
     only point masses clear the noise, their range in one bin; with nothing clear, the fullest cell.
     Values outside are clipped, never sent to missing."""
-    located = intervals.astype(float)
+    whole = [math.ceil(low) < high or low == high for low, high in map(cells.interval, range(len(intervals)))]
+    located = np.where(places > 0 or np.asarray(whole), intervals, 0).astype(float)  # whole numbers: none in (0, 1)
     where = np.searchsorted(np.asarray(cells.edges), np.asarray(cells.candidates), side="right")
     clear = clear_threshold(scale, 1, len(cells.candidates))
     masses, full, terms = np.zeros_like(located), located.copy(), np.ones(len(located), dtype=np.int64)

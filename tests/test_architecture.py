@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import correlated_frame
 
 import privbayes
 from privbayes import PrivBayes, counting
@@ -16,7 +17,6 @@ from privbayes.bayesnet.model_file import save_model
 from privbayes.counting import PrivateTable
 from privbayes.encoding import Encoding
 from privbayes.schema import Attribute, Schema
-from tests.helpers import correlated_frame
 
 PACKAGE = Path(privbayes.__file__).resolve().parent
 DATA = Path(__file__).resolve().parent / "data"

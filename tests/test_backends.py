@@ -14,6 +14,7 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from privbayes import PrivBayes, counting
 from privbayes.counting import InvalidValuesError
@@ -224,6 +225,53 @@ def test_backend_choice(tmp_path, monkeypatch):
         counting.open(path, schema, backend="sqlite")
 
 
+# --- Spark: which sessions are quieted (a stand-in pyspark: no JVM) ---------------------------------
+
+class _Builder:
+    def __init__(self, made):
+        self.options, self.made = {}, made
+
+    def master(self, value):
+        return self.config("master", value)
+
+    def appName(self, value):  # noqa: N802 - pyspark's spelling
+        return self.config("appName", value)
+
+    def config(self, key, value):
+        self.options[key] = value
+        return self
+
+    def getOrCreate(self):  # noqa: N802
+        self.made.append(dict(self.options))
+        return "created"
+
+
+def _fake_pyspark(monkeypatch, active):
+    import sys
+    import types
+
+    made: list[dict] = []
+    sql = types.ModuleType("pyspark.sql")
+    sql.SparkSession = type("SparkSession", (), {"getActiveSession": staticmethod(lambda: active),
+                                                  "builder": _Builder(made)})
+    monkeypatch.setitem(sys.modules, "pyspark", types.ModuleType("pyspark"))
+    monkeypatch.setitem(sys.modules, "pyspark.sql", sql)
+    return made
+
+
+def test_a_session_privbayes_creates_is_quiet_and_a_users_session_is_left_as_it_is(monkeypatch):
+    from privbayes.counting.spark import QUIET_LOG_LEVEL, local_session
+
+    made = _fake_pyspark(monkeypatch, active=None)
+    assert local_session() == "created"
+    assert made[0]["spark.log.level"] == QUIET_LOG_LEVEL == "ERROR"
+    assert made[0]["spark.ui.showConsoleProgress"] == "false" and made[0]["master"] == "local[*]"
+    users = object()
+    made = _fake_pyspark(monkeypatch, active=users)
+    assert local_session() is users and made == []  # the active session: not rebuilt, not reconfigured
+    assert local_session(users) is users and made == []
+
+
 # --- Spark: one session for the module -------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -282,6 +330,27 @@ def test_the_same_seed_fits_the_same_model_on_spark(tmp_path, spark):
     assert a.network == b.network
     assert all(np.array_equal(x, y) for x, y in zip(a.conditionals, b.conditionals))
     assert a.ledger == b.ledger
+
+
+def test_the_readme_spark_snippet_runs_as_written(tmp_path, spark, monkeypatch):
+    """The README's Spark example, executed with its file names pointed at a tiny table (its
+    SparkSession.builder...getOrCreate() returns this module's session)."""
+    import pathlib
+    import re
+
+    readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    snippet = next(block for block in re.findall(r"```python\n(.*?)```", readme, re.S) if "backend=spark" in block)
+    assert spark.sparkContext.getConf().get("spark.ui.showConsoleProgress") == "false"
+    assert spark.sparkContext.getConf().get("spark.log.level") == "ERROR"
+    from helpers import categorical_schema, correlated_frame
+
+    write(correlated_frame([3, 2, 4], 300, seed=12), tmp_path / "census.parquet")
+    (tmp_path / "census.yaml").write_text(yaml.safe_dump(categorical_schema([3, 2, 4]).to_dict()))
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    exec(compile(snippet.replace("50_000_000", "50"), "README.md", "exec"), namespace)  # noqa: S102
+    assert namespace["model"].method == "adaptive"
+    assert len(pd.read_parquet(tmp_path / "synthetic.parquet")) == 50
 
 
 @pytest.mark.slow

@@ -3,13 +3,13 @@
 from fractions import Fraction
 
 import pytest
+from helpers import categorical_schema, correlated_frame
 
 import privbayes.privacy.mechanisms as mechanisms
 from privbayes import PrivBayes
 from privbayes.privacy.accountant import Accountant, BudgetExceededError
 from privbayes.privacy.mechanisms import DiscreteLaplace
 from privbayes.validation import exact
-from tests.helpers import categorical_schema, correlated_frame
 
 SIZES = [2, 3, 4, 2, 5]
 CONFIGS = [

@@ -6,6 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
+from helpers import kl_divergence, random_log_linear
 from scipy.optimize import minimize
 
 from privbayes.inference import Domain
@@ -20,7 +21,6 @@ from privbayes.undirected import (
     naive_mle,
 )
 from privbayes.undirected.estep import dual_estep
-from tests.helpers import kl_divergence, random_log_linear
 
 
 def _primal_by_enumeration(model: LogLinearModel, stats: NoisyStatistics) -> np.ndarray:

@@ -10,6 +10,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import categorical_schema, correlated_frame
 from scipy.stats import chisquare
 
 from privbayes import PrivateMRF, PrivBayes
@@ -17,7 +18,6 @@ from privbayes.bayesnet.network import APPair, Network
 from privbayes.cli import main
 from privbayes.errors import InputError
 from privbayes.schema import Attribute, Schema
-from tests.helpers import categorical_schema, correlated_frame
 
 N = 100_000
 ALPHA = 1e-3
@@ -168,3 +168,76 @@ def test_the_command_line_samples_given_values(tmp_path, capsys):
     assert main(["sample", str(tmp_path / "m.json"), "--given", "a1=9", "-o", str(tmp_path / "x.csv")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "is not one of its categories" in err and not (tmp_path / "x.csv").exists()
+
+
+def _yaml_spelled_model(tmp_path):
+    """A model over a YAML-boolean column ([false, true] in the schema file), a float-category column and a date."""
+    (tmp_path / "s.yaml").write_text(
+        "attributes:\n"
+        "- {name: member, kind: categorical, categories: [false, true]}\n"
+        "- {name: score, kind: categorical, categories: [1.0, 2.5]}\n"
+        "- {name: day, kind: date, lower: 2020-01-01, upper: 2020-12-31, bins: 4}\n")
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"member": rng.choice([True, False], 300), "score": rng.choice([1.0, 2.5], 300),
+                          "day": rng.choice(["2020-02-01", "2020-07-01"], 300)})
+    frame.to_parquet(tmp_path / "d.parquet")
+    assert main(["fit", str(tmp_path / "d.parquet"), "--schema", str(tmp_path / "s.yaml"), "--epsilon", "2",
+                 "--seed", "1", "-o", str(tmp_path / "m.json")]) == 0
+    return tmp_path / "m.json"
+
+
+def test_given_values_are_spelled_as_in_the_schema_file(tmp_path, capsys):
+    model = _yaml_spelled_model(tmp_path)
+    for member, score, day in (("true", "1.0", "2020-02-03"), ("True", "1", "2020-07-01"), ("false", "2.5", None)):
+        given = ["--given", f"member={member}", "--given", f"score={score}"]
+        given += ["--given", f"day={day}"] if day else []
+        assert main(["sample", str(model), "-n", "40", *given, "--seed", "2", "-o", str(tmp_path / "s.csv")]) == 0
+        rows = pd.read_csv(tmp_path / "s.csv", dtype=str)
+        assert (rows["member"] == str(member.lower() == "true")).all()
+        assert (rows["score"].astype(float) == float(score)).all()
+        if day:
+            assert (rows["day"] == day).all()
+    capsys.readouterr()
+    for given, expected in (("member=yes", "'yes' is not one of its categories; expected one of false, true"),
+                            ("score=3", "expected one of 1.0, 2.5"),
+                            ("day=2021-01-01", "outside the domain; expected a date in [2020-01-01, 2020-12-31]")):
+        assert main(["sample", str(model), "--given", given, "-o", str(tmp_path / "x.csv")]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and expected in err, err
+
+
+def test_a_large_domain_is_named_by_its_size_and_numbers_by_their_bounds():
+    schema = Schema((Attribute("age", "numeric", lower=0, upper=100, bins=4, integer=True),
+                     Attribute("c", "categorical", categories=tuple(f"k{i}" for i in range(21)))))
+    frame = pd.DataFrame({"age": np.arange(300) % 100, "c": [f"k{i % 21}" for i in range(300)]})
+    model = PrivBayes(1.0, random_state=1).fit(frame, schema).released_
+    with pytest.raises(InputError, match=r"'zz' is not one of its categories; expected one of its 21 categories"):
+        model.sample(5, conditions={"c": "zz"})
+    with pytest.raises(InputError, match=r"outside the domain; expected a whole number in \[0, 100\]$"):
+        model.sample(5, conditions={"age": 400})
+
+
+@pytest.mark.parametrize("value", [pd.NA, pd.NaT, float("nan"), None, 10**400, -(10**5000), [1], ("x",), {"a": 1},
+                                   np.array([1, 2]), object(), float("inf"), "1e999"],
+                         ids=lambda value: type(value).__name__)
+def test_hostile_condition_values_are_one_line_errors_naming_the_column(value):
+    schema = Schema((Attribute("age", "numeric", lower=0, upper=100, bins=4, integer=True),
+                     Attribute("c", "categorical", categories=("x", "y"))))
+    frame = pd.DataFrame({"age": np.arange(200) % 100, "c": ["x", "y"] * 100})
+    model = PrivBayes(1.0, random_state=1).fit(frame, schema).released_
+    for column in ("age", "c"):
+        with pytest.raises(InputError, match=f"^attribute '{column}'") as caught:
+            model.sample(5, conditions={column: value})
+        assert "\n" not in str(caught.value) and len(str(caught.value)) < 200
+
+
+def test_empty_text_and_the_missing_token_name_the_missing_value_as_in_data():
+    from privbayes.schema.values import code_of
+
+    schema = Schema((Attribute("age", "numeric", lower=0, upper=100, bins=4, integer=True, missing="category",
+                               missing_token="?"),
+                     Attribute("c", "categorical", categories=("x", "y"))))
+    age, c = schema.attributes
+    assert code_of(age, "") == code_of(age, "?") == code_of(age, None) == age.base_size
+    with pytest.raises(InputError, match=r"^attribute 'c' has no missing value to condition on; expected one of x, y$"):
+        code_of(c, " ")

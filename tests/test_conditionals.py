@@ -4,6 +4,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from helpers import categorical_schema, correlated_frame
 
 import privbayes.bayesnet.measurements as measurements_module
 from privbayes import counting
@@ -13,7 +14,6 @@ from privbayes.bayesnet.sampling import ancestral_sample
 from privbayes.encoding import Encoding
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import random_source
-from tests.helpers import categorical_schema, correlated_frame
 
 SIZES = [2, 3, 2, 4]
 # An Alg. 2 network of degree k = 2: Π_3 = {X_1, X_2} holds every earlier attribute.

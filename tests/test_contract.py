@@ -11,6 +11,7 @@ from fractions import Fraction
 
 import pandas as pd
 import pytest
+from helpers import categorical_schema, correlated_frame
 from sklearn.base import clone
 
 import privbayes
@@ -19,7 +20,6 @@ from privbayes.cli import main
 from privbayes.errors import InputError
 from privbayes.synthesizers.nbc import SafeNBC
 from privbayes.synthesizers.registry import METHODS
-from tests.helpers import categorical_schema, correlated_frame
 
 SIZES = [3, 4, 2, 5]
 CHAIN = [("a0", "a1"), ("a1", "a2"), ("a2", "a3")]
@@ -88,6 +88,29 @@ def test_clone_round_trips_and_repr_shows_the_parameters(name):
     assert estimator.set_params(**{key: value}) is estimator and getattr(estimator, key) == value
     with pytest.raises(InputError, match="has no parameter 'nope'"):
         estimator.set_params(nope=1)
+
+
+@pytest.mark.parametrize("make", [lambda: privbayes.synthesizer("privbayes", thetta=4),
+                                  lambda: PrivBayes(1.0, thetta=4), lambda: AdaptiveMarginals(1.0, thetta=4),
+                                  lambda: privbayes.synthesizer(thetta=4)])
+def test_a_misspelt_parameter_is_one_line_naming_it_and_its_close_match(make):
+    with pytest.raises(InputError, match=r"has no parameter 'thetta' \(did you mean 'theta'\?\); its parameters: "
+                                         r"epsilon, ") as caught:
+        make()
+    assert "\n" not in str(caught.value)
+
+
+def test_missing_and_extra_positional_parameters_are_one_line_errors():
+    with pytest.raises(InputError, match=r"^PrivateMRF needs the parameter 'cliques'$"):
+        PrivateMRF(epsilon=1.0)
+    with pytest.raises(InputError, match=r"^PrivBayes takes 'epsilon' by position and every other parameter by name"):
+        PrivBayes(1.0, 0.3)
+    with pytest.raises(InputError, match=r"has no parameter 'class_nme' \(did you mean 'class_name'\?\)"):
+        SafeNBC(class_nme="y")
+    with pytest.raises(InputError, match=r"has no parameter 'mdoe' \(did you mean 'mode'\?\)"):
+        SAPrivBayes(1.0, mdoe="strict")
+    with pytest.raises(InputError, match=r"has no parameter 'theat' \(did you mean 'theta'\?\)"):
+        PrivBayes(1.0).set_params(theat=3)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

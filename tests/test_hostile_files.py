@@ -400,7 +400,9 @@ def test_an_mrf_file_cannot_request_exact_inference_above_the_cap(ws, capsys, tm
     path.write_text(json.dumps(_mrf_document(23, list(itertools.combinations(range(23), 2)), "exact")))
     start = time.process_time()
     code, err = run_cli(["sample", str(path), "-n", "3", "-o", str(ws / "out" / "s.csv")], capsys)
-    assert_one_line_refusal(code, err, ws / "out", mentions="exact inference needs a junction tree of 8,388,608 cells")
+    assert_one_line_refusal(code, err, ws / "out",
+                            mentions="exact inference needs a junction tree with a clique of more than the limit of "
+                                     "4,194,304 cells")
     assert time.process_time() - start < 5
 
 

@@ -20,6 +20,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import categorical_schema, correlated_frame, random_frame
 
 import privbayes.limits as limits_module
 from privbayes import AdaptiveMarginals, PrivateMRF, cli
@@ -30,7 +31,6 @@ from privbayes.privacy.mechanisms import DiscreteLaplace, Exponential, PermuteAn
 from privbayes.privacy.neighbours import ADD_REMOVE
 from privbayes.synthesizers.privbayes import PrivBayes
 from privbayes.synthesizers.sa_privbayes import SAPrivBayes
-from tests.helpers import categorical_schema, correlated_frame, random_frame
 
 SIZES = [3, 4, 2, 5]
 PINNED_COUNT = 400
@@ -243,3 +243,20 @@ def test_cli_add_remove_success_frequency_does_not_reveal_one_row(tmp_path, monk
     print(f"successes out of 40: n0 = {n0}: {successes[0]}, n0 + 1: {successes[1]}")
     assert 0 < successes[0] < 40 and 0 < successes[1] < 40, successes
     assert fisher_exact([[successes[0], 40 - successes[0]], [successes[1], 40 - successes[1]]]).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("neighbours", ["replace-one", "add-remove"])
+def test_private_schema_draft_depends_on_the_data_only_through_its_mechanisms(oblivious, tmp_path, neighbours):
+    """``schema infer --epsilon``: two different tables (different rows, values and n) give the same draft."""
+    from privbayes import private_draft
+
+    drafts = []
+    for seed, n in ((0, 300), (1, 5200)):
+        rng = np.random.default_rng(seed)
+        frame = pd.DataFrame({"x": rng.normal(50 * seed, 10 + seed, n).round(seed + 1),
+                              "k": rng.integers(0, 3 + 7 * seed, n), "job": rng.choice(["a", "b", "zz"], n),
+                              "day": [f"{1990 + 30 * seed + i % 9}-01-0{1 + i % 9}" for i in range(n)]})
+        frame.to_csv(tmp_path / f"t{seed}.csv", index=False)
+        drafts.append(private_draft(tmp_path / f"t{seed}.csv", 20, neighbours=neighbours,
+                                    categories={"job": ["a", "b"]}, seed=3).to_yaml())
+    assert drafts[0] == drafts[1]

@@ -21,12 +21,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from helpers_browser import Browser, find_chromium
 
 from privbayes import PrivBayes
 from privbayes.cli import main
 from privbayes.evaluation.caveats import DRAFT_LINE
 from privbayes.schema import Attribute, Schema
-from tests.helpers_browser import Browser, find_chromium
 
 VIEWPORT = (1280, 900)
 VERDICT_BACKGROUND = {"GOOD": (0xe8, 0xf5, 0xe9), "FAIR": (0xff, 0xf8, 0xe1), "POOR": (0xff, 0xeb, 0xee)}

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import categorical_schema, correlated_frame
 
 from privbayes import AdaptiveMarginals, PrivateMRF, PrivBayes, SAPrivBayes
 from privbayes.bayesnet.network import APPair, Network
@@ -30,7 +31,6 @@ from privbayes.schema import Attribute, Schema
 from privbayes.schema.binning import bin_codes
 from privbayes.synthesizers.nbc import SafeNBC
 from privbayes.synthesizers.registry import METHODS
-from tests.helpers import categorical_schema, correlated_frame
 
 SIZES = [3, 4, 2, 5]
 SCHEMA = categorical_schema(SIZES)

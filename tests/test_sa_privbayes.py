@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import categorical_schema, correlated_frame
 
 import privbayes
 from privbayes import SAPrivBayes, counting
@@ -26,7 +27,6 @@ from privbayes.counting import PrivateTable
 from privbayes.errors import InputError
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.plan import BudgetPlan, PlanMismatchError, PlannedRelease
-from tests.helpers import categorical_schema, correlated_frame
 
 SIZES = [2, 3, 4, 2, 5, 3]  # d = 6; pairs of ≤ 30 cells and one of more (none here: 5·4 = 20), all by table
 LN3 = math.log(3)

@@ -40,7 +40,7 @@ def test_the_draft_always_comes_out_with_a_reason_per_column_and_questions(tmp_p
     assert kinds["pdays"]["special_values"] == [999] and kinds["amount"]["special_values"] == [0]
     assert kinds["day"]["kind"] == "date" and kinds["day"]["lower"] == "2021-01-01"
     assert kinds["amount"]["decimals"] == 2 and kinds["pdays"]["integer"] is True
-    assert kinds["pdays"]["upper"] == 27  # from the values that are not special, rounded outward
+    assert kinds["pdays"]["upper"] == 30  # from the values that are not special (0..27), rounded outward
     err = capsys.readouterr().err
     assert "999" not in err and "free text" not in err  # messages name columns only
     # deterministic: the same data give the same file
@@ -51,7 +51,7 @@ def test_the_draft_always_comes_out_with_a_reason_per_column_and_questions(tmp_p
 def test_bounds_are_rounded_outward_not_the_exact_extremes():
     frame = pd.DataFrame({"x": np.linspace(13.7, 1_490_401, 200), "y": ["a", "b"] * 100})
     attr = draft_schema(frame).schema().attributes[0]
-    assert attr.lower == 13 and attr.upper == 1_500_000
+    assert attr.lower == 0 and attr.upper == 1_600_000  # on the 1-2-5 grid: step 200,000 (a tenth of the spread)
 
 
 def test_an_inferred_schema_is_reported_as_taken_from_the_data(tmp_path, capsys):

@@ -5,10 +5,10 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import categorical_schema
 
 from privbayes import PrivBayes
 from privbayes.privacy.samplers import SeededRandomSource
-from tests.helpers import categorical_schema
 
 SIZES = [3, 2, 3, 2, 3]
 N = 100_000

@@ -60,6 +60,15 @@ def outcome(src, schema: Schema):
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
+def test_text_names_a_yaml_boolean_category_as_the_schema_file_spells_it(tmp_path, fmt):
+    """Categories [false, true] (YAML booleans): text true/false names them as True/False does, in every
+    form (the same rule as ``sample --given``); other words are still not categories."""
+    assert outcome(source(["true", "false", "True", "False"], fmt, tmp_path), schema_of([False, True])) == [1, 0, 1, 0]
+    assert outcome(source(["yes"], fmt, tmp_path, "w"), schema_of([False, True])).startswith("error: ")
+    assert outcome(source(["true", "True"], fmt, tmp_path, "s"), schema_of(["true", "True"])) == [0, 1]  # exact first
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("categories, table, neighbour, expected", [
     # leading zeros: "01" must name category "01" whether or not an "x" row exists (issue 12, case 1)
     (["01", "02", "x"], ["01", "02", "x", "02"], ["01", "02", "01", "02"], [[0, 1, 2, 1], [0, 1, 0, 1]]),

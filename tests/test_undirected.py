@@ -9,7 +9,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import categorical_schema, correlated_frame
+from helpers import categorical_schema, correlated_frame, kl_divergence, random_log_linear
 
 import privbayes
 from privbayes import PrivateMRF, blocks
@@ -28,7 +28,6 @@ from privbayes.undirected import (
     project_simplex,
 )
 from privbayes.undirected.model_file import from_document
-from tests.helpers import kl_divergence, random_log_linear
 
 CHAIN = [("a0", "a1"), ("a1", "a2"), ("a2", "a3")]
 

@@ -28,6 +28,7 @@ _EXPORTS = {
     "Schema": "privbayes.schema",
     "infer_schema": "privbayes.counting.draft",
     "load": "privbayes.synthesizers.registry",
+    "private_draft": "privbayes.synthesizers.private_draft",
     "synthesizer": "privbayes.synthesizers.registry",
 }
 """Public names and their modules, imported on first use (PEP 562) so that ``import privbayes``
@@ -42,6 +43,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from privbayes.schema import Attribute, Schema
     from privbayes.synthesizers.adaptive import AdaptiveMarginals
     from privbayes.synthesizers.mrf import PrivateMRF
+    from privbayes.synthesizers.private_draft import private_draft
     from privbayes.synthesizers.privbayes import PrivBayes
     from privbayes.synthesizers.registry import load, synthesizer
     from privbayes.synthesizers.sa_privbayes import SAPrivBayes
@@ -66,4 +68,5 @@ def __dir__() -> list[str]:
 __all__ = ["Accountant", "AdaptiveMarginals", "Attribute", "BayesNetModel", "BudgetExceededError", "InputError",
            "PrivBayes", "PrivacyReport",
            "PrivateMRF", "SAPrivBayes",
-           "Schema", "__version__", "infer_schema", "load", "synthesizer"]
+           "Schema", "__version__", "infer_schema", "load", "private_draft",
+           "synthesizer"]

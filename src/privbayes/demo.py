@@ -9,6 +9,7 @@ from importlib import resources
 import numpy as np
 
 from privbayes import counting
+from privbayes.cli.fit import summary
 from privbayes.evaluation.report import average_tvd_against, verdict_against
 from privbayes.io import load_schema, write_table
 from privbayes.synthesizers.registry import DEFAULT_METHOD, synthesizer
@@ -32,7 +33,7 @@ def run_demo(output: str, epsilon: float = 1.0) -> dict[str, float]:
         tvd_synth, tvd_uniform = average_tvd_against(data_path, [synthetic, uniform], schema, alpha=2)
         judged = verdict_against(data_path, synthetic, schema)
     report = model.privacy_report()
-    print(f"model: degree {model.degree_}, {report['algorithm']}")
+    print(f"model: {summary(model.released_)}; {report['algorithm']}")
     for line in model.model_.describe():
         print(f"  {line}")
     print(f"privacy: ε spent {report['epsilon_spent']:g} of {report['epsilon']:g} "

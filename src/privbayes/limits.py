@@ -8,7 +8,7 @@ machine with room to spare; each can be raised through an environment variable
 ``PRIVBAYES_MAX_TABLE_CELLS``, ``PRIVBAYES_MAX_MODEL_CELLS``, ``PRIVBAYES_MAX_FILE_MB``, ``PRIVBAYES_MAX_FIT_GB``,
 ``PRIVBAYES_MAX_CANDIDATE_SETS``, ``PRIVBAYES_MAX_ATTRIBUTES``, ``PRIVBAYES_MAX_DOMAIN_CODES``,
 ``PRIVBAYES_MAX_DOCUMENT_NODES``, ``PRIVBAYES_MAX_DOCUMENT_DEPTH``, ``PRIVBAYES_MAX_LINE_KB``,
-``PRIVBAYES_MAX_INPUT_MB``, ``PRIVBAYES_MAX_EXPANSION``) or :func:`configure`.
+``PRIVBAYES_MAX_INPUT_MB``, ``PRIVBAYES_MAX_EXPANSION``, ``PRIVBAYES_MAX_ROUNDS``) or :func:`configure`.
 
 Per-attribute caps alone are not enough: 300 attributes of 2^16 bins each fit in a 25 KB
 model file and build 2.7 GB of generalisation levels.  So the attributes of one schema are
@@ -76,6 +76,10 @@ class Limits:
     more than :data:`EXPANSION_GRACE` bytes are out.  Real tables compress far less (gzip: Adult 9 : 1, ACS
     16 : 1, NLTCS 63 : 1); gzip's ceiling is ≈ 1032 : 1, which only near-constant text approaches
     (an 80 KB .gz of 2·10⁷ rows)."""
+    max_rounds: int = 10_000
+    """Rounds of one adaptive fit, given or from the rounds rule (each round re-fits the model, and a model
+    file's plan has two releases per round): the rule gives at most 2 per attribute, 80 on the papers' widest
+    dataset."""
 
 
 _ENV = {"max_bins": "PRIVBAYES_MAX_BINS", "max_categories": "PRIVBAYES_MAX_CATEGORIES",
@@ -83,7 +87,8 @@ _ENV = {"max_bins": "PRIVBAYES_MAX_BINS", "max_categories": "PRIVBAYES_MAX_CATEG
         "max_model_cells": "PRIVBAYES_MAX_MODEL_CELLS",
         "max_candidate_sets": "PRIVBAYES_MAX_CANDIDATE_SETS", "max_attributes": "PRIVBAYES_MAX_ATTRIBUTES",
         "max_domain_codes": "PRIVBAYES_MAX_DOMAIN_CODES", "max_document_nodes": "PRIVBAYES_MAX_DOCUMENT_NODES",
-        "max_document_depth": "PRIVBAYES_MAX_DOCUMENT_DEPTH", "max_expansion": "PRIVBAYES_MAX_EXPANSION"}
+        "max_document_depth": "PRIVBAYES_MAX_DOCUMENT_DEPTH", "max_expansion": "PRIVBAYES_MAX_EXPANSION",
+        "max_rounds": "PRIVBAYES_MAX_ROUNDS"}
 
 _SCALED = {"max_file_bytes": ("PRIVBAYES_MAX_FILE_MB", 2**20), "max_fit_bytes": ("PRIVBAYES_MAX_FIT_GB", 2**30),
            "max_line_bytes": ("PRIVBAYES_MAX_LINE_KB", 2**10), "max_input_bytes": ("PRIVBAYES_MAX_INPUT_MB", 2**20)}
@@ -148,6 +153,14 @@ def check_file_size(path: os.PathLike | str, what: str) -> None:
     if size > cap:
         raise InputError(f"{path}: the {what} file has {size / 2**20:.1f} MB, more than the limit of "
                          f"{cap / 2**20:.0f} MB (PRIVBAYES_MAX_FILE_MB)")
+
+
+def check_rounds(rounds: int, where: str) -> int:
+    """Refuse more adaptive rounds than the cap, before any round's budget is computed."""
+    cap = limits().max_rounds
+    if rounds > cap:
+        raise InputError(f"{where} ({rounds:,}) is above the limit of {cap:,} rounds (PRIVBAYES_MAX_ROUNDS)")
+    return rounds
 
 
 def check_domain_total(attributes: int, codes: int, where: str) -> None:

@@ -60,11 +60,19 @@ def exact_parameter(params: Mapping[str, Any], name: str) -> Fraction:
     return value
 
 
+MAX_EPSILON = 10**9
+"""The largest ε (or budget) accepted: far above any meaningful privacy, the largest the tests and benchmarks
+use (a noise-free check), and small enough that every float the plans and samplers derive from it
+(n·ε/Δ with n < 2^63, e^(−ε/Δ)) stays finite (docs/decisions.md, "Hostile parameters and model files")."""
+
+
 def check_epsilon(value: Any, name: str = "epsilon", *, binary: bool = False) -> Fraction:
     """ε (or any budget) as an exact rational (:func:`exact`; ``binary``: a float's binary value, as
-    model files before version 3 stored it); it must be a finite number > 0."""
+    model files before version 3 stored it); it must be a finite number in (0, :data:`MAX_EPSILON`]."""
     if not is_real(value) or value <= 0:
         raise InputError(f"{name} ({value!r}) must be a finite number > 0")
+    if value > MAX_EPSILON:
+        raise InputError(f"{name} must be at most {MAX_EPSILON:,}")
     return Fraction(value) if binary else exact(value, name)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -49,11 +49,16 @@ class Candidate:
 def leaf_candidates(encoding: Encoding, degree: int) -> tuple[Candidate, ...]:
     """AIM's candidates: every set of 1..``degree`` attributes, at the leaves, that fits the table cell
     limit, in a fixed order (by size, then lexicographically): a function of the public domain only."""
+    return tuple(iter_leaf_candidates(encoding, degree))
+
+
+def iter_leaf_candidates(encoding: Encoding, degree: int) -> Iterator[Candidate]:
+    """The candidates of :func:`leaf_candidates`, one at a time (for a reader that may stop early)."""
     attrs = encoding.attributes
     cap = limits().max_table_cells
-    return tuple(Candidate(subset, (0,) * size) for size in range(1, degree + 1)
-                 for subset in itertools.combinations(range(len(attrs)), size)
-                 if math.prod(attrs[a].size for a in subset) <= cap)
+    return (Candidate(subset, (0,) * size) for size in range(1, degree + 1)
+            for subset in itertools.combinations(range(len(attrs)), size)
+            if math.prod(attrs[a].size for a in subset) <= cap)
 
 
 def workload_weights(candidates: Sequence[Candidate], d: int, degree: int) -> dict[int, Fraction]:

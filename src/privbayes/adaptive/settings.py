@@ -31,17 +31,18 @@ its ledger against it; a model file's loader recomputes it.
 
 from __future__ import annotations
 
-import itertools
+import heapq
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from privbayes.adaptive.candidates import leaf_candidates
+from privbayes.adaptive.candidates import iter_leaf_candidates
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
 from privbayes.inference import MAX_EXACT_CELLS
+from privbayes.limits import check_rounds
 from privbayes.privacy.neighbours import RELATIONS, REPLACE_ONE, Neighbours, neighbours
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
 from privbayes.schema import Schema
@@ -135,7 +136,7 @@ class AdaptiveSettings:
             versions = ", ".join(map(str, AUTO_VERSIONS))
             raise InputError(f"auto_version ({self.auto_version!r}) must be one of {versions}")
         if self.rounds is not None:
-            object.__setattr__(self, "rounds", check_count(self.rounds, "rounds", minimum=1))
+            object.__setattr__(self, "rounds", check_rounds(check_count(self.rounds, "rounds", minimum=1), "rounds"))
         if self.initial_share is not None:
             object.__setattr__(self, "initial_share", check_share(self.initial_share, "initial_share"))
         object.__setattr__(self, "select_share", check_share(self.select_share, "select_share"))
@@ -191,9 +192,15 @@ class AdaptiveSettings:
     def model_cells_for(self, encoding: Encoding) -> int:
         """The fit's cap on the junction tree's cells: ``max_model_cells``, or less when the domain is small,
         :data:`WORKLOAD_MULTIPLE` times the cells of the candidate marginals of two or more attributes (a
-        function of the public domain only)."""
-        workload = sum(c.cells(encoding) for c in leaf_candidates(encoding, self.degree_for(encoding))
-                       if len(c.attributes) > 1)
+        function of the public domain only).  The candidates are summed only until the multiple reaches
+        ``max_model_cells``: a wide domain's plan does not enumerate its d²/2 pairs."""
+        target = -(-self.max_model_cells // WORKLOAD_MULTIPLE)
+        workload = 0
+        for c in iter_leaf_candidates(encoding, self.degree_for(encoding)):
+            if len(c.attributes) > 1:
+                workload += c.cells(encoding)
+                if workload >= target:
+                    break
         return min(self.max_model_cells, max(1, WORKLOAD_MULTIPLE * workload))
 
     def count_epsilon(self) -> Fraction:
@@ -247,20 +254,23 @@ class AdaptiveSettings:
 def rounds_for(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_budget: Fraction) -> int:
     """T: the given ``rounds``, else the rounds rule of the module docstring."""
     if settings.rounds is not None:
-        return settings.rounds
+        return check_rounds(settings.rounds, "rounds")
     d = len(encoding.attributes)
     measure = float(rounds_budget * (1 - settings.select_share))
     signal = n * measure / float(settings.relation.count_sensitivity)
-    return int(min(max(1, round(math.sqrt(signal / settings.theta))), MAX_ROUNDS_PER_ATTRIBUTE * d))
+    most = MAX_ROUNDS_PER_ATTRIBUTE * d  # capped before rounding: a tiny θ makes the root infinite
+    rule = int(max(1, round(min(math.sqrt(signal / settings.theta), most))))
+    return check_rounds(rule, "the rounds rule's number of rounds")
 
 
 def round_budgets(total: Fraction, rounds: int, ramp: Fraction) -> list[Fraction]:
     """``total`` split over the rounds in linearly rising budgets, the last ``ramp`` times the first
-    (equal budgets when ``ramp`` is 1 or there is one round); exact rationals summing to ``total``."""
+    (equal budgets when ``ramp`` is 1 or there is one round); exact rationals summing to ``total``.  The rises
+    1 + (ramp − 1)·t/(T − 1) sum to T·(1 + ramp)/2: linear time in T, not quadratic."""
     if rounds == 1:
         return [total]
-    rise = [1 + (ramp - 1) * Fraction(t, rounds - 1) for t in range(rounds)]
-    return [total * r / sum(rise) for r in rise]
+    unit = total / (rounds * (1 + ramp) / 2)
+    return [unit * (1 + (ramp - 1) * Fraction(t, rounds - 1)) for t in range(rounds)]
 
 
 def first_groups(encoding: Encoding, joint: bool) -> tuple[tuple[int, ...], ...]:
@@ -268,25 +278,46 @@ def first_groups(encoding: Encoding, joint: bool) -> tuple[tuple[int, ...], ...]
     measured together.  Groups are merged greedily while √(|Ω_g|·|Ω_h|) < √|Ω_g| + √|Ω_h| (largest gain
     first, ties by position): under the √-size split below, each attribute's 1-way noise then falls (its
     standard deviation per cell is Σ_g √|Ω_g| / (ε·√|Ω_a|) whether measured alone or in a group), and the
-    joint table adds the group's 2-way marginals for nothing.  A function of the public domain only."""
+    joint table adds the group's 2-way marginals for nothing.  A function of the public domain only.
+
+    The gain √x + √y − √(xy) = 1 − (√x − 1)(√y − 1) is largest for the two groups of fewest cells (any pair
+    with a one-cell group gains 1), so each merge is found from a heap of (cells, position) in O(log d), not
+    by scoring every pair: O(d log d) in all (docs/decisions.md, "Hostile parameters and model files")."""
     sizes = [a.size for a in encoding.attributes]
-    groups: list[tuple[int, ...]] = [(a,) for a in range(len(sizes))]
     if not joint:
-        return tuple(groups)
-    cells = lambda g: math.prod(sizes[a] for a in g)  # noqa: E731
-    while True:
-        best, pair = -math.inf, None
-        for i, j in itertools.combinations(range(len(groups)), 2):
-            x, y = cells(groups[i]), cells(groups[j])
-            gain = math.sqrt(x) + math.sqrt(y) - math.sqrt(x * y)
-            if gain > best + 1e-12:
-                best, pair = gain, (i, j)
-        if pair is None or best <= MERGE_GAIN:
+        return tuple((a,) for a in range(len(sizes)))
+    members: dict[int, tuple[int, ...]] = {a: (a,) for a in range(len(sizes))}  # position → attributes
+    cells = dict(enumerate(sizes))
+    version = dict.fromkeys(cells, 0)  # a merged group's earlier heap entry is stale, even at equal cells
+    by_cells = [(c, a, 0) for a, c in cells.items()]  # (cells, position, version)
+    by_position = list(members)  # every live position, smallest first (already a heap)
+    heapq.heapify(by_cells)
+
+    def smallest(heap: list, live: Callable[[Any], bool], count: int) -> list:
+        out: list = []
+        while heap and len(out) < count:
+            top = heapq.heappop(heap)
+            if live(top):
+                out.append(top)
+        for item in out:
+            heapq.heappush(heap, item)
+        return out
+
+    while len(members) > 1:
+        (c1, p1, _), (c2, p2, _) = smallest(by_cells, lambda e: version.get(e[1]) == e[2], 2)
+        if c1 == 1:  # every pair with a one-cell group gains 1: the first such pair by position
+            first, second = smallest(by_position, lambda p: p in members, 2)
+            i, j = (first, p1) if first != p1 else (first, second)
+        else:
+            i, j = min(p1, p2), max(p1, p2)
+        x, y = cells[i], cells[j]
+        if math.sqrt(x) + math.sqrt(y) - math.sqrt(x * y) <= MERGE_GAIN:
             break
-        i, j = pair
-        groups[i] = tuple(sorted(groups[i] + groups[j]))
-        del groups[j]
-    return tuple(sorted(groups))
+        members[i] = tuple(sorted(members[i] + members.pop(j)))
+        del cells[j], version[j]
+        cells[i], version[i] = x * y, version[i] + 1
+        heapq.heappush(by_cells, (x * y, i, version[i]))
+    return tuple(sorted(members.values()))
 
 
 def oneway_weights(encoding: Encoding, groups: tuple[tuple[int, ...], ...] | None = None) -> list[Fraction]:
@@ -326,7 +357,8 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
         weights = oneway_weights(encoding, groups)
         G = len(groups)
         name = "1-way marginal" if G == d else "first marginal"
-        releases += [PlannedRelease(f"{name} {g + 1}/{G}", "discrete Laplace", oneway * w / sum(weights),
+        weight_total = sum(weights)
+        releases += [PlannedRelease(f"{name} {g + 1}/{G}", "discrete Laplace", oneway * w / weight_total,
                                     kind="oneway", index=g, sensitivity=delta) for g, w in enumerate(weights)]
         network_settings = (("first marginals", ", ".join(" × ".join(encoding.attributes[a].name for a in g)
                                                            for g in groups)),) if G < d else ()

@@ -28,7 +28,7 @@ from privbayes.io import atomic_write_text
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.neighbours import neighbours
 from privbayes.privacy.plan import BudgetPlan
-from privbayes.privacy.report import PrivacyReport, domain_caveats
+from privbayes.privacy.report import PrivacyReport, domain_caveats, draft_total
 from privbayes.schema import Schema
 from privbayes.schema.values import fixed_values
 from privbayes.validation import check_count, check_seed
@@ -136,8 +136,9 @@ class BayesNetModel:
 
     def privacy_report(self) -> PrivacyReport:
         """What was spent, on what, under which neighbouring relation, and what is not covered."""
-        domain_source, caveats = domain_caveats(self.domain_source, self.schema, list(self.caveats))
         relation = neighbours(self.parameters.get("neighbours"))
+        domain_source, caveats = domain_caveats(self.domain_source, self.schema, list(self.caveats), relation=relation,
+                                                epsilon=self.plan.total)
         return PrivacyReport({
             "method": self.method,
             "mechanism": self.mechanism,
@@ -151,6 +152,7 @@ class BayesNetModel:
             "n": self.n,
             "n_public": relation.n_public,
             "domain_source": domain_source,
+            **draft_total(self.schema, self.plan.total, relation),
             "seeded": self.seeded,
             "algorithm": self.algorithm,
             "encoding": self.encoding.name,

@@ -23,7 +23,7 @@ from privbayes.adaptive.settings import MECHANISM as ADAPTIVE_MECHANISM
 from privbayes.adaptive.settings import METHOD as ADAPTIVE_METHOD
 from privbayes.bayesnet.model import FORMAT, VERSION, BayesNetModel
 from privbayes.bayesnet.network import Network
-from privbayes.bayesnet.potentials import Potential, network_of, sizes_of
+from privbayes.bayesnet.potentials import Potential, ZeroMass, network_of, sizes_of
 from privbayes.bayesnet.privbayes.settings import PrivBayesSettings
 from privbayes.bayesnet.sa.settings import FAITHFUL_CAVEATS, SASettings
 from privbayes.bayesnet.sa.settings import METHOD as SA_METHOD
@@ -144,7 +144,12 @@ def _model_from_document(doc: Any, path: str) -> BayesNetModel:
     potentials = None
     if version >= 4 and "potentials" in doc:
         potentials = _potentials(doc["potentials"], encoding, path)
-        rebuilt, rebuilt_conditionals = network_of(encoding, potentials)
+        try:
+            rebuilt, rebuilt_conditionals = network_of(encoding, potentials)
+        except ZeroMass as exc:
+            names = ", ".join(encoding.attributes[a].name for a in exc.variables)
+            raise InputError(f"{path}: invalid model file: the potentials over {names} give the model no positive, "
+                             "finite total mass (nothing to sample)") from None
         conditionals = list(rebuilt_conditionals)
         _require(rebuilt.to_list() == network.to_list(), path, "the network is not the one its potentials define")
         for pair, table in zip(network.pairs, conditionals):

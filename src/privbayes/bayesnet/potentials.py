@@ -16,6 +16,7 @@ Everything here is post-processing of released values (θ is a function of the n
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
@@ -29,6 +30,7 @@ from privbayes.encoding import Encoding
 from privbayes.inference import (
     MAX_EXACT_CELLS,
     CalibratedTree,
+    CliqueTooLarge,
     Domain,
     JunctionTree,
     build_junction_tree,
@@ -56,14 +58,19 @@ def potentials_of(measurements: Sequence[NoisyTable], log_potentials: Sequence[n
 def sizes_of(encoding: Encoding, potentials: Sequence[Potential]) -> tuple[int, int]:
     """(cells of the largest component's junction tree, cells of all the conditionals the model's
     network will have), computed from the variables alone, without allocating: what a loader checks
-    against the caps before it calibrates anything."""
+    against the caps before it calibrates anything.  A component whose triangulation meets a clique over
+    ``MAX_EXACT_CELLS`` stops there: (that clique's cells, 0), which every caller refuses."""
     sizes = tuple(a.size for a in encoding.attributes)
     scopes = [tuple(a for a, _ in p.variables) for p in potentials]
     largest = conditional_cells = 0
     for variables, members in _components(len(sizes), scopes):
         local = {v: j for j, v in enumerate(variables)}
         domain = Domain(tuple(sizes[v] for v in variables))
-        tree = build_junction_tree(domain, [tuple(local[v] for v in scopes[i]) for i in members])
+        try:
+            tree = build_junction_tree(domain, [tuple(local[v] for v in scopes[i]) for i in members],
+                                       max_cells=MAX_EXACT_CELLS)
+        except CliqueTooLarge as exc:
+            return exc.cells, 0
         largest = max(largest, sum(domain.cells(c) for c in tree.cliques))
         for clique, separator in [(0, ())] + [(child, tree.separator(parent, child)) for parent, child in tree.edges]:
             given = list(separator)
@@ -84,7 +91,29 @@ def calibrate(encoding: Encoding, potentials: Sequence[Potential]) -> Calibrated
     sizes = tuple(a.size for a in encoding.attributes)
     parts = [_part_calibration(variables, members, sizes, queries, [p.theta for p in potentials])
              for variables, members in _components(len(sizes), [q.scope for q in queries])]
+    for part in parts:
+        if not np.isfinite(_log_mass(part)):
+            raise ZeroMass(part.variables)
     return _product(parts)
+
+
+class ZeroMass(ValueError):
+    """The potentials of one component give every cell probability zero (or overflow): no distribution, so nothing
+    to sample (a fit never releases such θ; a hostile file would otherwise have loaded as a uniform model)."""
+
+    def __init__(self, variables: tuple[int, ...]) -> None:
+        super().__init__(f"the potentials over attributes {list(variables)} give the model no positive, finite "
+                         "total mass")
+        self.variables = variables
+
+
+def _log_mass(part: _Part) -> float:
+    """log Σ_x Π exp θ of one component: the log-sum-exp of its first clique's beliefs (log p(x_C) + log Z), which
+    for the one-attribute closed form is that θ's own mass; NaN or ±∞ when the potentials define no distribution."""
+    with np.errstate(all="ignore"):
+        beliefs = np.asarray(part.calibrated.log_beliefs[0], dtype=np.float64)
+        top = float(np.max(beliefs))
+        return top if not np.isfinite(top) else top + math.log(float(np.sum(np.exp(beliefs - top))))
 
 
 def _part_calibration(variables: tuple[int, ...], members: tuple[int, ...], sizes: tuple[int, ...],

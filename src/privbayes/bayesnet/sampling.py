@@ -19,13 +19,13 @@ from privbayes.encoding import Encoding
 from privbayes.errors import InputError
 from privbayes.schema import Schema
 
-_CHUNK = 65536
-
 
 def ancestral_sample(
     network: Network, conditionals: Sequence[np.ndarray], encoding: Encoding, n: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """``n`` rows of encoded codes drawn from Π_i Pr*[X_i | Π_i]."""
+    """``n`` rows of encoded codes drawn from Π_i Pr*[X_i | Π_i] by inverse CDF: each row's code is the number
+    of its parent configuration's cumulative probabilities at or below its uniform draw, found by a binary
+    search over the configuration's row (:func:`inverse_cdf`), so memory is O(n) whatever |dom(X)|."""
     attrs = encoding.attributes
     out = np.zeros((n, len(attrs)), dtype=np.int64)
     for pair, cond in zip(network.pairs, conditionals):
@@ -34,12 +34,27 @@ def ancestral_sample(
         for a, level in pair.parents:
             rows = rows * attrs[a].level_size(level) + attrs[a].levels[level][out[:, a]]
         cdf = np.cumsum(cond.reshape(-1, size), axis=1)
-        draws = rng.random(n)
-        for start in range(0, n, _CHUNK):  # bounded memory: _CHUNK × |dom(X)| comparisons at a time
-            part = slice(start, start + _CHUNK)
-            picked = (draws[part, None] >= cdf[rows[part]]).sum(axis=1)
-            out[part, pair.child] = np.minimum(picked, size - 1)
+        out[:, pair.child] = np.minimum(inverse_cdf(cdf, rows, rng.random(n)), size - 1)
     return out
+
+
+def inverse_cdf(cdf: np.ndarray, rows: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """Per draw, the number of entries of its row of ``cdf`` (non-decreasing along axis 1) that are ≤ it: the
+    count ``(draw >= cdf[row]).sum()`` gives, by ⌈log₂(|dom|+1)⌉ vectorised halvings instead of a rows × |dom|
+    comparison (a 65,536-bin child needed 32 GiB for 65,536 rows)."""
+    size = cdf.shape[1]
+    flat = cdf.ravel()
+    low = np.zeros(len(draws), dtype=np.int64)
+    high = np.full(len(draws), size, dtype=np.int64)
+    base = rows * size
+    while True:
+        open_ = low < high
+        if not open_.any():
+            return low
+        mid = (low + high) // 2
+        at_or_below = flat[base + np.minimum(mid, size - 1)] <= draws
+        low = np.where(open_ & at_or_below, mid + 1, low)
+        high = np.where(open_ & ~at_or_below, mid, high)
 
 
 BLOCK_ROWS = 65536

@@ -28,22 +28,30 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"privbayes: error: {message} (see {self.prog} --help)\n")
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     import importlib
 
     from privbayes._version import __version__
+    from privbayes.cli import arguments
 
     parser = _Parser(prog="privbayes", description="Publish sensitive tables safely with graphical models: "
-                     "PrivBayes (TODS 2017), SA-PrivBayes, private MRFs (ICML 2017), safe NBC publishing.")
+                     "adaptive marginals (the default method), PrivBayes (TODS 2017), SA-PrivBayes, private MRFs "
+                     "(ICML 2017), safe NBC publishing.  Start with 'privbayes demo' (the default method on the "
+                     "bundled Adult data).")
     parser.add_argument("--version", action="version", version=f"privbayes {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    words = list(sys.argv[1:] if argv is None else argv)
     for verb in VERBS:
-        importlib.import_module(f"privbayes.cli.{verb}").add_parser(commands)
+        module = importlib.import_module(f"privbayes.cli.{verb}")
+        if verb == "fit":  # `fit --method M --help` lists M's options only: --method is read before parsing
+            module.add_parser(commands, arguments.method_in(words))
+        else:
+            module.add_parser(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = _parser(argv).parse_args(argv)
     try:
         with _notes():
             args.run(args)

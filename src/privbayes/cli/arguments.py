@@ -176,11 +176,81 @@ FIXED = {"progress": True}
 """Parameters the command line sets itself (a progress bar on stderr)."""
 
 
+METHOD_PARAMETERS: dict[str, tuple[str, ...]] = {
+    "adaptive": ("epsilon", "neighbours", "random_state", "degree", "rounds", "theta", "init", "initial_share",
+                 "select_share", "selection", "joint", "max_network_degree", "max_model_cells"),
+    "privbayes": ("epsilon", "neighbours", "random_state", "beta", "theta", "degree", "score", "encoding", "estimation",
+                  "non_private_phase"),
+    "sa-privbayes": ("epsilon", "random_state", "mode", "degree", "beta", "q", "lam", "alpha", "screening_share"),
+    "mrf": ("epsilon", "neighbours", "random_state", "cliques", "estimation", "l2", "inference", "delta", "psgd_steps",
+            "psgd_learning_rate"),
+    "nbc": ("class_name", "gamma", "breach", "prior", "r", "condition"),
+}
+"""Each method's flags, in the order ``fit --help`` lists them (one argument group per method; the first three are
+the common ones).  The estimators' signatures are the truth; ``tests/test_cli_words.py`` checks this table against
+them, so that ``--help`` never imports the estimators (it stays fast)."""
+
+COMMON_PARAMETERS = ("epsilon", "neighbours", "random_state")
+"""Parameters of most methods, listed once before the methods' groups."""
+
+
 def add_parameters(parser: argparse.ArgumentParser, names: tuple[str, ...] | None = None) -> None:
-    """The flags of the estimator parameters ``names`` (default: all) (default None: the estimator's own)."""
-    for name, parameter in PARAMETERS.items():
+    """The flags of the estimator parameters ``names`` (default: all), in one list (``privbayes nbc publish``)."""
+    for name in PARAMETERS:
         if names is None or name in names:
-            parser.add_argument(parameter.flag, dest=f"param_{name}", default=None, **parameter.options)
+            _add_parameter(parser, name)
+
+
+def add_method_parameters(parser: argparse.ArgumentParser, shown: str | None = None) -> None:
+    """Every estimator flag, listed in argument groups: the common parameters first, then one group per method
+    (the default method first), each flag in the first group that takes it.  With ``shown`` (``fit --method M
+    --help``), only the common parameters M takes and M's group are listed; the other flags still parse, so
+    that a flag another method takes is refused in one line naming the method
+    (:func:`estimator_arguments`)."""
+    from privbayes.synthesizers.registry import DEFAULT_METHOD
+
+    methods = [m for m in METHOD_PARAMETERS if m == DEFAULT_METHOD] + [m for m in METHOD_PARAMETERS
+                                                                         if m != DEFAULT_METHOD]
+    if shown in METHOD_PARAMETERS:
+        methods = [shown]
+    placed: set[str] = set()
+    common = [name for name in COMMON_PARAMETERS if any(name in METHOD_PARAMETERS[m] for m in methods)]
+    if common:
+        group = parser.add_argument_group("common parameters (of the differentially private methods)"
+                                          if shown is None else "common parameters")
+        for name in common:
+            _add_parameter(group, name)
+        placed.update(common)
+    for method in methods:
+        names = [name for name in METHOD_PARAMETERS[method] if name not in placed]
+        above = [PARAMETERS[name].flag for name in METHOD_PARAMETERS[method]
+                 if name in placed and name not in COMMON_PARAMETERS]
+        title = f"--method {method}" + (" (the default)" if method == DEFAULT_METHOD else "")
+        group = parser.add_argument_group(title, f"also {', '.join(above)} (listed above)" if above else None)
+        for name in names:
+            _add_parameter(group, name)
+        placed.update(names)
+    for name in PARAMETERS:
+        if name not in placed:
+            _add_parameter(parser, name, hidden=True)
+
+
+def _add_parameter(parser: argparse.ArgumentParser | argparse._ArgumentGroup, name: str, hidden: bool = False) -> None:
+    options = dict(PARAMETERS[name].options) | ({"help": argparse.SUPPRESS} if hidden else {})
+    if not {"metavar", "choices", "action"} & set(options):  # EPSILON, not the dest's PARAM_EPSILON
+        options["metavar"] = PARAMETERS[name].flag.lstrip("-").upper().replace("-", "_")
+    parser.add_argument(PARAMETERS[name].flag, dest=f"param_{name}", default=None, **options)
+
+
+def method_in(argv: list[str]) -> str | None:
+    """The value of ``--method`` in a command line, read before parsing (``fit --method M --help`` lists M's
+    flags only); None when absent."""
+    for i, word in enumerate(argv):
+        if word == "--method" and i + 1 < len(argv):
+            return argv[i + 1]
+        if word.startswith("--method="):
+            return word.partition("=")[2]
+    return None
 
 
 def estimator_arguments(args: argparse.Namespace, estimator: Callable[..., Any], method: str) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""``privbayes demo``: PrivBayes at ε = 1 on the bundled UCI Adult data."""
+"""``privbayes demo``: the default method (adaptive marginals) at ε = 1 on the bundled UCI Adult data."""
 
 from __future__ import annotations
 
@@ -9,7 +9,11 @@ from privbayes.cli import arguments
 
 
 def add_parser(commands: Any) -> None:
-    demo = commands.add_parser("demo", help="run PrivBayes on the bundled Adult data at ε = 1")
+    demo = commands.add_parser("demo", help="run the default method (adaptive marginals) on the bundled Adult data "
+                                            "at ε = 1",
+                               description="Fit the default method (adaptive marginals; 'fit --method' chooses "
+                                           "others) on the bundled UCI Adult data, write a synthetic table and "
+                                           "compare its 2-way marginals with the input's.")
     demo.add_argument("-o", "--output", default="adult_synthetic.csv", help="where to write the synthetic CSV")
     demo.add_argument("--epsilon", type=arguments.number, default=1.0, help="privacy budget ε > 0 (default 1)")
     demo.set_defaults(run=run)

@@ -17,11 +17,16 @@ def add_parser(commands: Any) -> None:
     evaluate.add_argument("--model", help="model file of any method: adds its structure and privacy report")
     evaluate.add_argument("--report", help="write a self-contained HTML report: verdict and privacy first, "
                                            "figures with privbayes[eval] (matplotlib)")
+    evaluate.add_argument("--json", metavar="FILE",
+                          help="also write every number printed (references, each column, each pair with its "
+                               "independent-columns reference, the lost pairs, the classifier check, the verdict) "
+                               "to a .json file")
     evaluate.add_argument("--alpha", default="2,3", help="α of the α-way marginal sets Qα (default 2,3)")
     evaluate.add_argument("--target", action="append", default=[], metavar="COLUMN=VALUE",
                           help="classifier check target, e.g. income='>50K', age>=20, or a column alone (its "
-                               "last category against the rest) (repeatable; default: the last categorical "
-                               "column's most frequent value) (the paper's SVM task)")
+                               "last category against the rest) (repeatable; default: the most balanced "
+                               "categorical value against the rest, never one with a majority over 95 %%) "
+                               "(the paper's SVM task)")
     evaluate.add_argument("--no-classifier", action="store_true",
                           help="skip the classifier check (it needs privbayes[eval]: scikit-learn)")
     evaluate.add_argument("--clip-synthetic", action="store_true",
@@ -40,8 +45,9 @@ def run(args: argparse.Namespace) -> None:
     from privbayes.evaluation.report import run_evaluate
 
     arguments.writable(args.report, "report", (".html", ".htm"))
+    arguments.writable(args.json, "JSON output", (".json",))
     # --sep/--file-encoding describe the real table; the synthetic one (written by `sample`) is detected.
     real, synth = arguments.table(args, args.real), TableFile(args.synth)
     run_evaluate(real, synth, schema_path=args.schema, model_path=args.model, report_path=args.report,
                  alpha=args.alpha, targets=args.target, split_seed=args.seed, classifier=not args.no_classifier,
-                 clip_synthetic=args.clip_synthetic)
+                 clip_synthetic=args.clip_synthetic, json_path=args.json)

@@ -4,7 +4,9 @@ The method (``--method``, default the registry's ``DEFAULT_METHOD``, adaptive) c
 :mod:`privbayes.synthesizers.registry`; its
 estimator's parameters from the shared flags (:mod:`privbayes.cli.arguments`).  Under add/remove
 neighbours n is private: nothing here uses it — ``--dry-run`` opens no data, and the plan and the
-cost checks happen inside the fit, at the noisy count.
+cost checks happen inside the fit, at the noisy count.  Under replace-one ``--dry-run`` reads and validates
+every row to count n (public there), so it refuses what the fit would refuse (docs/decisions.md, "What
+--dry-run reads").
 """
 
 from __future__ import annotations
@@ -20,21 +22,27 @@ from privbayes.errors import InputError
 from privbayes.synthesizers.registry import DEFAULT_METHOD
 
 
-def add_parser(commands: Any) -> None:
-    fit = commands.add_parser("fit", help="release a private model of a table (CSV, compressed CSV, Parquet, .dat)")
+def add_parser(commands: Any, method: str | None = None) -> None:
+    """The ``fit`` verb; ``method`` (``--method`` read before parsing) narrows ``--help`` to that method's flags."""
+    fit = commands.add_parser("fit", help="release a private model of a table (CSV, compressed CSV, Parquet, .dat)",
+                              description="Release a private model of a table.  The options common to every method "
+                                          "come first, then one group per method; 'privbayes fit --method M --help' "
+                                          "lists only the options of method M.")
     fit.add_argument("data", help="input table: .csv with a header (also .csv.gz/.bz2/.xz/.zip), .parquet, or .dat")
     fit.add_argument("--method",
                      help="adaptive (default: adaptive marginals, pure ε, the most accurate), privbayes (TODS 2017; "
                           "--estimation paper for the paper's algorithm), sa-privbayes (Future Internet 2026), mrf "
-                          "(ICML 2017: needs --cliques) or nbc (safe naive Bayes views: NOT differential privacy)")
+                          "(ICML 2017: needs --cliques) or nbc (safe naive Bayes views: NOT differential privacy); "
+                          "with --help, only that method's options are listed")
     fit.add_argument("--schema", help="the public description of the columns (.yaml/.json, or the authors' .domain)")
     fit.add_argument("--infer-schema", action="store_true",
                      help="read the columns' description from the data itself (NOT covered by the privacy budget; "
                           "recorded in the privacy report)")
-    arguments.add_parameters(fit)
     fit.add_argument("--dry-run", action="store_true",
-                     help="print the budget plan (every paid release and its ε) and stop; reads only n "
-                          "(under add/remove, n is private: reads nothing; see --assume-n)")
+                     help="print the budget plan (every paid release and its ε) and the cost estimate, and stop: "
+                          "under replace-one it reads and validates every row to count n (public there; a value "
+                          "the schema refuses stops it as it would stop the fit); under add/remove it reads no "
+                          "data (n is private; see --assume-n)")
     fit.add_argument("--assume-n", type=arguments.positive_int, metavar="N",
                      help="with --dry-run under add/remove neighbours: show the plan at this table size (public)")
     fit.add_argument("--backend", choices=["numpy", "duckdb", "spark", "auto"], default="numpy",
@@ -43,6 +51,7 @@ def add_parser(commands: Any) -> None:
     arguments.add_show_invalid(fit)
     fit.add_argument("-o", "--output", help="model file to write (JSON); required unless --dry-run")
     arguments.add_table_options(fit)
+    arguments.add_method_parameters(fit, method)
     fit.set_defaults(run=run)
 
 
@@ -73,7 +82,8 @@ def run(args: argparse.Namespace) -> None:
     if n_public:  # n private: nothing here may use it; the fit plans and checks at its noisy count
         plan = estimator.plan(table.n, table.schema)
         if args.dry_run:
-            print(f"budget plan for {args.data} ({chosen.name}, n = {table.n}, public); nothing has been measured:")
+            print(f"budget plan for {args.data} ({chosen.name}, n = {table.n}, public; every row read and "
+                  "validated to count it); nothing has been measured:")
             _print_plan(estimator, plan, table.schema)
             return
         cost = estimator.cost_estimate(plan, table.schema)
@@ -89,7 +99,21 @@ def run(args: argparse.Namespace) -> None:
     report = estimator.privacy_report()
     spent = ("" if report["epsilon"] is None
              else f", ε spent {report['epsilon_spent']:g} of {report['epsilon']:g}")
-    print(f"wrote {args.output}: {chosen.name}, {estimator.released_.summary()}{spent}")
+    print(f"wrote {args.output}: {chosen.name}, {summary(estimator.released_)}{spent}")
+
+
+def summary(released: Any) -> str:
+    """The released value's one line, in the plan's words: a Bayesian network's degree is its *network*
+    degree; adaptive marginals also say which marginals their rounds chose among (the plan's "marginal degree"),
+    which differs from the degree of the network they are sampled through."""
+    degree = getattr(released, "degree", None)
+    if getattr(released, "network", None) is None or degree is None:
+        return str(released.summary())
+    line = f"{len(released.schema)} attributes, network degree {degree}"
+    marginal = released.plan.setting("marginal degree")
+    if marginal is not None:
+        line += f" (rounds chose among {marginal}-way marginals: marginal degree = {marginal})"
+    return line
 
 
 def write_checked(released: Any, path: str) -> None:

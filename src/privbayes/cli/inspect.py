@@ -15,6 +15,7 @@ def add_parser(commands: Any) -> None:
 
 
 STRUCTURE = {"privbayes": "network (child <- parents; @i = generalised to taxonomy level i):",
+             "adaptive": "network sampled from (child <- parents; the model fitted to the measured marginals):",
              "sa-privbayes": "network (child <- parents):", "mrf": "cliques:", "nbc": "published views:"}
 
 
@@ -27,7 +28,7 @@ def run(args: argparse.Namespace) -> None:
         print(json.dumps(report.to_dict(), indent=2))
         return
     print(f"model: {args.model} ({report['method']}; library {report['library_version']})")
-    details = [f"{key} {report[key]}" for key in ("encoding", "score", "estimation") if key in report]
+    details = [f"{key} {report[key]}" for key in ("encoding", "score", "estimation") if report.get(key) is not None]
     n = "" if report["n"] is None else f"n = {report['n']:g}" + ("" if report["n_public"] else " (a noisy count)")
     print(f"  {report['algorithm']}" + "".join(f"; {d}" for d in details + ([n] if n else [])))
     print(STRUCTURE.get(released.method, "structure:"))
@@ -36,6 +37,10 @@ def run(args: argparse.Namespace) -> None:
     if getattr(released, "learned_network", None) is not None:
         print(f"  (estimated consistently: sampled through its junction tree's network, "
               f"degree {released.network.degree}, whose families contain these)")
+    marginal = released.plan.setting("marginal degree")
+    if marginal is not None and getattr(released, "network", None) is not None:
+        print(f"  (network degree {released.network.degree}; the rounds chose among {marginal}-way marginals: "
+              f"marginal degree = {marginal} in the plan below)")
     spent = f"ε = {report['epsilon']:g}, spent {report['epsilon_spent']:g}" if report["epsilon"] is not None else ""
     print(f"privacy: {report['guarantee']}" + (f"; {spent}" if spent else ""))
     if report["neighbouring_relation"]:

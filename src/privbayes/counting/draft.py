@@ -2,23 +2,37 @@
 
 Only on request (``privbayes schema infer``, ``fit --infer-schema``).  It lives in the
 counting layer because it reads private rows.  The draft always comes out, one
-proposal per column with the reason as a YAML comment and a ``QUESTION`` where the
-rule is unsure (issue 16):
+proposal per column with the reason as a YAML comment and a ``QUESTION`` only where the
+answer changes the model (special values, numbers taken as categories — not a 0/1 column —,
+identifiers, dropped text; docs/decisions.md, "Schema drafts: exact spelling, outward rounding,
+point masses"):
 
 * identifiers (every value distinct, or an ``id``-like name) and empty columns are
   proposed as dropped (the schema's ``drop:`` list); an identifier is listed with the kind of
   key ``sample --keep-ids`` regenerates for it (``integer``, ``uuid`` or ``text``);
 * high-cardinality text is proposed as dropped, with the generalisation alternative;
-* ISO dates become ``kind: date`` with bounds widened to whole years;
+* ISO dates become ``kind: date`` with bounds widened to whole years, a date holding a large
+  share as a special date (as numbers, below);
 * numbers with few distinct values become categories; other numbers become
-  ``kind: numeric`` with bounds rounded outward to two significant digits (not the
-  data's exact minimum and maximum), their precision (``integer``/``decimals``), heavy
-  point masses and sentinels as ``special_values`` (a value holding at least
-  :data:`POINT_MASS_SHARE` of the column and three times an average value's share;
-  the bins then number ``2·bins·(share of the other values)``, at least :data:`MIN_BINS`,
-  so that the few rows left for them are not swamped by noise in every empty cell),
-  and ``scale: log`` when the values are non-negative, span two orders of magnitude and
-  half of them sit in the first tenth of the range.
+  ``kind: numeric`` with bounds rounded outward on a 1-2-5 grid
+  (:func:`privbayes.schema.rounding.outward_bounds`: never a non-round minimum or maximum of
+  the data), their precision (``integer``/``decimals``), point
+  masses and sentinels as ``special_values`` (a value holding at least :data:`POINT_MASS_SHARE`
+  of the column and :data:`POINT_MASS_RATIO` times a typical value's share, at most
+  :data:`MAX_SPECIAL_VALUES`; the bins then number ``2·bins·(share of the other values)``, at
+  least :data:`MIN_BINS`, so that the few rows left for them are not swamped by noise in every
+  empty cell), and ``scale: log`` when the values are non-negative, span two orders of magnitude
+  and half of them sit in the first tenth of the range.
+
+**The draft fits its own data.**  Every number is written exactly (the shortest spelling that
+parses back to the same float, as YAML writes a float), read the way ``fit`` reads it
+(:mod:`privbayes.counting.labels`: a typed column's own float64 values, text parsed as decimal
+numbers), so ``fit`` accepts the unedited draft of the same CSV, Parquet file or DataFrame on every
+back-end.  A float column with ±inf gets ``invalid: clip``; numbers beyond ±1e300 are dropped.
+
+``metadata`` (SDV single-table metadata, :mod:`privbayes.schema.sdv`) replaces the guessed
+type of the columns it declares: numerical, categorical or boolean, datetime, a key (dropped as an
+identifier), personal or other data (dropped).
 
 Every kept column records the type it went in with (issue 29): the ``dtype`` of a DataFrame's
 column or of a Parquet column (:mod:`privbayes.counting.coltypes`; ``ordered: true`` for an ordered
@@ -39,8 +53,11 @@ draft (no randomness; every list in a fixed order).  Messages name columns only.
 from __future__ import annotations
 
 import math
+import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -51,10 +68,16 @@ from privbayes.counting.coltypes import TEXT_COLUMN, ColumnType, file_types, fra
 from privbayes.counting.labels import NUMBER
 from privbayes.counting.reading import read_frame
 from privbayes.counting.source import check_source
-from privbayes.schema import DEFAULT_BINS, Schema, date_ordinal
+from privbayes.errors import InputError
+from privbayes.schema import DEFAULT_BINS, Schema, date_ordinal, date_text
 from privbayes.schema.dtypes import nullable_twin
+from privbayes.schema.rounding import outward_bounds
+from privbayes.schema.sdv import read_sdv_metadata
 
-POINT_MASS_SHARE = 0.05
+POINT_MASS_SHARE = 0.02
+POINT_MASS_RATIO = 3
+MAX_MAGNITUDE = 1e300
+MAX_DRAFT_DECIMALS = 6
 MAX_SPECIAL_VALUES = 8
 MIN_ROWS_FOR_ID = 20
 MIN_BINS = 2
@@ -67,6 +90,8 @@ _LEADING_ZERO = re.compile(r"[+-]?0\d")
 _OTHER_DATE = re.compile(r"\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}")
 _ID_NAME = re.compile(r"(?i)(^|[_\s.-])(id|uuid|guid|key)$|^id[_\s.-]")
 
+SPECIAL_QUESTION = ("are the special values sentinels or real point masses of the public domain? Keep them, or "
+                    "remove them to bin them like the rest.")
 HEADER = ("# privbayes schema DRAFT, read from the private data: NOT covered by epsilon.\n"
           "# Review every column: replace bounds and categories with public knowledge, answer the\n"
           "# QUESTIONs, then delete the line 'inferred: true' (while it stays, fit warns and the privacy\n"
@@ -125,72 +150,139 @@ def _comment(p: ColumnProposal) -> str:
     return "\n".join(line.replace("\n", " ") for line in lines) + "\n"
 
 
-def draft_schema(data: Any, max_categories: int = 64, bins: int = DEFAULT_BINS) -> Draft:
-    """A draft for every column of ``data`` (a DataFrame, a path or a TableFile).  NOT private."""
+def draft_schema(data: Any, max_categories: int = 64, bins: int = DEFAULT_BINS,
+                 metadata: str | os.PathLike[str] | Mapping[str, Any] | None = None) -> Draft:
+    """A draft for every column of ``data`` (a DataFrame, a path or a TableFile).  NOT private.
+
+    ``metadata``: SDV single-table metadata (a JSON file or its mapping, :mod:`privbayes.schema.sdv`)
+    whose column types and keys replace the draft's guesses; the domain still comes from the data."""
+    declared = read_sdv_metadata(metadata) if metadata is not None else {}
+    where = str(metadata) if isinstance(metadata, (str, os.PathLike)) else "metadata"
     check_source(data)
     if isinstance(data, pd.DataFrame):
         frame, types = data, {name: frame_type(data[name]) for name in data.columns}
     else:
         frame, types = read_frame(data, None), file_types(data)
-    return Draft(tuple(_propose(str(name), frame[name], types.get(name, TEXT_COLUMN), max_categories, bins)
-                       for name in frame.columns))
+    unknown = [name for name in declared if name not in {str(c) for c in frame.columns}]
+    if unknown:
+        raise InputError(f"{where}: column {unknown[0]!r} is not a column of the data")
+    return Draft(tuple(_propose(str(name), frame[name], types.get(name, TEXT_COLUMN), max_categories, bins,
+                                declared.get(str(name))) for name in frame.columns))
 
 
-def infer_schema(data: Any, max_categories: int = 64, bins: int = DEFAULT_BINS) -> Schema:
+def infer_schema(data: Any, max_categories: int = 64, bins: int = DEFAULT_BINS,
+                 metadata: str | os.PathLike[str] | Mapping[str, Any] | None = None) -> Schema:
     """The draft of :func:`draft_schema` as a Schema (marked inferred).  NOT private."""
-    return draft_schema(data, max_categories, bins).schema()
+    return draft_schema(data, max_categories, bins, metadata).schema()
 
 
 # --- one column -------------------------------------------------------------------------------------
 
-def _propose(name: str, column: pd.Series, typed: ColumnType, max_categories: int, bins: int) -> ColumnProposal:
+def _propose(name: str, column: pd.Series, typed: ColumnType, max_categories: int, bins: int,
+             sdtype: str | None = None) -> ColumnProposal:
     text = column.astype(object).where(column.notna(), "").astype(str).str.strip()
     present = text[text != ""]
+    if sdtype in ("pii", "other"):
+        return ColumnProposal(name, None, f"'{sdtype}' in the metadata (data the model leaves out): dropped")
     if len(present) == 0:
         return ColumnProposal(name, None, "every field is empty: dropped")
     missing = "category" if len(present) < len(text) else "refuse"
-    note = "; has empty fields (missing: category)" if missing == "category" else ""
-    dtype = _nullable_if(typed.dtype, missing)
-    if typed.family == "bool":
-        return _categorical(name, [False, True], "values (booleans)", missing, note, dtype)
-    if typed.family == "category" and typed.categories and len(typed.categories) <= max_categories:
-        what = f"categories of an {'ordered' if typed.ordered else 'unordered'} pandas category, in its order"
-        return _categorical(name, list(typed.categories), what, missing, note, "category", typed.ordered)
+    c = _Column(name, column, present, typed, missing, "; has empty fields (missing: category)"
+                if missing == "category" else "", _nullable_if(typed.dtype, missing))
+    if sdtype is not None:
+        return _declared(c, sdtype, max_categories, bins)
+    if typed.family == "bool" or (typed.family == "category" and typed.categories
+                                  and len(typed.categories) <= max_categories):
+        return _categories(c, max_categories) or _not_categorical(c, max_categories)  # the former, always
     if typed.family in ("datetime", "date"):
-        return _date(name, present, missing, bins, note, dtype)
-    counts = present.value_counts(sort=False)
-    distinct = len(counts)
+        return _dates(c, bins)
+    distinct = present.nunique()
     numeric = bool(present.str.fullmatch(NUMBER).all()) and typed.family != "category"
     id_like = len(present) >= MIN_ROWS_FOR_ID and (distinct == len(present) or
                                                     (_ID_NAME.search(name) and distinct >= 0.9 * len(present)))
-    if numeric and distinct > max_categories // 4:
-        values = pd.to_numeric(present).to_numpy(dtype=float)
-        if id_like and bool(np.all(np.mod(values, 1) == 0)):
+    infinite = typed.family == "float" and bool(np.isinf(column.dropna().to_numpy(dtype=np.float64)).any())
+    if infinite or (numeric and distinct > max_categories // 4):
+        if id_like and not infinite and bool(np.all(np.mod(_numbers(c), 1) == 0)):
             key = "text" if typed.family == "text" else "integer"
             return ColumnProposal(name, None, "whole numbers, (almost) all distinct: looks like an identifier, "
                                   f"dropped (sample --keep-ids regenerates it as {key} keys 1..n)",
                                   "keep it? Then declare it under attributes (kind: numeric).", key)
-        return _numeric(name, present, values, missing, bins, note, dtype)
+        return _numeric(c, bins)
     if not numeric and bool(present.str.fullmatch(_ISO_DATE.pattern).all()):
-        if typed.family is None and bool(present.str.contains(_TIME_OF_DAY).all()):
-            dtype = _stamp_dtype(present)  # a CSV's time stamps: written back as time stamps
-        return _date(name, present, missing, bins, note, dtype)
-    if distinct <= max_categories:
-        if typed.family in ("int", "float"):
-            values = [python_value(v) for v in column.dropna().unique()]
-            return _categorical(name, sorted(set(values)), "distinct numbers", missing, note, dtype)
-        if typed.family is None:
-            return _categorical(name, _spelled(list(counts.index)), "distinct values", missing, note, None)
-        return _categorical(name, sorted(counts.index, key=_natural_key), "distinct values", missing, note, dtype)
+        return _dates(c, bins)
+    categorical = _categories(c, max_categories)
+    if categorical is not None:
+        return categorical
     if id_like:
-        key = "uuid" if bool(present.str.fullmatch(_UUID).all()) else "text"
-        return ColumnProposal(name, None, "text, (almost) all values distinct: looks like an identifier, dropped "
-                              f"(sample --keep-ids regenerates it as {key} keys)", None, key)
-    if bool(present.str.fullmatch(_OTHER_DATE.pattern).all()):
-        return ColumnProposal(name, None, "dates in a non-ISO format: dropped",
+        return _identifier(c, "text, (almost) all values distinct: looks like an identifier")
+    return _not_categorical(c, max_categories)
+
+
+@dataclass(frozen=True)
+class _Column:
+    """One column of the data as the proposals read it: its present values as stripped text, its
+    type, and the missing policy, note and dtype already chosen."""
+
+    name: str
+    column: pd.Series
+    present: pd.Series
+    typed: ColumnType
+    missing: str
+    note: str
+    dtype: str | None
+
+
+def _declared(c: _Column, sdtype: str, max_categories: int, bins: int) -> ColumnProposal:
+    """The proposal for a column whose type the SDV metadata declares (:mod:`privbayes.schema.sdv`)."""
+    if sdtype == "id":
+        return _identifier(c, "a key in the metadata")
+    if sdtype == "datetime":
+        iso = c.typed.family in ("datetime", "date") or bool(c.present.str.fullmatch(_ISO_DATE.pattern).all())
+        return _dates(c, bins) if iso else _not_categorical(c, max_categories)
+    if sdtype == "numerical":
+        if c.typed.family in ("int", "float") or bool(c.present.str.fullmatch(NUMBER).all()):
+            return _numeric(c, bins)
+        return ColumnProposal(c.name, None, "numerical in the metadata, but not every value is a number: dropped",
+                              "fix the values or the metadata, or declare the column by hand.")
+    return _categories(c, max_categories) or _not_categorical(c, max_categories)
+
+
+def _categories(c: _Column, max_categories: int) -> ColumnProposal | None:
+    """Booleans, a pandas category, or at most ``max_categories`` distinct values as categories; else None."""
+    if c.typed.family == "bool":
+        return _categorical(c.name, [False, True], "values (booleans)", c.missing, c.note, c.dtype)
+    if c.typed.family == "category" and c.typed.categories and len(c.typed.categories) <= max_categories:
+        what = f"categories of an {'ordered' if c.typed.ordered else 'unordered'} pandas category, in its order"
+        return _categorical(c.name, list(c.typed.categories), what, c.missing, c.note, "category", c.typed.ordered)
+    counts = c.present.value_counts(sort=False)
+    if len(counts) > max_categories:
+        return None
+    if c.typed.family in ("int", "float"):
+        numbers = [python_value(v) for v in c.column.dropna().unique()]
+        return _categorical(c.name, sorted(set(numbers)), "distinct numbers", c.missing, c.note, c.dtype)
+    if c.typed.family is None:
+        return _categorical(c.name, _spelled(list(counts.index)), "distinct values", c.missing, c.note, None)
+    return _categorical(c.name, sorted(counts.index, key=_natural_key), "distinct values", c.missing, c.note,
+                        c.dtype)
+
+
+def _identifier(c: _Column, why: str) -> ColumnProposal:
+    """A dropped identifier with the kind of key ``--keep-ids`` regenerates for it."""
+    if c.typed.family == "int" or (c.typed.family is None and bool(c.present.str.fullmatch(r"[+-]?\d+").all())):
+        key = "integer"
+    else:
+        key = "uuid" if bool(c.present.str.fullmatch(_UUID).all()) else "text"
+    return ColumnProposal(c.name, None, f"{why}, dropped (sample --keep-ids regenerates it as {key} keys)", None, key)
+
+
+def _not_categorical(c: _Column, max_categories: int) -> ColumnProposal:
+    """Text that is neither dates nor few categories: dropped, with the way to keep it."""
+    if bool(c.present.str.fullmatch(_OTHER_DATE.pattern).all()):
+        return ColumnProposal(c.name, None, "dates in a non-ISO format: dropped",
                               "to keep it, rewrite the dates as YYYY-MM-DD and declare kind: date "
                               "(lower, upper, granularity: day/month/year).")
-    return ColumnProposal(name, None, f"text with {distinct} distinct values (more than {max_categories}): dropped",
+    return ColumnProposal(c.name, None, f"text with {c.present.nunique()} distinct values (more than "
+                          f"{max_categories}): dropped",
                           "drop it, or generalise it: list its most frequent values as categories and set "
                           "'invalid: category' and 'missing: category' to map the others to <missing>.")
 
@@ -206,88 +298,129 @@ def _categorical(name: str, categories: list[Any], what: str, missing: str, note
     attribute["missing"] = missing
     numbers = all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in categories)
     question = ("these are numbers with few distinct values, taken as categories; if they are amounts, "
-                "declare kind: numeric with public bounds." if numbers else None)
+                "declare kind: numeric with public bounds." if numbers and len(categories) > 2 else None)
     return ColumnProposal(name, attribute, f"{len(categories)} {what}: {kind}{note}", question)
 
 
-def _numeric(name: str, present: pd.Series, values: np.ndarray, missing: str, bins: int,
-             note: str, dtype: str | None) -> ColumnProposal:
+def _numeric(c: _Column, bins: int) -> ColumnProposal:
+    name, missing, note, dtype = c.name, c.missing, c.note, c.dtype
+    values = _numbers(c)
+    infinite = bool(np.isinf(values).any()) and c.typed.family == "float"
+    values = values[np.isfinite(values)] if infinite else values
+    if not len(values) or not np.all(np.abs(values) <= MAX_MAGNITUDE):
+        return ColumnProposal(name, None, f"numbers beyond ±{MAX_MAGNITUDE:g}, too large to bin: dropped",
+                              "to keep it, declare it with public bounds (or rescale it first).")
     integer = bool(np.all(np.mod(values, 1) == 0))
-    uniques, counts = np.unique(values, return_counts=True)
-    shares = counts / len(values)
-    heavy = (shares >= POINT_MASS_SHARE) & (shares >= 3 / len(uniques))
-    order = np.argsort(-shares[heavy], kind="stable")[:MAX_SPECIAL_VALUES]
-    specials = sorted(float(v) for v in uniques[heavy][order])
+    if integer and not bool(np.all(np.abs(values) < 2**53)):  # float64 (as fit reads them) is not exact there
+        integer = False
+        dtype = ("Float64" if dtype[0] in "IU" else "float64") if dtype and "int" in dtype.lower() else dtype
+        reasons_big = ["whole numbers beyond 2^53 are modelled as float64 (not exact there)"]
+    else:
+        reasons_big = []
+    specials, held = _point_masses(values)
     rest = values[~np.isin(values, specials)] if specials else values
     rest = rest if len(rest) else values
-    lower, upper = _round_down(float(rest.min())), _round_up(float(rest.max()))
-    if not lower < upper:
-        upper = lower + _magnitude(lower)
+    lower, upper = outward_bounds(float(rest.min()), float(rest.max()), integer)
     if dtype is not None and dtype.lower().lstrip("u").startswith("int"):  # stay inside the integer dtype's range
         info = np.iinfo(dtype.lower())
         lower, upper = max(lower, float(info.min)), min(upper, float(info.max))
-    reasons = [f"numbers; bounds rounded outward from the data's range to {_plain(lower)}..{_plain(upper)}"]
-    rest_share = len(rest) / len(values) if specials else 1.0
-    if rest_share < 1.0:  # few rows left for the bins: fewer bins, so that noise does not swamp them
-        bins = max(MIN_BINS, min(bins, math.ceil(2 * bins * rest_share)))
-        reasons.append(f"{bins} bins for the {rest_share:.0%} of values that are not special")
+    reasons = [f"numbers; bounds rounded outward from the data's range to {_plain(lower)}..{_plain(upper)}",
+               *reasons_big]
+    bins = _fewer_bins(bins, held, reasons)
     attribute: dict[str, Any] = {"name": name, "kind": "numeric", "lower": _plain(lower), "upper": _plain(upper),
                                  "bins": bins, "integer": integer}
-    questions = []
     if not integer:
-        attribute["decimals"] = min(6, max(len(t.split(".")[1].split("e")[0].split("E")[0]) if "." in t else 0
-                                           for t in present.unique()))
+        decimals = max(_decimals(float(v)) for v in np.unique(values))
+        if decimals <= MAX_DRAFT_DECIMALS:  # more digits than that: sampled values keep full precision
+            attribute["decimals"] = decimals
     if rest.min() >= 0 and upper >= 100 * max(lower, 1) and np.median(rest) - lower < (upper - lower) / 10:
         attribute["scale"] = "log"
         reasons.append("most values sit near the lower bound, so bins are log-spaced (scale: log)")
+    question = None
     if specials:
         attribute["special_values"] = [_plain(v) for v in specials]
-        held = sum(float(shares[uniques == v][0]) for v in specials)
-        reasons.append(f"special_values {[_plain(v) for v in specials]} hold {held:.0%} of the values and are "
-                       "sampled exactly")
-        questions.append("are the special values sentinels or real point masses of the public domain? Keep "
-                         "them, or remove them to bin them like the rest.")
+        reasons.append(f"{len(specials)} special value(s) holding {held:.0%} of the values, sampled exactly")
+        question = SPECIAL_QUESTION
     if dtype is not None:
         attribute["dtype"] = dtype
     attribute["missing"] = missing
-    return ColumnProposal(name, attribute, "; ".join(reasons) + note, " ".join(questions) or None)
+    if infinite:  # ±inf is no number of a domain: clipped to the nearest bound, row by row
+        attribute["invalid"] = "clip"
+        reasons.append("infinite values are clipped to the bounds (invalid: clip)")
+        question = question or "are the infinite values real? 'invalid: clip' sends them to the nearest bound."
+    return ColumnProposal(name, attribute, "; ".join(reasons) + note, question)
 
 
-def _date(name: str, present: pd.Series, missing: str, bins: int, note: str, dtype: str | None) -> ColumnProposal:
-    texts = present.unique()
-    days = sorted(x for x in (date_ordinal(t, "day") for t in texts) if x is not None) or [0.0]
+def _point_masses(values: np.ndarray) -> tuple[list[float], float]:
+    """The values proposed as special, in increasing order, and the share of rows they hold: each
+    holds at least :data:`POINT_MASS_SHARE` of the column and :data:`POINT_MASS_RATIO` times the
+    median share of its distinct values (a typical value's share, against which a point mass stands
+    out; a uniform integer column has none), the :data:`MAX_SPECIAL_VALUES` heaviest at most."""
+    uniques, counts = np.unique(values, return_counts=True)
+    shares = counts / len(values)
+    order = np.argsort(-counts, kind="stable")  # heaviest first; ties in increasing value
+    typical = float(np.median(shares))
+    heavy = [int(i) for i in order[:MAX_SPECIAL_VALUES]
+             if shares[i] >= POINT_MASS_SHARE and shares[i] >= POINT_MASS_RATIO * typical]
+    return sorted(float(uniques[i]) for i in heavy), float(shares[heavy].sum())
+
+
+def _fewer_bins(bins: int, held: float, reasons: list[str]) -> int:
+    """Bins for the values that are not special: ``2·bins·(their share)``, at least :data:`MIN_BINS`, so that
+    the few rows left for them are not swamped by noise in every empty cell."""
+    if held == 0:
+        return bins
+    fewer = max(MIN_BINS, min(bins, math.ceil(2 * bins * (1 - held))))
+    reasons.append(f"{fewer} bins for the {1 - held:.0%} of values that are not special")
+    return fewer
+
+
+def _numbers(c: _Column) -> np.ndarray:
+    """The column's numbers as fit reads them (:mod:`privbayes.counting.labels`): a typed column's own
+    values as float64 (a float32 0.1 stays 0.10000000149011612), text parsed as decimal numbers."""
+    numbers = c.column.dropna() if c.typed.family in ("int", "float") else pd.to_numeric(c.present)
+    return np.asarray(numbers.to_numpy(dtype=np.float64))
+
+
+def _dates(c: _Column, bins: int) -> ColumnProposal:
+    name, missing, note, dtype = c.name, c.missing, c.note, c.dtype
+    if c.typed.family is None and bool(c.present.str.contains(_TIME_OF_DAY).all()):
+        dtype = _stamp_dtype(c.present)  # a CSV's time stamps: written back as time stamps
+    counts = c.present.value_counts(sort=False)
+    texts = counts.index
+    ordinals = np.array([date_ordinal(t, "day") for t in texts], dtype=np.float64)  # NaN: not a date
+    days = sorted(float(x) for x in ordinals[~np.isnan(ordinals)]) or [0.0]
     granularity = "month" if all(t[8:10] == "01" for t in texts) else "day"
+    known = ~np.isnan(ordinals)
+    specials, held = _point_masses(np.repeat(ordinals[known], counts.to_numpy()[known])) if known.any() else ([], 0)
     first = str(np.datetime64("1970-01-01") + np.timedelta64(int(days[0]), "D"))[:4]
     last = str(np.datetime64("1970-01-01") + np.timedelta64(int(days[-1]), "D"))[:4]
     attribute: dict[str, Any] = {"name": name, "kind": "date", "lower": f"{first}-01-01", "upper": f"{last}-12-31",
                                  "bins": bins, "granularity": granularity}
-    reason = f"ISO dates; bounds widened to whole years {first}..{last}{note}"
+    reasons = [f"ISO dates; bounds widened to whole years {first}..{last}",
+               f"granularity {granularity} (month or year coarsen it)"]
+    attribute["bins"] = _fewer_bins(bins, held, reasons)
+    if specials:
+        attribute["special_values"] = [date_text(x, "day") for x in specials]
+        reasons.append(f"{len(specials)} special date(s) holding {held:.0%} of the values, sampled exactly")
+    reason = "; ".join(reasons) + note
     if dtype is not None:
         attribute["dtype"] = dtype
         if dtype.startswith("datetime64") and not all(_midnight(t) for t in texts):
             reason += "; time stamps: the time of day is not kept (midnight)"
     attribute["missing"] = missing
-    return ColumnProposal(name, attribute, reason, "which granularity should the output keep: day, month or year?")
+    return ColumnProposal(name, attribute, reason, SPECIAL_QUESTION if specials else None)
 # --- helpers ----------------------------------------------------------------------------------------
 
-def _magnitude(x: float) -> float:
-    return 10.0 ** (math.floor(math.log10(abs(x))) - 1) if x != 0 else 1.0
-
-
-def _round_down(x: float) -> float:
-    """x rounded down to two significant digits (0 stays 0)."""
-    step = _magnitude(x)
-    return math.floor(round(x / step, 9)) * step
-
-
-def _round_up(x: float) -> float:
-    step = _magnitude(x)
-    return math.ceil(round(x / step, 9)) * step
+def _decimals(x: float) -> int:
+    """Digits after the decimal point in the shortest spelling of x (``repr``): 0.25 → 2, 1e-05 → 5."""
+    exponent = Decimal(repr(x)).normalize().as_tuple().exponent
+    return max(0, -exponent) if isinstance(exponent, int) else 0
 
 
 def _plain(x: float) -> int | float:
-    """A number as YAML shows it best: an int when whole."""
-    x = float(f"{x:.12g}")
+    """A number as YAML shows it best and exactly: an int when whole, else the float itself (YAML
+    writes its shortest round-trip spelling), so that a special value read back is the data's value."""
     return int(x) if x.is_integer() and abs(x) < 2**53 else x
 
 

@@ -7,8 +7,9 @@ reveal anything about a row beyond its own validity.  The rules (docs/decisions.
 
 * **Text** (CSV, ``.dat``, strings in Parquet or a DataFrame) is stripped of
   surrounding blanks.  A categorical value is the category whose text (``str`` of the
-  declared value) it equals; if none does and the text is a decimal number, it is
-  the one category whose text is a decimal number of the same value (so ``1.0`` and
+  declared value, or its spelling in the schema file: ``true``/``false`` for a YAML
+  boolean) it equals; if none does and the text is a decimal number, it is the one category
+  whose text is a decimal number of the same value (so ``1.0`` and
   ``01`` name category ``1`` unless a category is spelled exactly so).  A numeric
   attribute's text must be a decimal number (``NaN``/``inf`` words are not numbers).
 * **Typed numbers** (Parquet or DataFrame numeric values) match the category spelled
@@ -45,6 +46,7 @@ import pandas as pd
 
 from privbayes.errors import InputError
 from privbayes.schema import Attribute, date_ordinal, date_text
+from privbayes.schema.values import spelling
 
 NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 _NUMBER = re.compile(NUMBER)
@@ -105,6 +107,8 @@ class _Categories:
     def __init__(self, attr: Attribute) -> None:
         texts = [category_text(c).strip() for c in attr.categories]
         self.by_text = {t: i for i, t in enumerate(texts)}
+        for i, c in enumerate(attr.categories):  # text may also spell a category as the schema file does (true)
+            self.by_text.setdefault(spelling(c).strip(), i)
         self.by_number: dict[float, list[int]] = {}
         for i, t in enumerate(texts):
             x = _number_of(t)
@@ -242,7 +246,9 @@ def _apply_policies(attr: Attribute, codes: np.ndarray, positions: np.ndarray, d
     if attr.numeric:
         low, high = ((date_text(attr.lower, attr.granularity), date_text(attr.upper, attr.granularity))  # type: ignore[arg-type]
                      if attr.kind == "date" else (format(attr.lower, "g"), format(attr.upper, "g")))
-        problems.append((outside, f"a value is outside the schema's bounds [{low}, {high}]"))
+        specials = (f" and is not one of its {len(attr.special_values)} special values (which match only the exact "
+                    "number)" if attr.special_values else "")
+        problems.append((outside, f"a value is outside the schema's bounds [{low}, {high}]{specials}"))
     for mask, problem in problems:
         if mask.any():
             if attr.invalid == "category":

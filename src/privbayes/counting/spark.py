@@ -13,11 +13,11 @@ as distinct rows with multiplicities; counts are ``GROUPING SETS`` queries over 
 spread over the full domain in numpy.
 
 Needs Java 17+ and ``pip install 'privbayes[spark]'``.  Pass an existing
-``SparkSession`` as ``backend`` to count on a cluster; otherwise a ``local[*]`` session
-is started (or the active one reused).  The file must be readable by the driver (the
-preflight) and by the workers at the same path.  Text tables Spark does not split itself
-(other compressions or encodings, ``.dat``, a schema with ``quoted_newlines``) are read
-and labelled in memory and only counted in Spark.
+``SparkSession`` as ``backend`` to count on a cluster (its settings are left as they are); otherwise the
+active session is reused as it is, or a quiet ``local[*]`` session is started (:func:`local_session`).
+The file must be readable by the driver (the preflight) and by the workers at the same path.  Text
+tables Spark does not split itself (other compressions or encodings, ``.dat``, a schema with
+``quoted_newlines``) are read and labelled in memory and only counted in Spark.
 """
 
 from __future__ import annotations
@@ -55,17 +55,31 @@ class SparkTable(EngineTable):
         return self.session.sql(sql).toArrow()
 
 
+QUIET_LOG_LEVEL = "ERROR"
+"""Spark's log level on the sessions this module creates: its INFO/WARN chatter (and console progress bars, also
+off) would bury our own one-line notes and warnings, which are Python warnings and stay visible."""
+
+
 def local_session(session: Any = None) -> Any:
-    """``session``, else the active SparkSession, else a new ``local[*]`` one."""
+    """``session`` as given, else the active SparkSession, else a new quiet ``local[*]`` one.
+
+    A session the user passes, or one already active, is used as it is: its log level, progress bars and
+    other settings are the user's and are not changed (docs/decisions.md, "Quiet Spark").  A session created
+    here logs at :data:`QUIET_LOG_LEVEL` (``spark.log.level``, from the context's start) and draws no console
+    progress bars (``spark.ui.showConsoleProgress``)."""
     if session is not None:
         return session
     from pyspark.sql import SparkSession
 
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
     # Python workers (the Arrow look-ups) run this interpreter, which has pyarrow, unless the user chose one.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     return (SparkSession.builder.master("local[*]").appName("privbayes")
             .config("spark.sql.shuffle.partitions", "8").config("spark.ui.enabled", "false")
-            .config("spark.ui.showConsoleProgress", "false").getOrCreate())
+            .config("spark.ui.showConsoleProgress", "false").config("spark.log.level", QUIET_LOG_LEVEL)
+            .getOrCreate())
 
 
 def _ident(name: str) -> str:

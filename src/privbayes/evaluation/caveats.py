@@ -2,7 +2,8 @@
 
 A verdict says how useful the synthetic table is; a data steward must read in the same glance
 what protects it: the model's guarantee and ε, whether the domain was read from the data (an
-unreviewed ``schema infer`` draft, not covered by ε), whether the noise was seeded, every other
+unreviewed ``schema infer`` draft, not covered by ε; a draft released by ``schema infer --epsilon`` is
+covered, and the total ε of draft and fit is stated), whether the noise was seeded, every other
 caveat of the model's privacy report, and that the evaluation itself is not private.  The
 text output and the HTML report both print :func:`privacy_summary`.
 """
@@ -45,6 +46,8 @@ def privacy_summary(model: Any, schema: Schema) -> PrivacySummary:
             guarantee += f"; ε = {report['epsilon_spent']:g} spent of {report['epsilon']:g}"
             if report["delta_spent"]:
                 guarantee += f", δ = {report['delta_spent']:.3g}"
+            if report.get("total_epsilon") is not None:  # a privately released schema draft composes with the fit
+                guarantee += f"; with the private schema draft, total ε = {report['total_epsilon']:g}"
         level = "ok" if report["differentially_private"] else "bad"
         if not report["differentially_private"] and "NOT" not in guarantee:
             guarantee = f"NOT differentially private; {guarantee}"

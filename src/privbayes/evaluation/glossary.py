@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from privbayes.evaluation.pairs import FAR_ONE_WAY
+
 
 @dataclass(frozen=True)
 class Term:
@@ -25,7 +27,9 @@ TERMS: tuple[Term, ...] = (
     Term("verdict", "verdict (GOOD / FAIR / POOR)",
          "where the synthetic table's average 2-way TVD lies between the two references: GOOD at or below "
          "independent columns (relations between columns are kept), FAIR between the references (each column is "
-         "kept, their relations only weakly), POOR at or above uniform noise."),
+         "kept, their relations only weakly), POOR at or above uniform noise. An average can hide a lost "
+         "relation, so a GOOD average with one reads 'GOOD on average, but N column pairs lost their relation', "
+         "and the lost pairs and far-off columns are listed."),
     Term("tvd", "TVD (total variation distance)",
          "how different two distributions are: the share of rows that would have to change value to turn one "
          "into the other. 0 = identical, 1 = nothing in common; 0.05 means 5 % of the rows."),
@@ -39,6 +43,15 @@ TERMS: tuple[Term, ...] = (
     Term("independent", "independent-columns reference",
          "the TVD of a table with every column exactly as in the real table but no relation between columns. "
          "Below it, the synthetic table keeps relations between columns."),
+    Term("lost", "lost relation, column far off",
+         "a pair of columns whose real relation is beyond sampling noise lost it when its synthetic TVD is not "
+         "below the independent-columns reference by more than the synthetic table's sampling noise (a table with "
+         "no relation between the two could score it) and is itself above the sampling noise of both tables; a "
+         "pair with no real relation is flagged only when clearly worse than independent columns (TVD above the "
+         "reference plus the noise). A column is far off when its "
+         f"1-way TVD exceeds {FAR_ONE_WAY} and its sampling noise. Sampling noise is a bound on the TVD two random "
+         "samples of one table reach by chance (docs/decisions.md, 'Evaluate: lost pairs and the default target').",
+         "lost"),
     Term("bin", "bin",
          "numeric and date columns are modelled by ranges of values: 17–21 holds the whole numbers 17 to 21, "
          "[0.25, 0.5) the numbers from 0.25 up to but not including 0.5, and = 0 a special value kept apart."),

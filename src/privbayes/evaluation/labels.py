@@ -110,7 +110,9 @@ def readable_labels(attr: Attribute) -> tuple[str, ...]:
         labels = (integer_bin_labels(attr) if attr.integer else None) or numeric_bin_labels(attr)
     else:
         labels = [str(c) for c in attr.categories]
-    if attr.numeric:
+    if attr.kind == "date":
+        labels += [f"= {date_text(v, attr.granularity)}" for v in attr.special_values]  # type: ignore[arg-type]
+    elif attr.numeric:
         labels += [f"= {number_text(float(v), _decimals_of(float(v)))}" for v in attr.special_values]
     return tuple(labels + [MISSING_LABEL] * (attr.size - attr.base_size))
 

@@ -2,7 +2,9 @@
 
 Top of the page, in one glance: the verdict (GOOD / FAIR / POOR, in words) and beside it what
 protects the table (the model's guarantee and ε, the inferred-domain and seeding caveats, and
-that this report is itself not private: :mod:`privbayes.evaluation.caveats`).  Then the
+that this report is itself not private: :mod:`privbayes.evaluation.caveats`); under them every
+column pair that lost its relation and every column far off (:mod:`privbayes.evaluation.pairs`),
+all of them, so a GOOD average cannot hide one.  Then the
 numbers behind the verdict (TODS 2017 §6.1), the figures, the raw-value and classifier checks,
 the model's released structure (drawn and listed from one value:
 :mod:`privbayes.evaluation.structure`) with its privacy report and ledger, and a glossary line
@@ -34,6 +36,8 @@ h1{font-size:1.6em;margin:.2em 0}h2{margin-top:1.6em;border-bottom:1px solid #dd
 .top>div{flex:1 1 420px;border-radius:6px;padding:.8em 1.1em;border:1px solid #ccc}
 .verdict.good{background:#e8f5e9;border-color:#66bb6a}.verdict.fair{background:#fff8e1;border-color:#ffb300}
 .verdict.poor{background:#ffebee;border-color:#e53935}
+.verdict.mixed{background:#fff8e1;border-color:#ffb300}.verdict.mixed .grade{font-size:1.5em}
+#lost{border:2px solid #ffb300;border-radius:6px;padding:.4em 1.1em;margin-top:16px;background:#fffdf5}
 .grade{font-size:2.2em;font-weight:700;letter-spacing:.04em;margin:0}
 .privacy h2{margin:0 0 .3em;border:0;font-size:1.2em}
 .privacy ul{margin:.3em 0;padding-left:1.2em}.privacy li{margin:.25em 0}
@@ -81,6 +85,10 @@ class Terms:
 def verdict_block(ev: Evaluation, term: Terms) -> str:
     """The verdict's grade in large type, its line, and what the numbers mean in words."""
     grade, _, rest = ev.verdict.partition(":")
+    level = grade.split()[0].lower() if grade.strip() else ""
+    lost = ev.comparison is not None and bool(ev.comparison.lost_pairs or ev.comparison.far_columns)
+    if level == "good" and lost:
+        level = "mixed"  # a GOOD average with something lost is not shown in green
     words = ""
     refs = ev.references
     if refs is not None:
@@ -90,7 +98,7 @@ def verdict_block(ev: Evaluation, term: Terms) -> str:
                  f"match the real table ({term('tvd', 'TVD')} {synth:.3f}). A table that kept each column but no "
                  f"relation between them would be {independent:.1%} away, random rows {uniform:.1%} "
                  f"({term('independent', 'references')}).</p>")
-    return (f'<div id="verdict" class="verdict {escape(grade.strip().lower())}"><p class="grade">'
+    return (f'<div id="verdict" class="verdict {escape(level)}"><p class="grade">'
             f"{escape(grade.strip())}</p><p><b>{escape(rest.strip())}</b></p>{words}"
             f'<p>How this is judged: {term("verdict", "verdict")}; every term is explained in the '
             f'<a href="#glossary">glossary</a>.</p></div>')
@@ -103,6 +111,30 @@ def privacy_block(summary: PrivacySummary, term: Terms) -> str:
             f'<p class="guarantee {summary.level}">{escape(summary.guarantee)}</p>'
             f"<ul>{items}</ul><p>Terms: {term('epsilon', 'ε')}, {term('domain', 'domain and inferred draft')}, "
             f"{term('seeded', 'seeded noise')}.</p></div>")
+
+
+def losses_block(ev: Evaluation, term: Terms) -> str:
+    """Every column far off and every pair that lost its relation, with the numbers that decided it;
+    empty when there is none."""
+    comparison = ev.comparison
+    if comparison is None or not (comparison.lost_pairs or comparison.far_columns):
+        return ""
+    parts = ['<div id="lost">']
+    far = comparison.far_columns
+    if far:
+        parts += [f"<h2>Columns far off: {len(far)} of {len(comparison.columns)}</h2>"
+                  f"<p>Their own shares differ from the real table's ({term('lost', 'far off')}).</p>",
+                  table(["column", "TVD", "uniform", "sampling noise"], [(c.name, c.tvd, c.uniform, c.noise)
+                                                                         for c in far])]
+    lost = comparison.lost_pairs
+    if lost:
+        parts += [f"<h2>Column pairs that lost their relation: {len(lost)} of {len(comparison.pairs or ())}</h2>"
+                  f"<p>The synthetic table is no closer to the real pair than a table of independent columns "
+                  f"could be ({term('lost', 'lost relation')}): whatever links these columns in the real table is "
+                  f"missing from the synthetic one.</p>",
+                  table(["pair", "TVD", "independent columns", "sampling noise", "synthetic sampling noise"],
+                        [(p.label, p.tvd, p.independent, p.noise, p.synthetic_noise) for p in lost])]
+    return "".join(parts) + "</div>"
 
 
 # --- the model -----------------------------------------------------------------------------------
@@ -149,6 +181,8 @@ def _flags(ev: Evaluation, model: Any, structure: Structure | None) -> set[str]:
             flags.add("delta")
     if structure is not None:
         flags.add(structure.kind)
+    if ev.comparison is not None and (ev.comparison.lost_pairs or ev.comparison.far_columns):
+        flags.add("lost")
     return flags
 
 
@@ -169,7 +203,7 @@ def render_html(ev: Evaluation, pairs: np.ndarray, privacy: PrivacySummary, mode
              f'<p class="files">synthetic: {escape(synth_name)} (n = {ev.n_synth:,}) · real: {escape(real_name)} '
              f"(n = {ev.n_real:,}) · {len(ev.attributes)} columns</p>",
              '<div class="top">' + (verdict_block(ev, term) if ev.verdict else "") + privacy_block(privacy, term)
-             + "</div>",
+             + "</div>" + losses_block(ev, term),
              '<nav><a href="#numbers">numbers</a><a href="#columns">columns</a>'
              + ('<a href="#raw">raw values</a>' if ev.numeric else "") + '<a href="#classifier">classifier</a>'
              + ('<a href="#model">model</a>' if model is not None else "") + '<a href="#glossary">glossary</a></nav>']
@@ -217,7 +251,8 @@ def render_html(ev: Evaluation, pairs: np.ndarray, privacy: PrivacySummary, mode
                         [(s.target, s.positive_real, s.positive_synth, s.synthetic, s.reference) for s in ev.svm])]
     skipped = [s for s in ev.skipped if "classifier" in s]
     parts.append("".join(f'<p class="note">{escape(s)}</p>' for s in skipped)
-                 or ("" if ev.svm else '<p class="note">not run (--no-classifier, or no categorical column)</p>'))
+                 or ("" if ev.svm else '<p class="note">not run (--no-classifier, or no balanced categorical '
+                                       'target: see the notes)</p>'))
     if ev.notes:
         parts.append("<h3>Notes</h3><ul>" + "".join(f"<li>{escape(n)}</li>" for n in ev.notes) + "</ul>")
     if model is not None and structure is not None:

@@ -9,8 +9,11 @@ The metrics are those of the paper's experiments (§6.1, "Tasks"):
 * references computed on the spot (uniform; independent marginals of REAL), a one-line
   verdict (:mod:`privbayes.evaluation.verdict`), and raw-value checks of numeric
   columns (point masses, quantiles, KS distance: :mod:`privbayes.evaluation.numeric`);
-* the multiple-SVM task, on the given binary targets, else on a default one (the last
-  categorical column: its most frequent real value against the rest): a linear hinge-loss C-SVM
+* every pair whose relation the synthetic table lost and every column far off, named in the
+  verdict (:mod:`privbayes.evaluation.pairs`);
+* the multiple-SVM task, on the given binary targets, else on a default one (the most balanced
+  categorical value against the rest, never one with a majority over 95 %: :func:`default_target`):
+  a linear hinge-loss C-SVM
   (C = 1) per target, trained on SYNTH, scored on a held-out 20 % of REAL, beside the
   no-privacy reference trained on the other 80 % of REAL.  Both are scored on the
   same 20 %.  The paper fits the synthesizer on the 80 % part only; if SYNTH came
@@ -54,6 +57,7 @@ from privbayes.evaluation.classifiers import (
 from privbayes.evaluation.labels import readable_labels
 from privbayes.evaluation.marginals import average_marginal_tvd, marginal
 from privbayes.evaluation.numeric import numeric_check
+from privbayes.evaluation.pairs import FAR_ONE_WAY, Comparison, compare
 from privbayes.evaluation.results import NOT_PRIVATE, AttributeScore, Evaluation, MarginalScore, SvmScore
 from privbayes.evaluation.verdict import references, verdict
 from privbayes.schema import Attribute, Schema
@@ -175,20 +179,44 @@ def evaluate_codes(real: np.ndarray, synth: np.ndarray, schema: Schema, alphas: 
                                 svm_misclassification(real[train], real[test], sizes, target)))
         notes.append(f"SVM: linear hinge-loss C-SVM, C = 1, one-hot features (TODS 2017 §6.1); both models are "
                      f"scored on the same {len(test)} held-out rows of REAL (80/20 split, seed {split_seed})")
-    refs = references(real, synth, sizes)
+    comparison = compare(real, synth, sizes, schema.names)
+    refs = references(comparison)
     return Evaluation(real.shape[0], synth.shape[0], tuple(scores), attributes, tuple(svm), tuple(notes), refs,
-                      (), verdict(refs))
+                      (), verdict(refs, (), comparison), comparison=comparison)
 
 
-def default_target(schema: Schema, real: np.ndarray) -> Target | None:
-    """The last categorical (or binary) attribute: its most frequent real value against the rest."""
-    for j in range(len(schema) - 1, -1, -1):
-        attr = schema.attributes[j]
-        if not attr.numeric:
-            top = int(np.argmax(np.bincount(real[:, j], minlength=attr.size)))
-            if top < attr.base_size:
-                return Target(f"{attr.name}={value_labels(attr)[top]}", j, frozenset({top}))
-    return None
+MAX_MAJORITY = 0.95
+"""A default classifier target never has a class holding more than this share of the real rows."""
+
+
+def default_target(schema: Schema, real: np.ndarray) -> tuple[Target | None, str]:
+    """The classifier target when the user names none, and why (docs/decisions.md, "Evaluate: lost pairs
+    and the default target").
+
+    Candidates are every value of every categorical (or binary) column against the rest of that column;
+    a candidate whose majority class holds more than :data:`MAX_MAJORITY` of the real rows is never
+    used (a 98.5 % class is predicted by a constant).  The most balanced wins (real share closest to
+    1/2); ties go to the rarer side, then the later column (often the outcome), then the earlier value."""
+    best: tuple[tuple[float, bool, int, int], Target, float] | None = None
+    for j, attr in enumerate(schema.attributes):
+        if attr.numeric:
+            continue
+        shares = np.bincount(real[:, j], minlength=attr.size) / max(real.shape[0], 1)
+        labels = value_labels(attr)
+        for v in range(attr.base_size):
+            share = float(shares[v])
+            if max(share, 1 - share) > MAX_MAJORITY:
+                continue
+            key = (abs(share - 0.5), share > 0.5, -j, v)
+            if best is None or key < best[0]:
+                best = (key, Target(f"{attr.name}={labels[v]}", j, frozenset({v})), share)
+    if best is None:
+        return None, (f"no default SVM target: no categorical value splits the real rows with a majority of at most "
+                      f"{MAX_MAJORITY:.0%}; --target to choose")
+    _, target, share = best
+    return target, (f"SVM target by default: {target.name} (real share {share:.1%}: the most balanced categorical "
+                    f"value against the rest; targets with a majority over {MAX_MAJORITY:.0%} are never chosen; "
+                    f"--target to choose)")
 
 
 # --- text output --------------------------------------------------------------------------------
@@ -229,10 +257,38 @@ def format_text(ev: Evaluation, real_name: str = "REAL", synth_name: str = "SYNT
             lines.append(f"  {s.target:<{width}}  {rates:>21}  {s.synthetic:>6.4f}  {s.reference:>6.4f}")
     lines += [""] + [f"note: {note}" for note in ev.notes] + ([] if privacy else [f"note: {NOT_PRIVATE}"])
     lines += [f"not run: {line}" for line in ev.skipped]
+    lines += _losses_text(ev.comparison)
     if ev.verdict:
         lines += ["", f"verdict: {ev.verdict}"]
     lines += list(privacy)
     return "\n".join(lines)
+
+
+PRINTED_PAIRS = 20
+"""Lost pairs listed in the text output; all of them are in --json and --report."""
+
+
+def _losses_text(comparison: Comparison | None) -> list[str]:
+    """The far-off columns and the pairs that lost their relation (at most :data:`PRINTED_PAIRS`)."""
+    if comparison is None:
+        return []
+    lines = []
+    far = comparison.far_columns
+    if far:
+        lines += ["", f"columns far off: {len(far)} of {len(comparison.columns)} (1-way TVD above {FAR_ONE_WAY} "
+                  f"and above sampling noise)", f"  {'column':<24} {'SYNTH':>8} {'uniform':>8} {'noise':>8}"]
+        lines += [f"  {c.name:<24} {c.tvd:>8.4f} {c.uniform:>8.4f} {c.noise:>8.4f}" for c in far]
+    lost = comparison.lost_pairs
+    if lost:
+        lines += ["", f"column pairs that lost their relation: {len(lost)} of {len(comparison.pairs or ())} "
+                  "(a real relation beyond sampling noise that the synthetic table keeps no better than independent "
+                  "columns, or, without one, a 2-way TVD clearly worse than independent columns)",
+                  f"  {'pair':<40} {'SYNTH':>8} {'independent':>12} {'noise':>8} {'synthetic noise':>16}"]
+        lines += [f"  {p.label:<40} {p.tvd:>8.4f} {p.independent:>12.4f} {p.noise:>8.4f} {p.synthetic_noise:>16.4f}"
+                  for p in lost[:PRINTED_PAIRS]]
+        if len(lost) > PRINTED_PAIRS:
+            lines.append(f"  ... and {len(lost) - PRINTED_PAIRS} more (all of them in --json and --report)")
+    return lines
 
 
 def average_tvd_against(real: Any, others: Sequence[Any], schema: Schema, alpha: int = 2) -> list[float]:
@@ -253,7 +309,8 @@ def verdict_against(real: Any, synthetic: Any, schema: Schema) -> str:
 
     schema = as_schema(schema)
     sizes = [a.size for a in schema.attributes]
-    return verdict(references(leaf_codes(real, schema), leaf_codes(synthetic, schema), sizes))
+    comparison = compare(leaf_codes(real, schema), leaf_codes(synthetic, schema), sizes, schema.names)
+    return verdict(references(comparison), (), comparison)
 
 
 # --- the command --------------------------------------------------------------------------------
@@ -304,19 +361,21 @@ def clipping(schema: Schema) -> Schema:
 def run_evaluate(real_path: Any, synth_path: Any, *, schema_path: Any = None, model_path: str | None = None,
                  report_path: str | None = None, alpha: str = "2,3", targets: Sequence[str] = (),
                  split_seed: int = 0, out: TextIO | None = None, sep: str | None = None,
-                 encoding: str | None = None, classifier: bool = True, clip_synthetic: bool = False) -> Evaluation:
-    """Compute the metrics, references and verdict, print them, and write the HTML report if asked
-    (atomically).  ``schema_path`` may be a path, a dict or a Schema.  What needs an optional
-    dependency that is missing (the classifier check: scikit-learn; the figures: matplotlib) is
-    left out with one line saying what to install; everything else is printed."""
+                 encoding: str | None = None, classifier: bool = True, clip_synthetic: bool = False,
+                 json_path: str | None = None) -> Evaluation:
+    """Compute the metrics, references and verdict, print them, and write the HTML report and the JSON
+    document (:mod:`privbayes.evaluation.export`) if asked (atomically).  ``schema_path`` may be a path, a
+    dict or a Schema.  What needs an optional dependency that is missing (the classifier check:
+    scikit-learn; the figures: matplotlib) is left out with one line saying what to install; everything
+    else is printed."""
     from privbayes.evaluation.plots import PLOTS_NEED, matplotlib_available
 
     out = sys.stdout if out is None else out
     alphas = parse_alphas(alpha)
-    if report_path is not None:
-        folder = os.path.dirname(os.path.abspath(report_path))
-        if not os.path.isdir(folder):
-            raise InputError(f"{report_path}: the folder {folder!r} does not exist")
+    for path in (report_path, json_path):
+        folder = os.path.dirname(os.path.abspath(path)) if path is not None else ""
+        if path is not None and not os.path.isdir(folder):
+            raise InputError(f"{path}: the folder {folder!r} does not exist")
     schema, model, real_frame, synth_frame, notes = _load_inputs(real_path, synth_path, schema_path, model_path,
                                                                  sep, encoding)
     real = table_codes(real_frame, schema, _name(real_path))
@@ -326,23 +385,29 @@ def run_evaluate(real_path: Any, synth_path: Any, *, schema_path: Any = None, mo
                      "(--clip-synthetic)")
     parsed = [parse_target(t, schema) for t in targets]
     skipped: list[str] = []
+    why = ""
     if classifier and real.shape[0] >= 5 and not sklearn_available():
         skipped.append(CLASSIFIER_NEEDS)
         parsed = []
     elif not parsed and classifier and real.shape[0] >= 5:
-        default = default_target(schema, real)
-        if default is not None:
-            parsed = [default]
-            notes.append(f"SVM target by default: {default.name} (the last categorical column; --target to choose)")
+        default, why = default_target(schema, real)
+        parsed = [default] if default is not None else []
+        notes.append(why)
     figures = report_path is not None and matplotlib_available()
     if report_path is not None and not figures:
         skipped.append(PLOTS_NEED)
     ev = evaluate_codes(real, synth, schema, alphas, parsed, split_seed)
     checks = tuple(numeric_check(a, real_frame[a.name], synth_frame[a.name]) for a in schema.attributes if a.numeric)
     ev = dataclasses.replace(ev, notes=tuple(notes) + ev.notes, numeric=checks, skipped=tuple(skipped),
-                             verdict=verdict(ev.references, checks) if ev.references is not None else "")
+                             verdict=verdict(ev.references, checks, ev.comparison) if ev.references is not None
+                             else "", default_target=why)
     privacy = privacy_summary(model, schema)
     print(format_text(ev, str(real_path), str(synth_path), privacy_text(privacy)), file=out)
+    if json_path is not None:
+        from privbayes.evaluation.export import write_json
+
+        write_json(json_path, ev, privacy, real_name=str(real_path), synth_name=str(synth_path))
+        print(f"wrote {json_path}", file=out)
     if report_path is not None:
         from privbayes.evaluation.marginals import marginal_tvd_table
         from privbayes.evaluation.page import write_html_report

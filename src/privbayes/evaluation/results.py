@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from privbayes.evaluation.numeric import NumericCheck
+from privbayes.evaluation.pairs import Comparison
 from privbayes.evaluation.verdict import References
 
 NOT_PRIVATE = ("these statistics describe REAL exactly and are NOT differentially private: "
@@ -64,3 +65,7 @@ class Evaluation:
     verdict: str = ""
     skipped: tuple[str, ...] = ()
     """Checks left out for want of an optional dependency, each one line saying what to install."""
+    comparison: Comparison | None = None
+    """Every column and pair against its references: the lost pairs and far-off columns."""
+    default_target: str = ""
+    """Why the classifier check's target was chosen (or why none was) when the user named none."""

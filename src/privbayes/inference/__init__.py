@@ -17,7 +17,7 @@ from privbayes.inference.brute_force import BruteForceEngine
 from privbayes.inference.engine import make_engine
 from privbayes.inference.exact import CalibratedTree, JunctionTreeEngine
 from privbayes.inference.factor import Domain, Factor, logsumexp
-from privbayes.inference.junction_tree import JunctionTree, build_junction_tree, elimination_order
+from privbayes.inference.junction_tree import CliqueTooLarge, JunctionTree, build_junction_tree, elimination_order
 from privbayes.inference.loopy import LoopyBeliefs, LoopyBPEngine
 from privbayes.inference.protocol import MAX_EXACT_CELLS, Beliefs, InferenceEngine
 from privbayes.inference.sampling import gibbs_sample, sample_junction_tree
@@ -32,7 +32,7 @@ def sample(engine: InferenceEngine, log_potentials: Sequence[np.ndarray], n: int
 
 
 __all__ = [
-    "Beliefs", "BruteForceEngine", "CalibratedTree", "Domain", "Factor", "InferenceEngine", "JunctionTree",
-    "JunctionTreeEngine", "LoopyBPEngine", "LoopyBeliefs", "MAX_EXACT_CELLS", "build_junction_tree",
+    "Beliefs", "BruteForceEngine", "CalibratedTree", "CliqueTooLarge", "Domain", "Factor", "InferenceEngine",
+    "JunctionTree", "JunctionTreeEngine", "LoopyBPEngine", "LoopyBeliefs", "MAX_EXACT_CELLS", "build_junction_tree",
     "elimination_order", "gibbs_sample", "logsumexp", "make_engine", "sample", "sample_junction_tree",
 ]

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from privbayes.inference.brute_force import BruteForceEngine
 from privbayes.inference.exact import JunctionTreeEngine
 from privbayes.inference.factor import Domain
-from privbayes.inference.junction_tree import build_junction_tree
+from privbayes.inference.junction_tree import CliqueTooLarge, build_junction_tree
 from privbayes.inference.loopy import LoopyBPEngine
 from privbayes.inference.protocol import MAX_EXACT_CELLS, InferenceEngine, Method
 
@@ -30,7 +30,10 @@ def make_engine(domain: Domain, scopes: Sequence[Sequence[int]], method: Method 
         return BruteForceEngine(domain, scopes)  # type: ignore[return-value]
     if method == "loopy":
         return LoopyBPEngine(domain, scopes, **options)  # type: ignore[arg-type, return-value]
-    tree = build_junction_tree(domain, scopes)
+    try:  # auto: a clique over the cap means loopy BP, known before the rest of the triangulation
+        tree = build_junction_tree(domain, scopes, max_cells=None if method == "exact" else max_exact_cells)
+    except CliqueTooLarge:
+        return LoopyBPEngine(domain, scopes, **options)  # type: ignore[arg-type, return-value]
     if method == "exact" or sum(domain.cells(c) for c in tree.cliques) <= max_exact_cells:
         return JunctionTreeEngine(domain, scopes, tree=tree)  # type: ignore[return-value]
     return LoopyBPEngine(domain, scopes, **options)  # type: ignore[arg-type, return-value]

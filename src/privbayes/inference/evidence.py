@@ -16,7 +16,7 @@ import numpy as np
 
 from privbayes.inference.exact import JunctionTreeEngine
 from privbayes.inference.factor import Domain
-from privbayes.inference.junction_tree import build_junction_tree
+from privbayes.inference.junction_tree import CliqueTooLarge, build_junction_tree
 from privbayes.inference.protocol import MAX_EXACT_CELLS
 from privbayes.inference.sampling import sample_junction_tree
 
@@ -34,7 +34,11 @@ def evidence_sampler(domain: Domain, scopes: Sequence[Sequence[int]], log_potent
                                                                    float]:
     """A function drawing ``n`` exact configurations (n × T codes) of the model given its evidence
     factors, and log Z(e).  Refuses evidence of probability zero and trees over the cap."""
-    tree = build_junction_tree(domain, scopes)
+    try:  # refused as soon as one clique is over the cap, before the rest of the triangulation
+        tree = build_junction_tree(domain, scopes, max_cells=max_exact_cells)
+    except CliqueTooLarge:
+        raise TooLargeForExact(f"exact inference would need a junction-tree clique of more than the limit of "
+                               f"{max_exact_cells:,} cells") from None
     cells = sum(domain.cells(c) for c in tree.cliques)
     if cells > max_exact_cells:
         raise TooLargeForExact(f"exact inference would need {cells:,} junction-tree cells, more than the limit of "

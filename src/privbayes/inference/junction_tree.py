@@ -12,6 +12,7 @@ separators, so one tree covers every variable even when the model is disconnecte
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -21,20 +22,39 @@ from privbayes.inference.factor import Domain
 Heuristic = Literal["min_fill", "min_weight"]
 
 
-def elimination_order(domain: Domain, scopes: Sequence[Sequence[int]], heuristic: Heuristic = "min_fill") -> list[int]:
+class CliqueTooLarge(ValueError):
+    """An elimination clique has more than the caller's ``max_cells``: the junction tree would too (its cliques
+    hold every elimination clique), so the caller's cap refuses it; raised before triangulating further."""
+
+    def __init__(self, cells: int, cap: int) -> None:
+        super().__init__(f"a junction-tree clique would have more than the limit of {cap:,} cells")
+        self.cells = cells
+
+
+def elimination_order(domain: Domain, scopes: Sequence[Sequence[int]], heuristic: Heuristic = "min_fill",
+                      max_cells: int | None = None) -> list[int]:
     """A greedy elimination order of all variables of ``domain`` (deterministic ties: lowest index).
 
-    Costs sit in a heap and are recomputed only where an elimination can change them (the
-    eliminated variable's neighbours and theirs), so wide sparse models (thousands of variables,
-    a chain or a tree) are ordered in near-linear time rather than quadratic."""
+    Costs sit in a heap and are recomputed only where an elimination can change them (the eliminated
+    variable's neighbours, and the common neighbours of the ends of a fill-in edge), and a variable's fill
+    is counted from its neighbours' adjacency sets (C(m, 2) minus the edges among its m neighbours), so wide
+    sparse models (thousands of variables, a chain, a tree or a star) are ordered in near-linear time rather
+    than cubic.  With ``max_cells``, a scope or an elimination clique of more cells raises
+    :class:`CliqueTooLarge` at once: hostile structures are refused before the work grows with them."""
     if heuristic not in ("min_fill", "min_weight"):
         raise ValueError(f"heuristic ({heuristic!r}) must be 'min_fill' or 'min_weight'")
     neighbours = _interaction_graph(len(domain), scopes)
+    if max_cells is not None:
+        for scope in scopes:
+            if (cells := domain.cells(tuple(scope))) > max_cells:
+                raise CliqueTooLarge(cells, max_cells)
+        _check_width(domain, neighbours, max_cells)
     remaining = set(range(len(domain)))
 
     def cost(v: int) -> tuple[int, int, int]:
         nb = neighbours[v] & remaining
-        fill = sum(1 for a in nb for b in nb if a < b and b not in neighbours[a])
+        m = len(nb)
+        fill = m * (m - 1) // 2 - sum(len(neighbours[a] & nb) for a in nb) // 2
         weight = domain.cells(sorted(nb | {v}))
         return (fill, weight, v) if heuristic == "min_fill" else (weight, fill, v)
 
@@ -47,20 +67,66 @@ def elimination_order(domain: Domain, scopes: Sequence[Sequence[int]], heuristic
         v = key[2]
         if v not in remaining or current[v] != key:
             continue  # a stale entry: the variable was eliminated or its cost changed
+        weight = key[1] if heuristic == "min_fill" else key[0]
+        if max_cells is not None and weight > max_cells:
+            raise CliqueTooLarge(weight, max_cells)
         nb = neighbours[v] & remaining
-        for a in nb:
-            neighbours[a] |= nb - {a}
-        order.append(v)
-        remaining.remove(v)
         touched = set(nb)
         for a in nb:
-            touched |= neighbours[a] & remaining
+            new = nb - neighbours[a] - {a}
+            if new:  # fill-in edges a–b: every common neighbour of a and b has one more edge among its neighbours
+                neighbours[a] |= new
+                for b in new:
+                    touched |= neighbours[a] & neighbours[b] & remaining
+        order.append(v)
+        remaining.remove(v)
         for u in touched - {v}:
             updated = cost(u)
             if updated != current[u]:
                 current[u] = updated
                 heapq.heappush(heap, updated)
     return order
+
+
+def _check_width(domain: Domain, neighbours: list[set[int]], max_cells: int) -> None:
+    """Refuse, in O(E log V), an interaction graph every triangulation of which has a clique over ``max_cells``:
+    the minor-min-width bound (Gogate & Dechter 2004) on the graph of the variables of two or more values gives
+    w ≤ treewidth, so some clique holds w + 1 of them, at least the product of the w + 1 smallest sizes."""
+    sizes = domain.sizes
+    wide = {v for v in range(len(sizes)) if sizes[v] > 1}
+    width = minor_min_width({v: neighbours[v] & wide for v in wide})
+    smallest = sorted(sizes[v] for v in wide)[:width + 1]
+    cells = math.prod(smallest)
+    if len(smallest) == width + 1 and cells > max_cells:
+        raise CliqueTooLarge(cells, max_cells)
+
+
+def minor_min_width(graph: dict[int, set[int]]) -> int:
+    """A lower bound on the treewidth of ``graph`` (vertex → neighbours, symmetric): repeatedly take a vertex of
+    least degree, note its degree, and contract it into its neighbour of least degree (lowest index on ties).
+    Treewidth never grows under contraction and is at least the least degree, so the largest noted degree is a
+    bound (Gogate & Dechter, UAI 2004, "minor-min-width")."""
+    adjacency = {v: set(nb) for v, nb in graph.items()}
+    heap = [(len(nb), v) for v, nb in adjacency.items()]
+    heapq.heapify(heap)
+    bound = 0
+    while len(adjacency) > 1:
+        degree, v = heapq.heappop(heap)
+        if v not in adjacency or len(adjacency[v]) != degree:
+            continue  # stale: contracted away or its degree changed
+        bound = max(bound, degree)
+        if degree == 0:
+            del adjacency[v]
+            continue
+        u = min(adjacency[v], key=lambda x: (len(adjacency[x]), x))
+        for w in adjacency.pop(v):
+            adjacency[w].discard(v)
+            if w != u:
+                adjacency[w].add(u)
+                adjacency[u].add(w)
+                heapq.heappush(heap, (len(adjacency[w]), w))
+        heapq.heappush(heap, (len(adjacency[u]), u))
+    return bound
 
 
 def _interaction_graph(n_variables: int, scopes: Sequence[Sequence[int]]) -> list[set[int]]:
@@ -135,10 +201,11 @@ class JunctionTree:
 
 
 def build_junction_tree(domain: Domain, scopes: Sequence[Sequence[int]],
-                        heuristic: Heuristic = "min_fill") -> JunctionTree:
-    """A junction tree covering every variable of ``domain`` and every scope."""
+                        heuristic: Heuristic = "min_fill", max_cells: int | None = None) -> JunctionTree:
+    """A junction tree covering every variable of ``domain`` and every scope (:class:`CliqueTooLarge` as soon as
+    one of its cliques is seen to exceed ``max_cells``, if given)."""
     scopes = [domain.check_scope(s) for s in scopes]
-    cliques = maximal_cliques(domain, scopes, elimination_order(domain, scopes, heuristic))
+    cliques = maximal_cliques(domain, scopes, elimination_order(domain, scopes, heuristic, max_cells))
     holding: dict[int, list[int]] = {}
     for i, clique in enumerate(cliques):
         for v in clique:

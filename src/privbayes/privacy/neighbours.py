@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from privbayes.errors import InputError
+from privbayes.schema import DraftRelease
 
 
 @dataclass(frozen=True)
@@ -46,3 +47,17 @@ def neighbours(name: str | None) -> Neighbours:
     if name not in RELATIONS:
         raise InputError(f"neighbours ({name!r}) must be one of {', '.join(RELATIONS)}")
     return RELATIONS[name]
+
+
+def draft_cost(draft: DraftRelease, fit: Neighbours) -> Fraction:
+    """What a private schema draft costs under the fit's relation, so that draft + fit compose
+    sequentially (docs/decisions.md, "Private schema drafts"): its ε under the same relation; twice its
+    ε for an add-remove draft under a replace-one fit (a replacement is a removal and an addition).  A
+    replace-one draft under an add-remove fit is refused: replace-one ε-DP implies nothing under
+    add-remove in general (it may publish n)."""
+    if draft.neighbours == fit.name:
+        return draft.epsilon
+    if draft.neighbours == ADD_REMOVE.name:
+        return 2 * draft.epsilon
+    raise InputError("the schema's private draft was released under replace-one neighbours, which does not cover "
+                     "an add-remove fit; draft it with --neighbours add-remove")

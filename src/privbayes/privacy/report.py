@@ -10,9 +10,12 @@ covered (caveats) — and the method's own public settings beside it (encoding, 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from fractions import Fraction
 from html import escape
 from typing import Any
 
+from privbayes.errors import InputError
+from privbayes.privacy.neighbours import Neighbours, draft_cost
 from privbayes.schema import QUOTED_NEWLINES_CAVEAT, Schema
 
 CORE = ("method", "mechanism", "guarantee", "differentially_private", "epsilon", "epsilon_spent", "delta_spent",
@@ -25,6 +28,11 @@ DRAFT_CAVEAT = ("the schema is an unreviewed draft read from the data ('inferred
                 "bounds, special values) is not covered by epsilon")
 SEEDED_CAVEAT = "the DP noise was seeded (reproducible run): do not publish seeded releases"
 READ_FROM_DATA_CAVEAT = "the domain (categories, bounds) was read from the data and is not covered by epsilon"
+PRIVATE_DRAFT_DOMAIN = ("released by a differentially private schema draft (privbayes schema infer --epsilon) at "
+                        "ε = {epsilon:g}, {neighbours} neighbours")
+PRIVATE_DRAFT_TOTAL = "; total ε of draft + this release = {total:g} (sequential composition)"
+DRAFT_RELATION_CAVEAT = ("the schema's private draft was released under replace-one neighbours, which does NOT cover "
+                         "this add-remove release: its domain is not covered by epsilon")
 
 
 class PrivacyReport(Mapping[str, Any]):
@@ -64,7 +72,11 @@ class PrivacyReport(Mapping[str, Any]):
             lines.append(("epsilon", spent + (f" (δ = {f['delta_spent']:.3g})" if f["delta_spent"] else "")))
         if f["neighbouring_relation"]:
             lines.append(("neighbouring datasets", str(f["neighbouring_relation"])))
-        lines += [("domain", str(f["domain_source"])), ("algorithm", str(f["algorithm"]))]
+        lines.append(("domain", str(f["domain_source"])))
+        if f.get("total_epsilon") is not None:
+            lines.append(("total epsilon", f"{f['total_epsilon']:g} = schema draft {f['draft_epsilon']:g} + this "
+                                           f"release {f['epsilon']:g} (sequential composition)"))
+        lines.append(("algorithm", str(f["algorithm"])))
         if "encoding" in f:
             lines.append(("encoding, score", f"{f['encoding']}, {f.get('score')}"))
         if f["n"] is not None:
@@ -94,14 +106,40 @@ class PrivacyReport(Mapping[str, Any]):
                 + f"<table><tr><th>step</th><th>mechanism</th><th>ε</th></tr>{ledger}</table></div>")
 
 
-def domain_caveats(domain_source: str, schema: Schema, caveats: list[str]) -> tuple[str, list[str]]:
+def domain_caveats(domain_source: str, schema: Schema, caveats: list[str], *, relation: Neighbours | None = None,
+                   epsilon: Fraction | None = None) -> tuple[str, list[str]]:
     """The report's domain line and caveats, as the schema makes them: the draft's warning when it
-    still says 'inferred: true' (an unreviewed ``schema infer`` draft, not covered by ε), and the
+    still says 'inferred: true' (an unreviewed ``schema infer`` draft, not covered by ε), the private
+    draft's line when ``schema infer --epsilon`` released it (covered, unless its relation does not
+    compose with the release's ``relation``: :func:`~privbayes.privacy.neighbours.draft_cost`; with the
+    release's ``epsilon``, the total of both), and the
     loss of row-locality when it lets quoted fields span lines."""
     caveats = list(caveats)
     if schema.inferred and "NOT covered" not in domain_source:
         domain_source = DRAFT_DOMAIN
         caveats.append(DRAFT_CAVEAT)
+    draft = schema.private_draft
+    if draft is not None:
+        domain_source = PRIVATE_DRAFT_DOMAIN.format(epsilon=float(draft.epsilon), neighbours=draft.neighbours)
+        if relation is not None:
+            total = draft_total(schema, epsilon or Fraction(0), relation)
+            if not total:
+                caveats.append(DRAFT_RELATION_CAVEAT)
+            elif epsilon is not None:
+                domain_source += PRIVATE_DRAFT_TOTAL.format(total=total["total_epsilon"])
     if schema.quoted_newlines:
         caveats.append(QUOTED_NEWLINES_CAVEAT)
     return domain_source, caveats
+
+
+def draft_total(schema: Schema, epsilon: Fraction, relation: Neighbours) -> dict[str, float]:
+    """The report fields of a release at ``epsilon`` on a privately drafted schema: the draft's ε under
+    the release's relation and the total by sequential composition (docs/decisions.md, "Private schema
+    drafts"); empty without a private draft or when the relations do not compose."""
+    if schema.private_draft is None:
+        return {}
+    try:
+        cost = draft_cost(schema.private_draft, relation)
+    except InputError:
+        return {}
+    return {"draft_epsilon": float(cost), "total_epsilon": float(cost + epsilon)}

@@ -45,7 +45,7 @@ from privbayes.schema.attribute import (
     Scale,
 )
 from privbayes.schema.dates import date_ordinal, date_text
-from privbayes.schema.serialisation import attribute_from_dict, attribute_to_dict, declared_codes
+from privbayes.schema.serialisation import DraftRelease, attribute_from_dict, attribute_to_dict, declared_codes
 
 QUOTED_NEWLINES_CAVEAT = ("the schema lets quoted CSV fields span lines ('quoted_newlines: true'): reading is not "
                           "row-local, so one malformed row can change how the rows after it are read, which the "
@@ -79,6 +79,9 @@ class Schema:
     identifiers: tuple[tuple[str, str], ...] = ()
     """Dropped columns that are identifiers, with the kind of key ``sample(keep_ids=True)`` regenerates
     for each (:data:`IDENTIFIER_KINDS`); written under ``drop:`` as ``{name: …, identifier: …}``."""
+    private_draft: DraftRelease | None = None
+    """Set when the domain was released by a differentially private draft (``schema infer --epsilon``):
+    its ε, relation and ledger, which the privacy report of a fit adds to the fit's ε."""
 
     def __post_init__(self) -> None:
         names = [a.name for a in self.attributes]
@@ -101,6 +104,9 @@ class Schema:
             raise InputError(f"schema: inferred must be true or false, got {self.inferred!r}")
         if not isinstance(self.quoted_newlines, bool):
             raise InputError(f"schema: quoted_newlines must be true or false, got {self.quoted_newlines!r}")
+        if self.private_draft is not None and (self.inferred or not isinstance(self.private_draft, DraftRelease)):
+            raise InputError("schema: private_draft marks a draft released under epsilon; it cannot be "
+                             "'inferred: true' as well")
 
     @property
     def names(self) -> list[str]:
@@ -120,6 +126,8 @@ class Schema:
         out: dict[str, Any] = {"version": 1}
         if self.inferred:
             out["inferred"] = True
+        if self.private_draft is not None:
+            out["private_draft"] = self.private_draft.to_dict()
         out["attributes"] = [attribute_to_dict(a) for a in self.attributes]
         if self.dropped:
             keys = dict(self.identifiers)
@@ -133,7 +141,8 @@ class Schema:
     def from_dict(cls, raw: Any, source: str = "schema") -> Schema:
         if not isinstance(raw, dict) or not isinstance(raw.get("attributes"), list):
             raise InputError(f"{source}: expected a mapping with a list 'attributes'")
-        unknown = set(raw) - {"version", "attributes", "drop", "inferred", "quoted_newlines", *SCHEMA_DEFAULT_KEYS}
+        unknown = set(raw) - {"version", "attributes", "drop", "inferred", "quoted_newlines", "private_draft",
+                            *SCHEMA_DEFAULT_KEYS}
         if unknown:
             raise InputError(f"{source}: unknown top-level keys {sorted(unknown)}")
         defaults = {key: raw[key] for key in SCHEMA_DEFAULT_KEYS if key in raw}
@@ -156,8 +165,9 @@ class Schema:
                 identifiers.append((entry["name"], entry["identifier"]))
                 entry = entry["name"]
             names.append(str(entry))
+        draft = DraftRelease.from_dict(raw["private_draft"], source) if "private_draft" in raw else None
         return cls(tuple(attributes), tuple(names), raw.get("inferred", False), raw.get("quoted_newlines", False),
-                   tuple(identifiers))
+                   tuple(identifiers), draft)
 
     def decode(self, codes: np.ndarray, rng: np.random.Generator, bin_labels: bool = False) -> pd.DataFrame:
         """Values of leaf codes (n × d): categories, or numbers drawn inside their bins."""
@@ -181,6 +191,6 @@ class Schema:
 
 
 __all__ = ["DEFAULT_BINS", "MAX_DECIMALS", "MISSING_LABEL", "NUMERIC_KINDS", "QUOTED_NEWLINES_CAVEAT",
-           "SCHEMA_DEFAULT_KEYS", "IDENTIFIER_KINDS", "Attribute", "Granularity", "InvalidPolicy", "Kind",
-           "MissingPolicy", "Scale", "Schema",
+           "SCHEMA_DEFAULT_KEYS", "IDENTIFIER_KINDS", "Attribute", "DraftRelease", "Granularity", "InvalidPolicy",
+           "Kind", "MissingPolicy", "Scale", "Schema",
            "date_ordinal", "date_text", "declared_codes"]

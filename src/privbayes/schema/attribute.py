@@ -101,8 +101,17 @@ class Attribute:
                 raise InputError(f"schema: {where}: date attributes need an ISO date as {bound} bound "
                                  f"(YYYY-MM-DD), got {value!r}")
             object.__setattr__(self, bound, ordinal)
-        if self.special_values or self.edges is not None or self.scale != "linear" or self.decimals is not None:
-            raise InputError(f"schema: {where}: date attributes take lower, upper, bins and granularity only")
+        if self.edges is not None or self.scale != "linear" or self.decimals is not None:
+            raise InputError(f"schema: {where}: date attributes take lower, upper, bins, granularity and "
+                             "special_values only")
+        values = self.special_values
+        if isinstance(values, tuple) and len(values) <= limits().max_bins:  # else refused as any special_values
+            ordinals = [date_ordinal(v, self.granularity) if isinstance(v, (str, datetime.date)) else None
+                        for v in values]
+            if any(x is None for x in ordinals):
+                raise InputError(f"schema: {where}: the special_values of a date attribute must be ISO dates "
+                                 f"(YYYY-MM-DD at {self.granularity} granularity)")
+            object.__setattr__(self, "special_values", tuple(ordinals))
         object.__setattr__(self, "integer", True)
 
     def _check_numeric(self, where: str) -> None:

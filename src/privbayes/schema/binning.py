@@ -56,4 +56,6 @@ def bin_labels(attr: Attribute, digits: int = 4) -> list[str]:
                   for a, b in zip(edges, edges[1:])]
     else:
         labels = [f"[{a:.{digits}g}, {b:.{digits}g})" for a, b in zip(edges, edges[1:])]
+    if attr.kind == "date":
+        return labels + [f"={date_text(v, attr.granularity)}" for v in attr.special_values]  # type: ignore[arg-type]
     return labels + [f"={v:g}" for v in attr.special_values]

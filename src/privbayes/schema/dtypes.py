@@ -155,15 +155,79 @@ def _check_datetime(attr: Attribute, dtype: str, where: str) -> None:
         return
     unit, tz = parts
     if tz is not None:
+        if not time_zone_name(tz):
+            raise InputError(f"schema: {where}: dtype {dtype!r}: the time zone must be an IANA name such as "
+                             "Europe/Paris, UTC or a fixed offset such as UTC+01:00")
         try:
             pd.DatetimeTZDtype(unit, tz)
         except (TypeError, ValueError, KeyError, LookupError):
             raise InputError(f"schema: {where}: dtype {dtype!r}: unknown time zone {tz!r}") from None
+        skipped = skipped_day(tz, attr)
+        if skipped is not None:
+            raise InputError(f"schema: {where}: dtype {dtype!r}: the time zone skipped {skipped}, a day of the "
+                             f"attribute's range, which no time stamp in it can hold; use datetime64[{unit}] or text")
     if unit == "ns":
         first, last = (_year(day) for day in _days(np.array([attr.lower, attr.upper]), attr.granularity))
         if first < _NS_YEARS[0] or last > _NS_YEARS[1]:
             raise InputError(f"schema: {where}: dtype {dtype!r} holds dates from {_NS_YEARS[0]} to {_NS_YEARS[1]}; "
                              "use datetime64[us] for dates outside them")
+
+
+_FIXED_OFFSET = re.compile(r"(?:UTC)?[+-][0-9]{2}:[0-9]{2}")
+
+
+def time_zone_name(tz: str) -> bool:
+    """Whether ``tz`` names a time zone: an IANA name (:func:`zoneinfo.available_timezones`), UTC, or a fixed
+    offset as pandas writes it (``UTC+01:00``).  Never a path: pandas reads ``dateutil/<path>`` as a file to
+    open, so a schema could make the loader open any local file (docs/decisions.md, "Hostile parameters and
+    model files")."""
+    import zoneinfo
+
+    return tz.upper() == "UTC" or _FIXED_OFFSET.fullmatch(tz) is not None or tz in zoneinfo.available_timezones()
+
+
+_TRANSITION_YEARS = (np.datetime64("1800-01-01"), np.datetime64("2399-12-31"))
+_DAY_JUMP = np.timedelta64(20, "h")
+"""A month whose UTC offset rises by this much may skip a whole day (a day needs a 24 h jump; a DST hour back in
+the same month leaves 23 h): only such months are checked day by day."""
+
+
+def skipped_day(tz: str, attr: Attribute) -> str | None:
+    """The first day of the attribute's range that does not exist in ``tz`` (Pacific/Apia skipped 2011-12-30), as
+    ISO text, else None.  Midnight is localized forward past a DST gap on the same day, but a skipped day's
+    stamps would fall on the next day.  Checked per month boundary, then day by day only in months whose offset
+    jumps (≤ 12 stamps a year of the range, not 365).  Only days from :data:`_TRANSITION_YEARS` are checked:
+    the time zone database records no jump outside them (before its first rule, local mean time; after its last,
+    yearly DST rules of an hour or two)."""
+    first, last = _days(np.array([attr.lower, attr.upper]), attr.granularity)
+    first, last = max(first, _TRANSITION_YEARS[0]), min(last, _TRANSITION_YEARS[1])
+    if first > last:
+        return None
+    if attr.granularity in ("month", "year"):  # the values are first days of months or years: check them all
+        step = "M" if attr.granularity == "month" else "Y"
+        candidates = np.arange(first.astype(f"datetime64[{step}]"), last.astype(f"datetime64[{step}]") + 1)
+        return _first_moved(candidates.astype("datetime64[D]"), tz)
+    months = np.arange(first.astype("datetime64[M]"), last.astype("datetime64[M]") + 2).astype("datetime64[D]")
+    months[0] = first
+    stamps = pd.DatetimeIndex(months.astype("datetime64[s]"))
+    local = stamps.tz_localize(tz, ambiguous=np.zeros(len(stamps), bool), nonexistent="shift_forward")
+    offsets = (local.tz_localize(None) - local.tz_convert("UTC").tz_localize(None)).to_numpy()
+    for j in np.flatnonzero(np.diff(offsets) >= _DAY_JUMP):
+        days = np.arange(max(months[j], first), min(months[j + 1], last + 1))
+        moved = _first_moved(days, tz)
+        if moved is not None:
+            return moved
+    return None
+
+
+def _first_moved(days: np.ndarray, tz: str) -> str | None:
+    """The first of ``days`` whose midnight, localized in ``tz`` as decoding does, falls on another day."""
+    if len(days) == 0:
+        return None
+    stamps = pd.DatetimeIndex(days.astype("datetime64[s]"))
+    local = stamps.tz_localize(tz, ambiguous=np.zeros(len(stamps), bool), nonexistent="shift_forward")
+    moved = np.flatnonzero(local.tz_localize(None).normalize() != stamps)
+    return str(days[moved[0]]) if len(moved) else None
 
 
 def _year(day: np.datetime64) -> int:

@@ -3,8 +3,11 @@ before anything is built, so that a hostile file is refused before it allocates)
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
+from privbayes.documents import is_rational_text
 from privbayes.errors import InputError
 from privbayes.limits import limits
 from privbayes.schema.attribute import DEFAULT_BINS, NUMERIC_KINDS, Attribute
@@ -18,6 +21,8 @@ def attribute_to_dict(attr: Attribute) -> dict[str, Any]:
     if attr.kind == "date":
         out.update(lower=date_text(attr.lower, attr.granularity), upper=date_text(attr.upper, attr.granularity),  # type: ignore[arg-type]
                    bins=attr.bins, granularity=attr.granularity)
+        if attr.special_values:
+            out["special_values"] = [date_text(v, attr.granularity) for v in attr.special_values]  # type: ignore[arg-type]
     elif attr.kind == "numeric":
         if attr.edges is not None:
             out["edges"] = list(attr.edges)
@@ -105,3 +110,78 @@ def declared_codes(raw: Any) -> int:
             codes += 1
             stack.extend(child for child in node if isinstance(child, list))
     return codes
+
+
+DRAFT_RELATIONS = ("replace-one", "add-remove")
+"""The neighbouring relations a private draft may name (those of :mod:`privbayes.privacy.neighbours`)."""
+MAX_DRAFT_TEXT = 400
+"""Characters allowed in each text of a ``private_draft`` block (mechanism, step, measured)."""
+_LEDGER_KEYS = ("step", "mechanism", "epsilon", "sensitivity", "measured")
+
+
+@dataclass(frozen=True)
+class DraftRelease:
+    """A schema's ``private_draft`` block: the domain was released by ``privbayes schema infer --epsilon``
+    under ε-DP (pure ε, ``neighbours``), with the ledger of every paid release.  Parsed bounded and checked
+    on its own terms: exact rational budgets, a known relation, and a ledger whose ε sum to the declared ε
+    (a block edited by hand so that they differ is refused).  Rows of the ledger are (step, mechanism, ε,
+    sensitivity, measured)."""
+
+    epsilon: Fraction
+    neighbours: str
+    mechanism: str
+    ledger: tuple[tuple[str, str, Fraction, Fraction, str], ...]
+
+    def __post_init__(self) -> None:
+        if self.epsilon <= 0:
+            raise InputError("private_draft: epsilon must be positive")
+        if self.neighbours not in DRAFT_RELATIONS:
+            raise InputError(f"private_draft: neighbours must be one of {', '.join(DRAFT_RELATIONS)}")
+        if any(e <= 0 or s <= 0 for _, _, e, s, _ in self.ledger):
+            raise InputError("private_draft: every ledger entry needs a positive epsilon and sensitivity")
+        if sum((e for _, _, e, _, _ in self.ledger), Fraction(0)) != self.epsilon:
+            raise InputError("private_draft: the ledger's epsilons do not sum to the block's epsilon (the block "
+                             "was edited by hand?); re-run 'privbayes schema infer --epsilon'")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"epsilon": str(self.epsilon), "neighbours": self.neighbours, "mechanism": self.mechanism,
+                "ledger": [dict(zip(_LEDGER_KEYS, (step, mechanism, str(e), str(s), measured)))
+                           for step, mechanism, e, s, measured in self.ledger]}
+
+    @classmethod
+    def from_dict(cls, raw: Any, source: str) -> DraftRelease:
+        """The block of a schema file, its size and types checked before anything is converted."""
+        where = f"{source}: private_draft"
+        if not isinstance(raw, dict) or set(raw) != {"epsilon", "neighbours", "mechanism", "ledger"}:
+            raise InputError(f"{where} must be a mapping of epsilon, neighbours, mechanism and ledger")
+        ledger = raw["ledger"]
+        if not isinstance(ledger, list) or not 0 < len(ledger) <= 4 * limits().max_attributes:
+            raise InputError(f"{where}: ledger must be a list of at most {4 * limits().max_attributes:,} entries "
+                             "(four per column)")
+        rows = []
+        for entry in ledger:
+            if not isinstance(entry, dict) or set(entry) != set(_LEDGER_KEYS):
+                raise InputError(f"{where}: each ledger entry is a mapping of {', '.join(_LEDGER_KEYS)}")
+            rows.append((_text(entry["step"], where), _text(entry["mechanism"], where),
+                         _rational(entry["epsilon"], where), _rational(entry["sensitivity"], where),
+                         _text(entry["measured"], where)))
+        return cls(_rational(raw["epsilon"], where), _text(raw["neighbours"], where), _text(raw["mechanism"], where),
+                   tuple(rows))
+
+
+def _text(value: Any, where: str) -> str:
+    if not isinstance(value, str) or len(value) > MAX_DRAFT_TEXT:
+        raise InputError(f"{where}: expected text of at most {MAX_DRAFT_TEXT} characters")
+    return value
+
+
+def _rational(value: Any, where: str) -> Fraction:
+    """An exact budget written as a rational such as "1/10" (or an integer)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10**9:
+        return Fraction(value)
+    if not is_rational_text(value):
+        raise InputError(f"{where}: budgets are exact rationals written as text, e.g. \"1/10\"")
+    try:
+        return Fraction(value)
+    except ZeroDivisionError:
+        raise InputError(f"{where}: a budget has a zero denominator") from None

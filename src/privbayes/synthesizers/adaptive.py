@@ -21,7 +21,8 @@ from privbayes.adaptive import rounds
 from privbayes.adaptive.settings import COUNT_STEP, MECHANISM, AdaptiveSettings, first_groups
 from privbayes.bayesnet.model import BayesNetModel
 from privbayes.bayesnet.potentials import network_of, potentials_of
-from privbayes.costs import CostEstimate
+from privbayes.costs import CostEstimate, check_cost
+from privbayes.costs.adaptive import adaptive_cost
 from privbayes.counting import PrivateTable
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import count_mechanism, noisy_count
@@ -97,8 +98,6 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
 
     def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None) -> CostEstimate:
         """Time, peak memory and model-file size of a fit with ``plan`` (:mod:`privbayes.costs.adaptive`)."""
-        from privbayes.costs.adaptive import adaptive_cost
-
         settings = self.settings()
         return adaptive_cost(settings, plan, settings.encoding_for(schema))
 
@@ -125,6 +124,9 @@ def _fit_table(settings: AdaptiveSettings, table: PrivateTable, domain_source: s
         n = noisy_count(table.n, settings.count_epsilon(), accountant, rng, step=COUNT_STEP)
         count_scale = count_mechanism(settings.count_epsilon()).scale
     plan = settings.plan(n, encoding)
+    # refuse, before any table, a fit that would not fit in memory: under add/remove at the noisy count, which
+    # the command line's guard (run before the data is opened) cannot know
+    check_cost(adaptive_cost(settings, plan, encoding))
     progress.stage("measuring and fitting", plan.setting("rounds"))
     fitted = rounds.run(table, encoding, plan, degree=plan.setting("marginal degree"),
                         max_model_cells=plan.setting("max model cells"), sensitivity=relation.count_sensitivity,

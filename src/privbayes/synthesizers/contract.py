@@ -18,6 +18,7 @@ released value.  An estimator supplies ``settings``, ``plan`` and ``_release`` (
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import os
 import warnings
@@ -29,6 +30,7 @@ import pandas as pd
 from privbayes import counting
 from privbayes.counting import PrivateTable
 from privbayes.errors import InferredDomainWarning, InputError
+from privbayes.privacy.neighbours import draft_cost
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.privacy.report import PrivacyReport
 from privbayes.schema import Schema
@@ -79,6 +81,27 @@ class PrivateEstimator:
 
     # --- parameters ---------------------------------------------------------------------------------
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        """Check the call against the constructor's signature first: a misspelt, missing or extra parameter
+        is a one-line InputError naming it and its close match, not Python's TypeError."""
+        try:
+            inspect.signature(cls.__init__).bind(None, *args, **kwargs)
+        except TypeError:
+            names = cls._param_names()
+            unknown = [name for name in kwargs if name not in names]
+            if unknown:
+                raise InputError(_unknown_parameter(cls.__name__, unknown[0], names)) from None
+            required = [p.name for p in inspect.signature(cls.__init__).parameters.values()
+                        if p.name != "self" and p.default is p.empty and p.name not in kwargs
+                        and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+            if required and len(args) < len(required):
+                raise InputError(f"{cls.__name__} needs the parameter {required[len(args)]!r}") from None
+            positional = [p.name for p in inspect.signature(cls.__init__).parameters.values()
+                          if p.name != "self" and p.kind == p.POSITIONAL_OR_KEYWORD]
+            raise InputError(f"{cls.__name__} takes {' and '.join(map(repr, positional)) or 'no parameter'} by "
+                             "position and every other parameter by name (name=value)") from None
+        return super().__new__(cls)
+
     @classmethod
     def _param_names(cls) -> list[str]:
         signature = inspect.signature(cls.__init__)
@@ -99,7 +122,7 @@ class PrivateEstimator:
         names = self._param_names()
         for name, value in params.items():
             if name not in names:
-                raise InputError(f"{type(self).__name__} has no parameter {name!r} (it has {', '.join(names)})")
+                raise InputError(_unknown_parameter(type(self).__name__, name, names))
             setattr(self, name, value)
         return self
 
@@ -160,6 +183,9 @@ class PrivateEstimator:
                                             allow_empty=not self.n_public(settings))
         if domain_source == INFERRED or table.schema.inferred:
             warnings.warn(INFERRED_WARNING, InferredDomainWarning, stacklevel=2)
+        relation = getattr(settings, "relation", None)
+        if table.schema.private_draft is not None and relation is not None:
+            draft_cost(table.schema.private_draft, relation)  # a private draft's relation must compose with the fit's
         self.released_ = self._release(settings, table, domain_source)
         return self
 
@@ -187,6 +213,13 @@ class PrivateEstimator:
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the released value to a versioned model file (atomic); loading re-checks its plan."""
         self._released().save(path)
+
+
+def _unknown_parameter(owner: str, name: Any, names: list[str]) -> str:
+    """One line: ``owner`` has no parameter ``name``; the close match if any (difflib), and the parameters."""
+    close = difflib.get_close_matches(str(name), names, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"{owner} has no parameter {name!r}{hint}; its parameters: {', '.join(names)}"
 
 
 def _same(value: Any, default: Any) -> bool:

@@ -18,6 +18,7 @@ import numpy as np
 from privbayes.inference import (
     MAX_EXACT_CELLS,
     Beliefs,
+    CliqueTooLarge,
     Domain,
     InferenceEngine,
     JunctionTree,
@@ -37,7 +38,11 @@ fitted model's θ are tens at most (a probability ratio of e^(10^6) is no estima
 def exact_junction_tree(domain: Domain, cliques: Sequence[Sequence[int]]) -> JunctionTree:
     """The junction tree exact inference over ``cliques`` would calibrate, refused (``ValueError``)
     above ``MAX_EXACT_CELLS`` cells: the cap ``auto`` applies, held whatever was requested."""
-    tree = build_junction_tree(domain, cliques)
+    try:  # refused as soon as one clique is over the cap, before the rest of the triangulation
+        tree = build_junction_tree(domain, cliques, max_cells=MAX_EXACT_CELLS)
+    except CliqueTooLarge:
+        raise ValueError("exact inference needs a junction tree with a clique of more than the limit of "
+                         f"{MAX_EXACT_CELLS:,} cells; use inference auto or loopy") from None
     cells = sum(domain.cells(c) for c in tree.cliques)
     if cells > MAX_EXACT_CELLS:
         raise ValueError(f"exact inference needs a junction tree of {cells:,} cells, more than the limit of "

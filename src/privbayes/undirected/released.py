@@ -28,7 +28,7 @@ from privbayes.io import atomic_write_text
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.neighbours import neighbours
 from privbayes.privacy.plan import BudgetPlan
-from privbayes.privacy.report import PrivacyReport, domain_caveats
+from privbayes.privacy.report import PrivacyReport, domain_caveats, draft_total
 from privbayes.schema import Schema
 from privbayes.schema.values import fixed_values, leaf_conditions
 from privbayes.undirected.cliques import ALGORITHMS
@@ -141,7 +141,8 @@ class ReleasedMRF:
         if not relation.n_public:
             caveats.append("each table at sensitivity 1 (add/remove one tuple); N was estimated from the noisy tables")
         caveats.append("the cliques are public inputs chosen by the user, not covered by epsilon")
-        domain_source, caveats = domain_caveats(self.domain_source, self.schema, caveats)
+        domain_source, caveats = domain_caveats(self.domain_source, self.schema, caveats, relation=relation,
+                                                epsilon=self.plan.total)
         return PrivacyReport({
             "method": METHOD,
             "mechanism": MECHANISM,
@@ -155,6 +156,7 @@ class ReleasedMRF:
             "n": self.n,
             "n_public": relation.n_public,
             "domain_source": domain_source,
+            **draft_total(self.schema, self.plan.total, relation),
             "seeded": self.seeded,
             "algorithm": ALGORITHMS[estimation],
             "estimation": estimation,

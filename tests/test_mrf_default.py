@@ -19,12 +19,14 @@ from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import random_source
 from privbayes.undirected import LogLinearModel, NoisyStatistics, cgm_em, measure, naive_mle
 from privbayes.undirected.estimation import (
+    FLOOR_FROM,
     FLOOR_SHARE,
     auto_estimate,
     calibrated_lambda,
     calibrated_mle,
-    detection_floor,
+    detection_floors,
     floored_marginals,
+    noise_to_count,
 )
 
 SIZES = (3, 2, 4, 2)
@@ -37,26 +39,29 @@ def _stats(n: float, scale: float, seed: int) -> NoisyStatistics:
     return NoisyStatistics(((0, 1), (1, 2)), tables, scale, n, "replace-one")
 
 
-@pytest.mark.parametrize("n, scale, regime", [
-    (100.0, 20.0, "noise dominates (N·ε = 10²)"),
-    (1_000.0, 10.0, "middle (N·ε = 10³)"),
-    (1e6, 2.0, "signal dominates (N·ε = 10⁶)"),
+@pytest.mark.parametrize("n, scale, floored, regime", [
+    (100.0, 20.0, (True, True), "noise dominates (N·ε = 10², x = 4.5 and 9)"),
+    (1_000.0, 10.0, (True, True), "middle (N·ε = 10³, x = 0.23 and 0.45)"),
+    (3_000.0, 10.0, (False, True), "between (x = 0.075 and 0.15): one clique floored, the other not"),
+    (1e6, 2.0, (False, False), "signal dominates (N·ε = 10⁶, x < 10⁻⁴)"),
 ])
-def test_the_choice_in_each_regime_depends_on_public_inputs_only(n, scale, regime):
-    """The floor is 0.8·b/N and λ_C the calibrated weights in every regime; other noisy counts with the same
-    b, N and clique sizes give the same choice."""
+def test_the_choice_in_each_regime_depends_on_public_inputs_only(n, scale, floored, regime):
+    """Per clique the floor is 0.8·b/N where x_C ≥ 0.1 and none below, λ_C the calibrated weights; other noisy
+    counts with the same b, N and clique sizes give the same choice."""
     first, second = _stats(n, scale, seed=1), _stats(n, scale, seed=2)
     assert not all(np.array_equal(a, b) for a, b in zip(first.tables, second.tables))
-    assert detection_floor(first) == detection_floor(second) == pytest.approx(FLOOR_SHARE * scale / n)
-    assert auto_estimate(first) == auto_estimate(second), regime
-    assert f"floor {FLOOR_SHARE * scale / n:.3g}" in auto_estimate(first)
+    expected = tuple(FLOOR_SHARE * scale / n if f else 0.0 for f in floored)
+    assert detection_floors(first) == detection_floors(second) == pytest.approx(expected), regime
+    assert [x >= FLOOR_FROM for x in noise_to_count(first)] == list(floored)
+    assert auto_estimate(first) == auto_estimate(second)
+    assert "floors [" + ", ".join(f"{v:.3g}" for v in expected) + "]" in auto_estimate(first)
     assert auto_estimate(first, 0.5).endswith("L2 weights [0.5, 0.5]")
 
 
 def test_floored_marginals_raise_only_the_zeroed_cells():
     """Cells the projection zeroed get the floor, the others keep their ratios; every table sums to one."""
     stats = _stats(1_000.0, 10.0, seed=3)
-    floor = detection_floor(stats)
+    floor = FLOOR_SHARE * stats.scale / stats.n
     for noisy, floored in zip(stats.tables, floored_marginals(stats)):
         projected = project_simplex(noisy / stats.n)
         zeroed = projected == 0
@@ -65,6 +70,9 @@ def test_floored_marginals_raise_only_the_zeroed_cells():
         total = 1.0 + floor * zeroed.sum()
         np.testing.assert_allclose(floored[zeroed], floor / total)
         np.testing.assert_allclose(floored[~zeroed], projected[~zeroed] / total)
+    unfloored = _stats(1e6, 2.0, seed=3)  # x < 0.1: the projection itself
+    for noisy, target in zip(unfloored.tables, floored_marginals(unfloored)):
+        np.testing.assert_array_equal(target, project_simplex(noisy / unfloored.n))
 
 
 def test_the_choice_is_the_same_on_other_data_with_the_same_public_inputs():

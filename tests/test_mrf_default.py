@@ -19,7 +19,7 @@ from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import random_source
 from privbayes.undirected import LogLinearModel, NoisyStatistics, cgm_em, measure, naive_mle
 from privbayes.undirected.estimation import (
-    FLOOR_FROM,
+    FLOOR_BAND,
     FLOOR_SHARE,
     auto_estimate,
     calibrated_lambda,
@@ -40,19 +40,20 @@ def _stats(n: float, scale: float, seed: int) -> NoisyStatistics:
 
 
 @pytest.mark.parametrize("n, scale, floored, regime", [
-    (100.0, 20.0, (True, True), "noise dominates (N·ε = 10², x = 4.5 and 9)"),
+    (100.0, 20.0, (False, False), "noise dominates (N·ε = 10², x = 4.5 and 9)"),
+    (300.0, 10.0, (True, False), "x = 0.75 and 1.5: one clique floored, the other not"),
     (1_000.0, 10.0, (True, True), "middle (N·ε = 10³, x = 0.23 and 0.45)"),
-    (3_000.0, 10.0, (False, True), "between (x = 0.075 and 0.15): one clique floored, the other not"),
+    (3_000.0, 10.0, (False, True), "x = 0.075 and 0.15: one clique floored, the other not"),
     (1e6, 2.0, (False, False), "signal dominates (N·ε = 10⁶, x < 10⁻⁴)"),
 ])
 def test_the_choice_in_each_regime_depends_on_public_inputs_only(n, scale, floored, regime):
-    """Per clique the floor is 0.8·b/N where x_C ≥ 0.1 and none below, λ_C the calibrated weights; other noisy
-    counts with the same b, N and clique sizes give the same choice."""
+    """Per clique the floor is 0.8·b/N where 0.1 ≤ x_C < 1 and none elsewhere, λ_C the calibrated weights; other
+    noisy counts with the same b, N and clique sizes give the same choice."""
     first, second = _stats(n, scale, seed=1), _stats(n, scale, seed=2)
     assert not all(np.array_equal(a, b) for a, b in zip(first.tables, second.tables))
     expected = tuple(FLOOR_SHARE * scale / n if f else 0.0 for f in floored)
     assert detection_floors(first) == detection_floors(second) == pytest.approx(expected), regime
-    assert [x >= FLOOR_FROM for x in noise_to_count(first)] == list(floored)
+    assert [FLOOR_BAND[0] <= x < FLOOR_BAND[1] for x in noise_to_count(first)] == list(floored)
     assert auto_estimate(first) == auto_estimate(second)
     assert "floors [" + ", ".join(f"{v:.3g}" for v in expected) + "]" in auto_estimate(first)
     assert auto_estimate(first, 0.5).endswith("L2 weights [0.5, 0.5]")

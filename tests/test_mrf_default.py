@@ -41,13 +41,13 @@ def _stats(n: float, scale: float, seed: int) -> NoisyStatistics:
 
 @pytest.mark.parametrize("n, scale, floored, regime", [
     (100.0, 20.0, (False, False), "noise dominates (N·ε = 10², x = 4.5 and 9)"),
-    (300.0, 10.0, (True, False), "x = 0.75 and 1.5: one clique floored, the other not"),
+    (150.0, 10.0, (True, False), "x = 1.5 and 3.0: one clique floored, the other not"),
     (1_000.0, 10.0, (True, True), "middle (N·ε = 10³, x = 0.23 and 0.45)"),
     (3_000.0, 10.0, (False, True), "x = 0.075 and 0.15: one clique floored, the other not"),
     (1e6, 2.0, (False, False), "signal dominates (N·ε = 10⁶, x < 10⁻⁴)"),
 ])
 def test_the_choice_in_each_regime_depends_on_public_inputs_only(n, scale, floored, regime):
-    """Per clique the floor is 0.8·b/N where 0.1 ≤ x_C < 1 and none elsewhere, λ_C the calibrated weights; other
+    """Per clique the floor is 0.8·b/N where 0.1 ≤ x_C < 2 and none elsewhere, λ_C the calibrated weights; other
     noisy counts with the same b, N and clique sizes give the same choice."""
     first, second = _stats(n, scale, seed=1), _stats(n, scale, seed=2)
     assert not all(np.array_equal(a, b) for a, b in zip(first.tables, second.tables))

@@ -22,7 +22,6 @@ from privbayes.undirected import (
     NoisyStatistics,
     cgm_em,
     measure,
-    naive_mle,
 )
 from privbayes.undirected.estep import dual_estep
 from privbayes.undirected.estimation import (
@@ -30,6 +29,7 @@ from privbayes.undirected.estimation import (
     LAMBDA_MIDDLE,
     RATIO_HIGH,
     calibrated_lambda,
+    calibrated_mle,
     noise_to_count,
 )
 from privbayes.undirected.measurements import per_cell_scale
@@ -166,7 +166,8 @@ def test_calibrated_lambda_is_a_function_of_public_inputs():
 
 def test_auto_is_the_default_and_is_naive_mle_with_the_calibrated_lambda():
     """``PrivateMRF()`` without ``estimation`` fits ``auto``: the same noisy tables (same seed) as naive
-    MLE, then naive MLE with λ_C from :func:`calibrated_lambda` — post-processing, same ledger."""
+    MLE, then MLE of the floored marginals with λ_C from :func:`calibrated_lambda` — post-processing,
+    same ledger."""
     frame = correlated_frame([2, 3, 2, 3], 800, seed=0)
     schema = categorical_schema([2, 3, 2, 3])
     cliques = [("a0", "a1"), ("a1", "a2"), ("a2", "a3")]
@@ -183,11 +184,12 @@ def test_auto_is_the_default_and_is_naive_mle_with_the_calibrated_lambda():
                     Fraction(1, 5),
                     "replace-one", Accountant(Fraction(1, 5)), random_source(5))
     start = LogLinearModel.uniform(Domain((2, 3, 2, 3)), index)
-    expected = naive_mle(start, stats, calibrated_lambda(stats))
+    expected = calibrated_mle(start, stats)
     for got, want in zip(auto.released_.model.theta, expected.theta):
         np.testing.assert_allclose(got, want)
     assert min(calibrated_lambda(stats)) > 1e-4  # n = 800 at ε = 0.2: noise sd 42 per cell ≫ the counts
-    assert auto.privacy_report()["algorithm"].startswith("noisy sufficient statistics + naive MLE, its L2 weight")
+    algorithm = auto.privacy_report()["algorithm"]
+    assert algorithm.startswith("noisy sufficient statistics + naive MLE of the projected marginals")
 
 
 @pytest.mark.parametrize("relation", ["replace-one", "add-remove"])

@@ -30,7 +30,7 @@ from privbayes.privacy.samplers import random_source
 from privbayes.schema import Schema
 from privbayes.synthesizers.contract import GIVEN, PrivateEstimator
 from privbayes.undirected.cliques import clique_indices
-from privbayes.undirected.estimation import CGMOptions, calibrated_lambda, cgm_em, naive_mle
+from privbayes.undirected.estimation import CGMOptions, auto_estimate, calibrated_mle, cgm_em, naive_mle
 from privbayes.undirected.measurements import measure
 from privbayes.undirected.model import LogLinearModel
 from privbayes.undirected.psgd import psgd
@@ -42,8 +42,9 @@ from privbayes.validation import check_seed
 class PrivateMRF(PrivateEstimator):
     """ε-DP log-linear MRF (the release contract: :mod:`privbayes.synthesizers.contract`).
 
-    ``cliques`` lists tuples of attribute names; ``estimation`` auto (default: naive MLE with λ set per
-    clique from the public noise-to-count ratio, docs/undirected.md), naive, cgm or psgd;
+    ``cliques`` lists tuples of attribute names; ``estimation`` auto (default: naive MLE of the projected marginals with
+    zeroed cells floored at the detection limit, λ set per clique from the public noise-to-count ratio,
+    docs/undirected.md), naive, cgm or psgd;
     ``neighbours`` "replace-one" (library default: sensitivity 2 per table, n public) or
     "add-remove" (the paper's: sensitivity 1 per table, N estimated from the noisy tables);
     ``l2`` the L2 weight λ (default: calibrated for auto, 1e-4 for naive, 0 for cgm and psgd); ``inference``
@@ -109,6 +110,7 @@ class PrivateMRF(PrivateEstimator):
             model = psgd(start, counts, public_n, settings.epsilon, delta, accountant, noise,
                          steps=settings.psgd_steps, learning_rate=settings.psgd_learning_rate, lam=settings.lam or 0.0)
             n = float(public_n)
+            estimate = ""
         else:
             accountant = Accountant(settings.epsilon)
             names = [",".join(schema.names[v] for v in c) for c in cliques]
@@ -117,8 +119,9 @@ class PrivateMRF(PrivateEstimator):
             del counts
             n = stats.n
             lam = settings.lam
-            if settings.estimation == "auto":  # post-processing: λ_C from the noise scale, |X_C| and n (or N̂)
-                model = naive_mle(start, stats, calibrated_lambda(stats) if lam is None else lam)
+            estimate = auto_estimate(stats, lam) if settings.estimation == "auto" else ""
+            if settings.estimation == "auto":  # post-processing: floor and λ_C from the noise scale, |X_C| and n (or N̂)
+                model = calibrated_mle(start, stats, lam)
             elif settings.estimation == "naive":
                 model = naive_mle(start, stats, lam)  # type: ignore[arg-type]
             else:
@@ -137,7 +140,7 @@ class PrivateMRF(PrivateEstimator):
         if rng.seeded:
             caveats.append(SEEDED_CAVEAT)
         return ReleasedMRF(schema, cliques, model, settings.to_parameters(), plan, n, accountant.ledger, rng.seeded,
-                           domain_source, tuple(caveats), __version__)
+                           domain_source, tuple(caveats), __version__, estimate)
 
     # --- views of the released value ----------------------------------------------------------------
 

@@ -36,6 +36,8 @@ MAX_PARAMETERS = 2**24
 """Most θ cells a model file may declare (128 MiB of float64)."""
 MAX_N = 2.0**63
 """Largest n a model file may state (counts are int64)."""
+MAX_ESTIMATE_TEXT = 1_000_000
+"""Longest ``fitted.estimate`` line (one L2 weight per clique; the cliques are capped by :data:`MAX_PARAMETERS`)."""
 
 
 def _require(condition: bool, source: str, message: str) -> None:
@@ -107,10 +109,13 @@ def _from_document(doc: Any, source: str) -> ReleasedMRF:
     _require(isinstance(fitted.get("seeded"), bool), source, "seeded must be true or false")
     caveats = fitted.get("caveats", [])
     _require(isinstance(caveats, list) and all(isinstance(c, str) for c in caveats), source, "caveats must be text")
+    estimate = fitted.get("estimate", "")  # absent from files written before the floored default
+    _require(isinstance(estimate, str) and len(estimate) <= MAX_ESTIMATE_TEXT, source,
+             f"estimate must be text of at most {MAX_ESTIMATE_TEXT} characters")
     return ReleasedMRF(schema, cliques, LogLinearModel(domain, cliques, tuple(theta), settings.inference),  # type: ignore[arg-type]
                        settings.to_parameters(), plan, n, ledger, fitted["seeded"],
                        str(fitted.get("domain_source", "given by the user (public)")), tuple(caveats),
-                       str(doc.get("library_version", "0.2.0")))
+                       str(doc.get("library_version", "0.2.0")), estimate)
 
 
 def _theta(raw: Any, shapes: list[list[int]], source: str, as_blocks: bool) -> list[np.ndarray]:

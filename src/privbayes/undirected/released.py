@@ -47,7 +47,8 @@ class ReleasedMRF:
     """θ over ``cliques`` (attribute indices of ``schema``), with the record of its release.
 
     ``parameters``: :meth:`MRFSettings.to_parameters`; ``n``: the public n, or N estimated from the
-    noisy tables under add/remove neighbours; ``plan``: recomputed from the parameters on load."""
+    noisy tables under add/remove neighbours; ``plan``: recomputed from the parameters on load; ``estimate``:
+    what ``auto`` fitted (its floor and L2 weights, public values), empty for the other estimations and old files."""
 
     schema: Schema
     cliques: tuple[tuple[int, ...], ...]
@@ -60,6 +61,7 @@ class ReleasedMRF:
     domain_source: str = "given by the user (public)"
     caveats: tuple[str, ...] = ()
     library_version: str = __version__
+    estimate: str = ""
 
     def __post_init__(self) -> None:
         if tuple(self.model.cliques) != tuple(self.cliques):
@@ -188,7 +190,7 @@ class ReleasedMRF:
             "parameters": dict(self.parameters),
             "fitted": {"n": self.n, "seeded": self.seeded, "epsilon_spent": self.epsilon_spent,
                        "delta_spent": self.delta_spent, "domain_source": self.domain_source,
-                       "caveats": list(self.caveats)},
+                       "caveats": list(self.caveats), "estimate": self.estimate},
             "plan": self.plan.to_dict(),
             "theta": [blocks.encode(t) for t in self.model.theta],
             "ledger": [entry.to_dict() for entry in self.ledger],

@@ -1,0 +1,143 @@
+"""The private MRF's default estimate (``estimation="auto"``): naive MLE of the floored marginals, its choices
+made from public values only, recorded in the model file, and no worse in KL than the worse of naive MLE and
+CGM on a tiny chain (docs/decisions.md, "MRF default estimate")."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from helpers import categorical_schema, correlated_frame
+
+import privbayes
+from privbayes import PrivateMRF
+from privbayes.inference import Domain
+from privbayes.inference.projection import project_simplex
+from privbayes.privacy.accountant import Accountant
+from privbayes.privacy.samplers import random_source
+from privbayes.undirected import LogLinearModel, NoisyStatistics, cgm_em, measure, naive_mle
+from privbayes.undirected.estimation import (
+    FLOOR_BAND,
+    FLOOR_SHARE,
+    auto_estimate,
+    calibrated_lambda,
+    calibrated_mle,
+    detection_floors,
+    floored_marginals,
+    noise_to_count,
+)
+
+SIZES = (3, 2, 4, 2)
+CHAIN = [("a0", "a1"), ("a1", "a2"), ("a2", "a3")]
+
+
+def _stats(n: float, scale: float, seed: int) -> NoisyStatistics:
+    rng = np.random.default_rng(seed)
+    tables = (rng.integers(-30, 200, size=(4, 4)), rng.integers(-30, 200, size=(4, 8)))
+    return NoisyStatistics(((0, 1), (1, 2)), tables, scale, n, "replace-one")
+
+
+@pytest.mark.parametrize("n, scale, floored, regime", [
+    (100.0, 20.0, (False, False), "noise dominates (N·ε = 10², x = 4.5 and 9)"),
+    (150.0, 10.0, (True, False), "x = 1.5 and 3.0: one clique floored, the other not"),
+    (1_000.0, 10.0, (True, True), "middle (N·ε = 10³, x = 0.23 and 0.45)"),
+    (3_000.0, 10.0, (False, True), "x = 0.075 and 0.15: one clique floored, the other not"),
+    (1e6, 2.0, (False, False), "signal dominates (N·ε = 10⁶, x < 10⁻⁴)"),
+])
+def test_the_choice_in_each_regime_depends_on_public_inputs_only(n, scale, floored, regime):
+    """Per clique the floor is 0.8·b/N where 0.1 ≤ x_C < 2 and none elsewhere, λ_C the calibrated weights; other
+    noisy counts with the same b, N and clique sizes give the same choice."""
+    first, second = _stats(n, scale, seed=1), _stats(n, scale, seed=2)
+    assert not all(np.array_equal(a, b) for a, b in zip(first.tables, second.tables))
+    expected = tuple(FLOOR_SHARE * scale / n if f else 0.0 for f in floored)
+    assert detection_floors(first) == detection_floors(second) == pytest.approx(expected), regime
+    assert [FLOOR_BAND[0] <= x < FLOOR_BAND[1] for x in noise_to_count(first)] == list(floored)
+    assert auto_estimate(first) == auto_estimate(second)
+    assert "floors [" + ", ".join(f"{v:.3g}" for v in expected) + "]" in auto_estimate(first)
+    assert auto_estimate(first, 0.5).endswith("L2 weights [0.5, 0.5]")
+
+
+def test_floored_marginals_raise_only_the_zeroed_cells():
+    """Cells the projection zeroed get the floor, the others keep their ratios; every table sums to one."""
+    stats = _stats(1_000.0, 10.0, seed=3)
+    floor = FLOOR_SHARE * stats.scale / stats.n
+    for noisy, floored in zip(stats.tables, floored_marginals(stats)):
+        projected = project_simplex(noisy / stats.n)
+        zeroed = projected == 0
+        assert zeroed.any() and (~zeroed).any()
+        assert floored.sum() == pytest.approx(1.0)
+        total = 1.0 + floor * zeroed.sum()
+        np.testing.assert_allclose(floored[zeroed], floor / total)
+        np.testing.assert_allclose(floored[~zeroed], projected[~zeroed] / total)
+    unfloored = _stats(1e6, 2.0, seed=3)  # x < 0.1: the projection itself
+    for noisy, target in zip(unfloored.tables, floored_marginals(unfloored)):
+        np.testing.assert_array_equal(target, project_simplex(noisy / unfloored.n))
+
+
+def test_the_choice_is_the_same_on_other_data_with_the_same_public_inputs():
+    """Replace the private rows by others of the same size and schema: the recorded choice does not move."""
+    schema = categorical_schema(SIZES)
+    fits = [PrivateMRF(CHAIN, 0.5, random_state=1).fit(correlated_frame(SIZES, 900, seed=s), schema)
+            for s in (0, 7)]
+    estimates = [f.released_.estimate for f in fits]
+    assert estimates[0] == estimates[1] and estimates[0].startswith("naive MLE of the floored marginals")
+    assert not np.allclose(fits[0].released_.model.theta[0], fits[1].released_.model.theta[0])
+
+
+def test_the_model_file_records_the_estimate_and_old_files_still_load(tmp_path):
+    schema = categorical_schema(SIZES)
+    fitted = PrivateMRF(CHAIN, 1.0, random_state=4).fit(correlated_frame(SIZES, 1200, seed=3), schema)
+    path = tmp_path / "auto.json"
+    fitted.save(path)
+    loaded = privbayes.load(path)
+    assert loaded.estimate == fitted.released_.estimate != ""
+    document = json.loads(path.read_text())
+    del document["fitted"]["estimate"]  # as written before the floored default
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(document))
+    again = privbayes.load(old)
+    assert again.estimate == ""
+    pd.testing.assert_frame_equal(again.sample(40, random_state=2), loaded.sample(40, random_state=2))
+    document["fitted"]["estimate"] = 3
+    old.write_text(json.dumps(document))
+    with pytest.raises(privbayes.errors.InputError, match="estimate must be text"):
+        privbayes.load(old)
+
+
+def test_explicit_estimations_record_no_auto_estimate():
+    schema = categorical_schema(SIZES)
+    naive = PrivateMRF(CHAIN, 1.0, estimation="naive", random_state=4).fit(correlated_frame(SIZES, 600, seed=3), schema)
+    assert naive.released_.estimate == ""
+
+
+def _kl(p: LogLinearModel, q: LogLinearModel) -> float:
+    """KL(p ‖ q) for two models over the same cliques (exact on a chain)."""
+    mu = p.marginals()
+    return float(sum(np.sum(m * (a - b)) for m, a, b in zip(mu, p.theta, q.theta))
+                 - p.beliefs().log_z + q.beliefs().log_z)
+
+
+def test_auto_is_no_worse_in_kl_than_the_worse_of_naive_and_cgm_on_a_tiny_chain():
+    """Three variables with three values, Dirichlet(0.5) transitions, N = 1000, ε = 0.25 (x ≈ 0.2, the band where
+    naive MLE and CGM differ most in KL): mean KL over 4 chains, fixed seeds."""
+    k, t, n, eps, chains = 3, 3, 1_000, 0.25, 4
+    cliques = tuple((i, i + 1) for i in range(t - 1))
+    totals = {"auto": 0.0, "naive": 0.0, "cgm": 0.0}
+    for seed in range(chains):
+        rng = np.random.default_rng([seed, 11])
+        theta = [np.log(rng.dirichlet(np.full(k, 0.5), size=k)) for _ in cliques]
+        theta[0] = theta[0] + np.log(rng.dirichlet(np.full(k, 0.5)))[:, None]
+        truth = LogLinearModel(Domain((k,) * t), cliques, tuple(theta))
+        rows = truth.sample(n, rng)
+        counts = [np.bincount(rows[:, a] * k + rows[:, b], minlength=k * k).reshape(k, k) for a, b in cliques]
+        stats = measure(counts, n, cliques, [f"{a},{b}" for a, b in cliques], eps, "replace-one", Accountant(eps),
+                        random_source(seed))
+        start = LogLinearModel.uniform(truth.domain, cliques)
+        totals["auto"] += _kl(truth, calibrated_mle(start, stats)) / chains
+        totals["naive"] += _kl(truth, naive_mle(start, stats, 1e-4)) / chains
+        totals["cgm"] += _kl(truth, cgm_em(start, stats)[0]) / chains
+    assert totals["auto"] <= 1.1 * max(totals["naive"], totals["cgm"]), totals
+    assert totals["auto"] < totals["naive"], totals  # the floor's point: no unbounded KL from zeroed cells
+    assert min(calibrated_lambda(stats)) > 0

@@ -83,7 +83,7 @@ binary data")."""
 MAX_AUTO_TRIPLES = 4096
 """The automatic degree is 3 on binary data with at most this many 3-way candidates (d ≤ 30): a bound, from the
 public domain, on the candidates counted and scored each round."""
-LARGE_SIGNAL = 100_000
+LARGE_SIGNAL = 20_000
 """Above this n·ε/Δ (the budget after the count) the automatic first share falls as √(LARGE_SIGNAL / (n·ε/Δ))
 (:data:`AUTO_VERSION` 3; docs/decisions.md, "Capacity that follows n·ε")."""
 MIN_SHARE = Fraction(1, 100)

@@ -10,7 +10,8 @@ A fit spends ε in a fixed order (docs/decisions.md, "Adaptive marginals"):
    3/4 for the network; with ``joint`` (the default) small attributes share one table
    (:func:`first_groups`), and below a signal n·ε/Δ of :data:`SMALL_SIGNAL` those tables get 11/20;
    when every attribute is binary the joint tables get :data:`BINARY_SHARE` (3/10) and the rounds
-   choose among the 3-way marginals too (:meth:`AdaptiveSettings.degree_for`);
+   choose among the 3-way marginals too (:meth:`AdaptiveSettings.degree_for`); above a signal of
+   :data:`LARGE_SIGNAL` the first share falls with the signal (:func:`large_signal_share`);
 3. T rounds, each a selection (permute-and-flip by default, or the exponential mechanism) with
    ``select_share`` of the round's budget
    and a discrete-Laplace measurement of the selected marginal with the rest.  The rounds' budgets

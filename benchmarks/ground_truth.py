@@ -116,7 +116,10 @@ def main() -> None:
     options = {}
     for item in args.option:
         name, value = item.split("=", 1)
-        options[name] = json.loads(value) if value[:1] in "0123456789-[{tfn" else value
+        try:
+            options[name] = json.loads(value)  # numbers, true/false/null
+        except json.JSONDecodeError:
+            options[name] = value  # a word: init=network
     results = run([int(float(r)) for r in args.rows.split(",")], [float(e) for e in args.epsilons.split(",")],
                   args.repeats, args.method, options)
     print(table(results))

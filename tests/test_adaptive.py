@@ -14,9 +14,11 @@ from helpers import categorical_schema, correlated_frame
 from privbayes import AdaptiveMarginals, counting
 from privbayes.adaptive.candidates import Candidate, leaf_candidates, workload_weights
 from privbayes.adaptive.marginals import MarginalOracle, tree_cells
-from privbayes.adaptive.rounds import mean_absolute_noise, quality
+from privbayes.adaptive.rounds import FINAL_MAX_ITERATIONS, FINAL_WORK, final_iterations, mean_absolute_noise, quality
 from privbayes.adaptive.settings import (
+    AUTO_VERSION,
     COUNT_STEP,
+    LARGE_SIGNAL,
     MAX_ROUNDS_PER_ATTRIBUTE,
     AdaptiveSettings,
     first_groups,
@@ -145,7 +147,7 @@ def test_model_files_written_before_joint_first_marginals_and_permute_and_flip_k
     plan = loaded.plan(1000, settings.encoding_for(SCHEMA))
     assert plan.setting("initial share") == 0.5  # the small-signal share comes with the joint tables only
     assert settings.plan(1000, settings.encoding_for(SCHEMA)).setting("initial share") == 0.55
-    assert settings.plan(10**5, settings.encoding_for(SCHEMA)).setting("initial share") == 0.5
+    assert settings.plan(3 * 10**4, settings.encoding_for(SCHEMA)).setting("initial share") == 0.5
     assert {r.mechanism for r in plan.releases if r.kind == "select"} == {"exponential"}
     assert [r.step for r in plan.releases if r.kind == "oneway"] == [f"1-way marginal {a}/4" for a in range(1, 5)]
     with pytest.raises(InputError, match="^selection "):
@@ -233,7 +235,7 @@ def test_model_files_before_versioned_automatic_choices_keep_the_network_start_o
 
     binary = AdaptiveSettings(1).encoding_for(binary_schema([f"b{i}" for i in range(8)]))
     settings = AdaptiveSettings(Fraction(1, 2), neighbours="add-remove")
-    assert settings.auto_version == 2 and settings.to_parameters()["auto_version"] == 2
+    assert settings.auto_version == AUTO_VERSION and settings.to_parameters()["auto_version"] == AUTO_VERSION
     old = {k: v for k, v in settings.to_parameters().items() if k != "auto_version"} | {"degree": 2}
     loaded = AdaptiveSettings.from_parameters(old)
     assert loaded.auto_version == 1
@@ -245,9 +247,40 @@ def test_model_files_before_versioned_automatic_choices_keep_the_network_start_o
     encoding = AdaptiveSettings(1).encoding_for(SCHEMA)  # not binary: both versions plan alike
     current = AdaptiveSettings.from_parameters(old | {"auto_version": 2})
     assert loaded.plan(5000, encoding) == current.plan(5000, encoding)
-    for bad in (3, True, "2"):
+    for bad in (AUTO_VERSION + 1, True, "2"):
         with pytest.raises(InputError, match="^auto_version "):
             AdaptiveSettings(1, auto_version=bad)
+
+
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+def test_the_first_share_falls_with_the_signal_above_the_large_signal_and_old_files_keep_theirs(relation):
+    """Under auto_version 3 the first share is 1/2 · √(LARGE_SIGNAL / (n·ε/Δ)) above that signal (floored to
+    1/10,000), unchanged below it; a version-2 model file recomputes the fixed half; the plan still spends ε."""
+    settings = AdaptiveSettings(1, neighbours=relation)
+    encoding = settings.encoding_for(SCHEMA)
+    delta = settings.relation.count_sensitivity
+    rest = 1 if relation == "replace-one" else Fraction(99, 100)
+    old = AdaptiveSettings.from_parameters(settings.to_parameters() | {"auto_version": 2})
+    shares = []
+    for n in (10**4, 2 * 10**4, 10**6, 10**7):
+        signal = n * float(rest) / delta
+        plan = settings.plan(n, encoding)
+        expected = 0.5 if signal <= LARGE_SIGNAL else math.floor(10**4 * 0.5 * math.sqrt(LARGE_SIGNAL / signal)) / 10**4
+        assert plan.setting("initial share") == pytest.approx(expected)
+        assert old.plan(n, encoding).setting("initial share") == 0.5
+        assert plan.spent == 1 and sum(plan.budgets("oneway").values()) == rest * Fraction(expected).limit_denominator()
+        shares.append(plan.setting("initial share"))
+        assert (plan == old.plan(n, encoding)) == (signal <= LARGE_SIGNAL)
+    assert shares[0] == shares[1] == 0.5 > shares[2] > shares[3] >= 0.01  # falls as n·ε grows
+    assert AdaptiveSettings(1, initial_share=0.5).plan(10**7, encoding).setting("initial share") == 0.5  # given
+
+
+def test_the_last_fit_may_run_longer_within_a_work_bound():
+    assert final_iterations(1) == FINAL_MAX_ITERATIONS
+    assert final_iterations(10**9) == 200  # never below the estimator's own bound
+    cells = 800_000
+    assert final_iterations(cells) == FINAL_WORK // cells < FINAL_MAX_ITERATIONS
+    assert all(final_iterations(c) >= final_iterations(c + 10**5) for c in range(1, 3 * 10**6, 10**5))
 
 
 def test_the_automatic_degree_is_3_only_on_binary_data_with_few_triples():

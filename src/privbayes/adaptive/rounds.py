@@ -36,7 +36,7 @@ import numpy as np
 
 from privbayes.adaptive.candidates import Candidate, leaf_candidates, workload_weights
 from privbayes.adaptive.marginals import MarginalOracle, tree_cells
-from privbayes.bayesnet.consistent import FLOOR, Estimate, estimate
+from privbayes.bayesnet.consistent import FLOOR, MAX_ITERATIONS, Estimate, estimate
 from privbayes.bayesnet.measurements import NoisyTable, estimated_total
 from privbayes.counting import PrivateTable
 from privbayes.encoding import Encoding
@@ -47,7 +47,12 @@ from privbayes.privacy.samplers import RandomSource
 
 ROUND_ITERATIONS = 50
 """Mirror-descent iterations of the re-fit after each round but the last (warm-started; the fit only
-guides the next selection); the last fit runs to the estimator's own stopping rule."""
+guides the next selection); the last fit runs to the estimator's own stopping rule, within
+:func:`final_iterations`."""
+FINAL_WORK = 5 * 10**8
+"""The last fit may run up to FINAL_WORK / (cells of its junction tree) iterations (at least the estimator's
+own bound, at most :data:`FINAL_MAX_ITERATIONS`): a deterministic bound on its time, like the estimator's."""
+FINAL_MAX_ITERATIONS = 2000
 
 
 @dataclass(frozen=True)
@@ -130,10 +135,18 @@ def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: in
         total = _total(measurements, n, count_scale)
         last = t == rounds
         fit = estimate(encoding, measurements, total, start=_warm(fit.log_potentials) + [None],
-                       max_iterations=None if last else ROUND_ITERATIONS)
+                       max_iterations=final_iterations(tree_cells(sizes, measured_sets)) if last else ROUND_ITERATIONS)
         if progress is not None:
             progress(t, rounds)
     return Fitted(tuple(measurements), fit, tuple(selected), total)
+
+
+def final_iterations(cells: int) -> int:
+    """The last fit's iteration bound for a junction tree of ``cells`` cells.  Warm-started from 50-iteration
+    re-fits, it is where the model is released, and the estimator's own bound (200) stopped it far from its
+    tolerance on large samples (docs/decisions.md, "Capacity that follows n·ε": 1,130 iterations to converge
+    on 10⁶ rows); the work bound keeps its time within FINAL_WORK cell-updates."""
+    return min(FINAL_MAX_ITERATIONS, max(MAX_ITERATIONS, FINAL_WORK // max(1, cells)))
 
 
 def _warm(log_potentials: Sequence[np.ndarray]) -> list[np.ndarray]:

@@ -10,7 +10,8 @@ A fit spends ε in a fixed order (docs/decisions.md, "Adaptive marginals"):
    3/4 for the network; with ``joint`` (the default) small attributes share one table
    (:func:`first_groups`), and below a signal n·ε/Δ of :data:`SMALL_SIGNAL` those tables get 11/20;
    when every attribute is binary the joint tables get :data:`BINARY_SHARE` (3/10) and the rounds
-   choose among the 3-way marginals too (:meth:`AdaptiveSettings.degree_for`);
+   choose among the 3-way marginals too (:meth:`AdaptiveSettings.degree_for`); above a signal of
+   :data:`LARGE_SIGNAL` the first share falls with the signal (:func:`large_signal_share`);
 3. T rounds, each a selection (permute-and-flip by default, or the exponential mechanism) with
    ``select_share`` of the round's budget
    and a discrete-Laplace measurement of the selected marginal with the rest.  The rounds' budgets
@@ -83,11 +84,16 @@ binary data")."""
 MAX_AUTO_TRIPLES = 4096
 """The automatic degree is 3 on binary data with at most this many 3-way candidates (d ≤ 30): a bound, from the
 public domain, on the candidates counted and scored each round."""
-AUTO_VERSION = 2
+LARGE_SIGNAL = 20_000
+"""Above this n·ε/Δ (the budget after the count) the automatic first share falls as √(LARGE_SIGNAL / (n·ε/Δ))
+(:data:`AUTO_VERSION` 3; docs/decisions.md, "Capacity that follows n·ε")."""
+MIN_SHARE = Fraction(1, 100)
+AUTO_VERSION = 3
 """The version of the automatic choices (``init="auto"``, ``degree=None``, the first share).  1 (model files
 written before it was recorded): PrivBayes's network first on binary data, 2-way candidates.  2: joint first
-tables on every domain; on binary data 3-way candidates and a first share of :data:`BINARY_SHARE`."""
-AUTO_VERSIONS = (1, 2)
+tables on every domain; on binary data 3-way candidates and a first share of :data:`BINARY_SHARE`.  3: above
+a signal of :data:`LARGE_SIGNAL` the first share falls with the signal, leaving more of ε to the rounds."""
+AUTO_VERSIONS = (1, 2, 3)
 INITS = ("auto", "oneway", "network")
 DEFAULT_MODEL_CELLS = 2**20
 """Default cap on the cells of the model's junction tree (exact inference at every round)."""
@@ -180,14 +186,18 @@ class AdaptiveSettings:
         OpenDP's default) and 3/4 for the network's tables (docs/decisions.md, "Adaptive marginals"); with
         ``joint`` first tables and a small ``signal`` n·ε/Δ (below :data:`SMALL_SIGNAL`), 11/20 for the first
         tables (docs/decisions.md, "Adaptive marginals: joint first marginals and permute-and-flip"); with joint
-        first tables of ``binary`` attributes (:data:`AUTO_VERSION` 2), :data:`BINARY_SHARE`."""
+        first tables of ``binary`` attributes (:data:`AUTO_VERSION` 2), :data:`BINARY_SHARE`.  Under
+        :data:`AUTO_VERSION` 3 the 1-way share is scaled by √(:data:`LARGE_SIGNAL` / signal) above that signal
+        (:func:`large_signal_share`)."""
         if self.initial_share is not None:
             return self.initial_share
         if init != "oneway":
             return Fraction(3, 4)
         if self.joint and binary and self.auto_version >= 2:
-            return BINARY_SHARE
-        return SMALL_SIGNAL_SHARE if self.joint and signal < SMALL_SIGNAL else Fraction(1, 2)
+            share = BINARY_SHARE
+        else:
+            share = SMALL_SIGNAL_SHARE if self.joint and signal < SMALL_SIGNAL else Fraction(1, 2)
+        return large_signal_share(share, signal) if self.auto_version >= 3 else share
 
     def model_cells_for(self, encoding: Encoding) -> int:
         """The fit's cap on the junction tree's cells: ``max_model_cells``, or less when the domain is small,
@@ -249,6 +259,21 @@ class AdaptiveSettings:
                    max_network_degree=params.get("max_network_degree"),
                    # files written before the automatic choices were versioned: version 1
                    auto_version=params.get("auto_version", 1))
+
+
+def large_signal_share(share: Fraction, signal: float) -> Fraction:
+    """``share`` scaled by √(:data:`LARGE_SIGNAL` / ``signal``) above :data:`LARGE_SIGNAL`, at least
+    :data:`MIN_SHARE`, rounded down to 1/10,000 (an exact, deterministic function of public inputs).
+
+    The first tables are few and small: their noise falls as 1/(n·ε₁) while their sampling error falls only
+    as 1/√n, so at a large signal a fixed half of ε buys them precision far below what the sample can tell
+    apart, and the rounds, which measure the many larger marginals the model still lacks, run short
+    (docs/decisions.md, "Capacity that follows n·ε": on 10⁶ rows at ε = 1, the first share 1/10 instead of
+    1/2 took Q2 from 4.2 to 3.4 times the sampling floor)."""
+    if not signal > LARGE_SIGNAL:
+        return share
+    scaled = Fraction(math.floor(10**4 * float(share) * math.sqrt(LARGE_SIGNAL / signal)), 10**4)
+    return max(MIN_SHARE, scaled)
 
 
 def rounds_for(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_budget: Fraction) -> int:

@@ -48,7 +48,8 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
     fewer, less noisy rounds); ``init`` the first measurements: "oneway" (the 1-way marginals), "network"
     (PrivBayes's network and tables) or "auto" (default: the 1-way marginals, small attributes jointly);
     ``initial_share`` their share of ε (default 1/2 for the 1-way marginals, 3/10 when every attribute is binary,
-    3/4 for the network); ``select_share`` share of each round's budget for its selection (default 0.2);
+    3/4 for the network; above n·ε/Δ = 20,000 the first share is scaled by √(20,000/(n·ε/Δ)));
+    ``select_share`` share of each round's budget for its selection (default 0.2);
     ``max_model_cells`` cap on the model's junction tree (default 2²⁰ cells; a fit also keeps it within 64 times the
     cells of all the candidate marginals of two or more attributes, which binds on small domains); ``selection``
     each round's selection mechanism, "permute-and-flip" (default; never worse in expectation than the exponential

@@ -117,8 +117,9 @@ PARAMETERS: dict[str, Parameter] = {
     "rounds": Parameter("--rounds", {"type": positive_int, "help": "adaptive: select-and-measure rounds (default: "
                                                                    "from n, ε and the domain; --dry-run shows it)"}),
     "initial_share": Parameter("--initial-share", {"type": ratio, "help": "adaptive: share of ε for the first "
-                                                   "measurements (default 0.5 for 1-way marginals, 0.3 when "
-                                                   "every column is binary, 0.75 for the network)"}),
+                                                   "measurements (default 0.5 for 1-way marginals, 0.55 at "
+                                                   "small n·ε, 0.3 when every column is binary, 0.75 for the "
+                                                   "network; smaller above n·ε/Δ = 20,000)"}),
     "select_share": Parameter("--select-share", {"type": ratio, "help": "adaptive: share of each round's ε for "
                                                                        "its selection (default 0.2)"}),
     "init": Parameter("--init", {"choices": ("auto", "oneway", "network"), "help": "adaptive: the first "

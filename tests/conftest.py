@@ -41,3 +41,13 @@ def counting_path(request, monkeypatch) -> str:
     else:
         monkeypatch.setattr(memory, "HAVE_NUMBA", False)
     return request.param
+
+
+@pytest.fixture
+def caps():
+    """``configure`` for one test's limits (privbayes.limits), the process's limits restored afterwards."""
+    from privbayes.limits import configure, limits
+
+    before = limits()
+    yield configure
+    configure(**vars(before))

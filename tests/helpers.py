@@ -41,3 +41,15 @@ def kl_divergence(p: LogLinearModel, q: LogLinearModel) -> float:
     mu = p.marginals()
     return float(sum(np.sum(m * (a - b)) for m, a, b in zip(mu, p.theta, q.theta))
                  - p.beliefs().log_z + q.beliefs().log_z)
+
+
+def run_cli(args: list[str], capsys) -> tuple[int, str]:
+    """The CLI's exit code (argparse's too) and what it wrote to standard error."""
+    from privbayes.cli import main
+
+    capsys.readouterr()
+    try:
+        code = main(args)
+    except SystemExit as exc:  # argparse
+        code = exc.code
+    return code, capsys.readouterr().err

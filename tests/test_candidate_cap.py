@@ -35,7 +35,7 @@ from privbayes.bayesnet.usefulness import domain_bound
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
 from privbayes.io import load_schema
-from privbayes.limits import configure, limits
+from privbayes.limits import limits
 from privbayes.schema import Attribute, Schema
 
 SCHEMA = Schema((
@@ -46,14 +46,6 @@ SCHEMA = Schema((
     Attribute("f", "categorical", categories=tuple("ghi")),
 ))
 ENCODING = Encoding.build(SCHEMA, "hierarchical")
-
-
-@pytest.fixture
-def caps():
-    """Restore the process's limits after a test changes them."""
-    saved = limits()
-    yield configure
-    configure(**{field: getattr(saved, field) for field in saved.__dataclass_fields__})
 
 
 def frame(seed: int, n: int = 300) -> pd.DataFrame:

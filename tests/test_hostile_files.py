@@ -23,10 +23,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import run_cli
 
 from privbayes.cli import main
 from privbayes.errors import InputError
-from privbayes.limits import configure, limits
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 SCHEMA = ("attributes:\n"
@@ -50,23 +50,6 @@ def ws(tmp_path_factory):
     assert main(["fit", str(w / "data.csv"), "--method", "mrf", "--schema", str(w / "schema.yaml"), "--cliques",
                  "a,b;b,c", "--epsilon", "1", "--estimation", "naive", "--seed", "1", "-o", str(w / "mrf.json")]) == 0
     return w
-
-
-@pytest.fixture
-def caps():
-    """Change caps for one test, restored afterwards."""
-    before = limits()
-    yield configure
-    configure(**vars(before))
-
-
-def run_cli(args: list[str], capsys) -> tuple[int, str]:
-    capsys.readouterr()
-    try:
-        code = main(args)
-    except SystemExit as exc:  # argparse
-        code = exc.code
-    return code, capsys.readouterr().err
 
 
 def assert_one_line_refusal(code, err: str, out: Path | None = None, *, mentions: str = "") -> None:

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import run_cli
 
 from privbayes.cli import main
 
@@ -44,15 +45,6 @@ def ws(tmp_path_factory):
                  "1", "--degree", "1",
                  "--seed", "1", "-o", str(w / "model.json")]) == 0
     return w
-
-
-def run_cli(args: list[str], capsys) -> tuple[int, str]:
-    capsys.readouterr()
-    try:
-        code = main(args)
-    except SystemExit as exc:  # argparse
-        code = exc.code
-    return code, capsys.readouterr().err
 
 
 def assert_clean_failure(code, err: str, out: Path, *, argparse_error: bool = False) -> None:

@@ -16,7 +16,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import categorical_schema, correlated_frame
+from helpers import categorical_schema, correlated_frame, run_cli
 
 import privbayes
 from privbayes import blocks
@@ -32,7 +32,6 @@ from privbayes.bayesnet.potentials import network_of, potentials_of
 from privbayes.cli import main
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
-from privbayes.limits import configure, limits
 from privbayes.synthesizers.adaptive import AdaptiveMarginals
 from privbayes.synthesizers.privbayes import PrivBayes
 
@@ -42,22 +41,6 @@ SIZES = [3, 4, 2, 5, 3, 2]
 @pytest.fixture(scope="module")
 def data():
     return correlated_frame(SIZES, 600, seed=5), categorical_schema(SIZES)
-
-
-@pytest.fixture
-def caps():
-    before = limits()
-    yield configure
-    configure(**vars(before))
-
-
-def run_cli(args, capsys):
-    capsys.readouterr()
-    try:
-        code = main(args)
-    except SystemExit as exc:
-        code = exc.code
-    return code, capsys.readouterr().err
 
 
 def one_line_refusal(code, err, mentions=""):

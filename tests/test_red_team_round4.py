@@ -22,12 +22,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import run_cli
 
 from privbayes.adaptive.settings import MERGE_GAIN, AdaptiveSettings, first_groups, round_budgets
 from privbayes.cli import main
 from privbayes.encoding import Encoding
 from privbayes.errors import InputError
-from privbayes.limits import configure, limits
 from privbayes.schema import Schema
 from privbayes.schema.attribute import Attribute
 
@@ -51,23 +51,6 @@ def ws(tmp_path_factory):
         assert main(["fit", str(w / "data.csv"), "--schema", str(w / "schema.yaml"), "--epsilon", "1", "--rounds",
                      "2", "--neighbours", relation, "--seed", "1", "-o", str(w / f"{relation}.json")]) == 0
     return w
-
-
-@pytest.fixture
-def caps():
-    """Change caps for one test, restored afterwards."""
-    before = limits()
-    yield configure
-    configure(**vars(before))
-
-
-def run_cli(args: list[str], capsys) -> tuple[int, str]:
-    capsys.readouterr()
-    try:
-        code = main(args)
-    except SystemExit as exc:  # argparse
-        code = exc.code
-    return code, capsys.readouterr().err
 
 
 def subprocess_python(code: str, timeout: float = 30) -> subprocess.CompletedProcess:

@@ -87,7 +87,8 @@ def test_events_and_calibration_count_the_threshold_sets():
     loss_d, loss_d2 = np.array([1.0, 1.0, 0.0, -1.0]), np.array([1.0, 0.0, -1.0, -1.0])
     high, low = events(loss_d, loss_d2, 0.5, -0.5)
     assert (high.hits_d, high.hits_d2, low.hits_d, low.hits_d2) == (2, 1, 1, 2)
-    t_high, t_low = calibrate(np.repeat(loss_d, 50), np.repeat(loss_d2, 50))
+    (t_high, t_low), expected = calibrate(np.repeat(loss_d, 50), np.repeat(loss_d2, 50))
+    assert expected == pytest.approx(events(np.repeat(loss_d, 50), np.repeat(loss_d2, 50), t_high, t_low)[0].bound)
     assert t_high == pytest.approx(1.0, abs=1e-6) and t_low == pytest.approx(-1.0, abs=1e-6)
 
 
@@ -166,19 +167,20 @@ def test_half_noise_is_caught_end_to_end(monkeypatch):
 
 
 def test_a_round_not_charged_is_caught(monkeypatch):
-    # adaptive, one round: the round's measurement is also released once more (fresh noise, charged to a
-    # throw-away accountant) and averaged in: two releases at the round's ε.
+    # adaptive, one round: the round's measurement is released once more (fresh noise, charged to a
+    # throw-away accountant) and averaged in: two releases at the round's ε.  The uncharged one comes after ε
+    # is spent, so only the full audit (compare_release, the default) sees it; --transcript-only stops first.
     real = rounds_module._measure
 
     def twice(table, candidate, release, sensitivity, accountant, rng, measured, index, counts=None):
+        first = real(table, candidate, release, sensitivity, accountant, rng, measured, index, counts)
         again = real(table, candidate, release, sensitivity, Accountant(release.epsilon), rng, measured, index,
                      counts)
-        first = real(table, candidate, release, sensitivity, accountant, rng, measured, index, counts)
         return type(first)(first.pair, first.variables, (first.counts + again.counts) // 2, first.scale)
     monkeypatch.setattr(rounds_module, "_measure", twice)
     params = dict(rounds=1, initial_share=Fraction(1, 100), select_share=Fraction(1, 100), max_model_cells=3,
                   init="oneway", joint=False, degree=2)
-    result = audit("adaptive", 1.0, runs=2000, seed=23, pairs=FLIP, compare_release=False, **params)
+    result = audit("adaptive", 1.0, runs=1000, seed=23, pairs=FLIP, **params)
     assert result.verdict == "VIOLATION", result.lines()
 
 
@@ -213,7 +215,7 @@ def test_a_data_chosen_share_is_caught(monkeypatch):
                                             ("privbayes", {"non_private_phase": "network", "degree": 1}),
                                             ("sa-privbayes", {"mode": "faithful"})])
 def test_not_private_modes_are_caught(method, params):
-    result = audit(method, 1.0, runs=80, seed=26, pairs=[FLIP[0], network_control_pair("replace-one")], **params)
+    result = audit(method, 1.0, runs=40, seed=26, pairs=[FLIP[0], network_control_pair("replace-one")], **params)
     assert result.verdict == "VIOLATION", result.lines()
 
 

@@ -73,27 +73,34 @@ def events(loss_d: np.ndarray, loss_d2: np.ndarray, high: float, low: float,
             Event("L <= -t'", low, lo_d, lo_d2, ratio_bound(lo_d2, n_d2, lo_d, n_d, alpha)))
 
 
-def calibrate(loss_d: np.ndarray, loss_d2: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """The thresholds (t, t') with the largest bounds on these (calibration) losses, among their values."""
+def calibrate(loss_d: np.ndarray, loss_d2: np.ndarray, confidence: float = CONFIDENCE,
+              runs: int | None = None) -> tuple[tuple[float, float], float]:
+    """The thresholds (t, t') with the largest expected bounds, and that bound: each candidate threshold (a
+    value of these calibration losses) is scored by the bound its calibration frequencies would give on
+    ``runs`` counted runs per table (default: as many as the calibration runs)."""
     alpha = _level(confidence)
     values = np.unique(np.round(np.concatenate([loss_d, loss_d2]), 9))
     sorted_d, sorted_d2 = np.sort(loss_d), np.sort(loss_d2)
     n_d, n_d2 = len(loss_d), len(loss_d2)
+    size = runs or n_d
+
+    def expected(hits: int, trials: int, other: int, other_trials: int) -> float:
+        return ratio_bound(round(hits * size / trials), size, round(other * size / other_trials), size, alpha)
     best_hi, best_lo = (-math.inf, math.inf), (-math.inf, -math.inf)
     for t in values:
         at_least = t - 1e-9
         hi_d = n_d - int(np.searchsorted(sorted_d, at_least, side="left"))
         hi_d2 = n_d2 - int(np.searchsorted(sorted_d2, at_least, side="left"))
-        bound = ratio_bound(hi_d, n_d, hi_d2, n_d2, alpha)
+        bound = expected(hi_d, n_d, hi_d2, n_d2)
         if bound > best_hi[0]:
             best_hi = (bound, at_least)
         at_most = t + 1e-9
         lo_d = int(np.searchsorted(sorted_d, at_most, side="right"))
         lo_d2 = int(np.searchsorted(sorted_d2, at_most, side="right"))
-        bound = ratio_bound(lo_d2, n_d2, lo_d, n_d, alpha)
+        bound = expected(lo_d2, n_d2, lo_d, n_d)
         if bound > best_lo[0]:
             best_lo = (bound, at_most)
-    return best_hi[1], best_lo[1]
+    return (best_hi[1], best_lo[1]), max(best_hi[0], best_lo[0])
 
 
 def epsilon_lower(found: tuple[Event, Event]) -> float:

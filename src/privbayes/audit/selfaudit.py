@@ -119,8 +119,8 @@ def audit(method: str = registry.DEFAULT_METHOD, epsilon: float | Fraction = 1, 
     per_pair = max(1, calibration // len(candidates))
     for index, pair in enumerate(candidates):
         loss_d, loss_d2 = _run(method, exact, params, pair, (1, index), seed, per_pair, workers, compare_release)
-        high, low = calibrate(loss_d, loss_d2, confidence)
-        scored.append((epsilon_lower(events(loss_d, loss_d2, high, low, confidence)), index, high, low))
+        (high, low), expected = calibrate(loss_d, loss_d2, confidence, counted)
+        scored.append((expected, index, high, low))
     _, index, high, low = max(scored)
     loss_d, loss_d2 = _run(method, exact, params, candidates[index], (2,), seed, counted, workers, compare_release)
     found = events(loss_d, loss_d2, high, low, confidence)

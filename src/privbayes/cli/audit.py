@@ -39,8 +39,8 @@ def add_parser(commands: Any) -> None:
     audit.add_argument("--workers", type=arguments.positive_int, default=min(2, os.cpu_count() or 1),
                        help="processes (default: min(2, cores))")
     audit.add_argument("--transcript-only", action="store_true",
-                       help="stop each fit once ε is spent (faster); does not check that the released value is a "
-                            "function of the transcript")
+                       help="stop each fit once its releases add up to ε (faster); blind to data that reaches the "
+                            "release outside the mechanisms and to uncharged releases after that point")
     audit.add_argument("--json", metavar="FILE", help="also write the result (bound, events, counts, pair) as JSON")
     arguments.add_parameters(audit, NAMES)
     audit.set_defaults(run=run)

@@ -76,12 +76,14 @@ def _floats(scores: Any) -> np.ndarray:
     return np.array([float(s) for s in scores], dtype=np.float64)
 
 
-def _same_question(mechanism: Any, other: Any, shape: Any, other_input: Any) -> bool:
-    if type(mechanism) is not type(other) or mechanism != other:
+def _same_question(recorded: Any, asked: Any, recorded_input: Any, asked_input: Any) -> bool:
+    """Whether the replay asks what the transcript recorded: the same mechanism (ε, Δ) on an input of the
+    same shape."""
+    if type(recorded) is not type(asked) or recorded != asked:
         return False
-    if isinstance(mechanism, DiscreteLaplace):
-        return bool(np.shape(shape) == np.shape(other_input))
-    return len(shape) == len(other_input)
+    if isinstance(recorded, DiscreteLaplace):
+        return bool(np.shape(recorded_input) == np.shape(asked_input))
+    return len(recorded_input) == len(asked_input)
 
 
 @dataclass

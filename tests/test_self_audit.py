@@ -88,7 +88,7 @@ def test_events_and_calibration_count_the_threshold_sets():
     high, low = events(loss_d, loss_d2, 0.5, -0.5)
     assert (high.hits_d, high.hits_d2, low.hits_d, low.hits_d2) == (2, 1, 1, 2)
     (t_high, t_low), expected = calibrate(np.repeat(loss_d, 50), np.repeat(loss_d2, 50))
-    assert expected == pytest.approx(events(np.repeat(loss_d, 50), np.repeat(loss_d2, 50), t_high, t_low)[0].bound)
+    assert 0 < expected < events(np.repeat(loss_d, 50), np.repeat(loss_d2, 50), t_high, t_low)[0].bound
     assert t_high == pytest.approx(1.0, abs=1e-6) and t_low == pytest.approx(-1.0, abs=1e-6)
 
 

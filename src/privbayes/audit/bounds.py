@@ -25,6 +25,9 @@ CONFIDENCE = 0.95
 EVENTS = 2
 """Events tested per audit (E_hi and E_lo): the Bonferroni divisor, with two probabilities per event."""
 
+CALIBRATION_LEVEL = 0.16
+"""One-sided level of the pessimistic calibration frequencies (about one standard deviation)."""
+
 
 def clopper_pearson_lower(successes: int, trials: int, alpha: float) -> float:
     """One-sided (1 − α) lower confidence bound on a binomial proportion (0 when there is no success)."""
@@ -76,8 +79,8 @@ def events(loss_d: np.ndarray, loss_d2: np.ndarray, high: float, low: float,
 def calibrate(loss_d: np.ndarray, loss_d2: np.ndarray, confidence: float = CONFIDENCE,
               runs: int | None = None) -> tuple[tuple[float, float], float]:
     """The thresholds (t, t') with the largest expected bounds, and that bound: each candidate threshold (a
-    value of these calibration losses) is scored by the bound its calibration frequencies would give on
-    ``runs`` counted runs per table (default: as many as the calibration runs)."""
+    value of these calibration losses) is scored by the bound its pessimistic calibration frequencies would
+    give on ``runs`` counted runs per table (default: as many as the calibration runs)."""
     alpha = _level(confidence)
     values = np.unique(np.round(np.concatenate([loss_d, loss_d2]), 9))
     sorted_d, sorted_d2 = np.sort(loss_d), np.sort(loss_d2)
@@ -85,7 +88,11 @@ def calibrate(loss_d: np.ndarray, loss_d2: np.ndarray, confidence: float = CONFI
     size = runs or n_d
 
     def expected(hits: int, trials: int, other: int, other_trials: int) -> float:
-        return ratio_bound(round(hits * size / trials), size, round(other * size / other_trials), size, alpha)
+        # pessimistic frequencies (one-sigma Clopper-Pearson on the calibration runs): a rare event that looked
+        # good by chance is not chosen over a frequent one (the winner's curse of a search over many thresholds)
+        p = clopper_pearson_lower(hits, trials, CALIBRATION_LEVEL)
+        q = clopper_pearson_upper(other, other_trials, CALIBRATION_LEVEL)
+        return ratio_bound(round(p * size), size, round(q * size), size, alpha)
     best_hi, best_lo = (-math.inf, math.inf), (-math.inf, -math.inf)
     for t in values:
         at_least = t - 1e-9

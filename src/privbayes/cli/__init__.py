@@ -17,7 +17,7 @@ from typing import NoReturn
 
 from privbayes.errors import InputError
 
-VERBS = ("fit", "sample", "inspect", "evaluate", "schema", "nbc", "demo")
+VERBS = ("fit", "sample", "inspect", "evaluate", "schema", "nbc", "audit", "demo")
 """The verb modules of this package, in the order ``--help`` lists them."""
 
 

@@ -27,9 +27,10 @@ so Δ = 1 there; the caller passes the relation's sensitivity.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -43,6 +44,14 @@ from privbayes.privacy.samplers import (
     discrete_laplace,
     exponential_choice,
 )
+
+Tap = Callable[[Any, Any, Callable[[Any], Any]], Any]
+"""``tap(mechanism, exact_input, draw) -> output``: sees every release after its charge; ``draw(input)`` is the
+mechanism's own noise on an input.  Only the self-audit (:mod:`privbayes.audit.transcript`) sets one, to record
+the transcript and to replay it on a neighbour; it must return ``draw(...)``'s output unchanged."""
+
+tap: Tap | None = None
+"""The recording hook: None (the default) costs one comparison per release and changes nothing."""
 
 COUNT_TABLE_SENSITIVITY = REPLACE_ONE.count_sensitivity
 """L1 change of a count table when one tuple is replaced (1 under add/remove: :mod:`neighbours`)."""
@@ -90,6 +99,8 @@ class DiscreteLaplace:
                 measured: str) -> np.ndarray:
         accountant.charge(self, step=step, measured=measured)
         exact = np.asarray(counts, dtype=np.int64)
+        if tap is not None:
+            return tap(self, exact, lambda x: x + discrete_laplace(self.scale, x.size, rng).reshape(x.shape))  # type: ignore[no-any-return]
         return exact + discrete_laplace(self.scale, exact.size, rng).reshape(exact.shape)  # type: ignore[no-any-return]
 
 
@@ -119,6 +130,8 @@ class _Selection:
         if len(scores) == 0:
             raise ValueError(f"step {step!r}: the {self.name} mechanism needs at least one candidate")
         accountant.charge(self, step=step, measured=measured)
+        if tap is not None:
+            return tap(self, scores, lambda s: self._choose(s, rng))  # type: ignore[no-any-return]
         return self._choose(scores, rng)
 
     def _choose(self, scores: Sequence[float] | np.ndarray, rng: RandomSource) -> int:

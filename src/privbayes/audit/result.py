@@ -56,3 +56,40 @@ class AuditResult:
                 f"pair: {self.pair.get('name', '')}",
                 f"best event: {best.name} at {best.threshold:.4g} ({best.hits_d} hits on D, {best.hits_d2} on D')",
                 *self.notes]
+
+
+MAX_SUBJECT = 200
+"""Characters of an audit file's ``subject`` that a citation repeats."""
+
+
+def cite_audit(path: str) -> tuple[str, bool]:
+    """One line citing the self-audit saved by ``privbayes audit --json`` in ``path``, and whether it
+    refuted its claim.  The file is hostile input like any other: bounded, every field checked, the
+    verdict recomputed from the numbers rather than read.  A citation says that the *implementation*
+    passed (or failed) an audit on a worst-case pair of tiny public tables; it is not an audit of the
+    release it is printed beside."""
+    from math import isfinite
+
+    from privbayes.documents import read_document
+    from privbayes.errors import InputError
+
+    raw = read_document(path, "audit", json_only=True)
+
+    def number(key: str) -> float:
+        value = raw.get(key) if isinstance(raw, dict) else None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not isfinite(value):
+            raise InputError(f"{path}: not an audit file of privbayes audit --json ({key} must be a finite number)")
+        return float(value)
+
+    epsilon, lower, confidence, runs = (number(k) for k in ("epsilon", "epsilon_lower", "confidence",
+                                                             "runs_per_table"))
+    subject = raw.get("subject")
+    if not isinstance(subject, str) or not 0 < len(subject) <= MAX_SUBJECT or epsilon <= 0 or not 0 < confidence < 1 \
+            or runs < 1 or runs != int(runs):
+        raise InputError(f"{path}: not an audit file of privbayes audit --json (subject, epsilon > 0, confidence in "
+                         f"(0, 1) and a whole number of runs expected)")
+    refuted = lower > epsilon
+    verdict = "VIOLATION: the claim is refuted" if refuted else "consistent with the claim"
+    return (f"self-audit of the implementation ({' '.join(subject.split())}, privbayes audit): empirical lower bound "
+            f"{lower:.3f} on the true ε against the claimed {epsilon:g} ({confidence:.0%} confidence, {int(runs):,} "
+            f"runs per table on a worst-case pair of tiny public tables): {verdict}", refuted)

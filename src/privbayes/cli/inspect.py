@@ -11,6 +11,8 @@ def add_parser(commands: Any) -> None:
     inspect = commands.add_parser("inspect", help="print a model's structure, privacy report, plan and ledger")
     inspect.add_argument("model", help="a model file written by privbayes fit")
     inspect.add_argument("--json", action="store_true", help="print the privacy report as JSON")
+    inspect.add_argument("--audit", metavar="FILE", help="cite a self-audit saved by 'privbayes audit --json' "
+                         "(an audit of the implementation, not of this release)")
     inspect.set_defaults(run=run)
 
 
@@ -22,10 +24,15 @@ STRUCTURE = {"privbayes": "network (child <- parents; @i = generalised to taxono
 def run(args: argparse.Namespace) -> None:
     from privbayes.synthesizers.registry import load
 
+    cited = None
+    if args.audit is not None:
+        from privbayes.audit.result import cite_audit
+
+        cited = cite_audit(args.audit)[0]
     released = load(args.model)
     report = released.privacy_report()
     if args.json:
-        print(json.dumps(report.to_dict(), indent=2))
+        print(json.dumps(report.to_dict() | ({"audit": cited} if cited is not None else {}), indent=2))
         return
     print(f"model: {args.model} ({report['method']}; library {report['library_version']})")
     details = [f"{key} {report[key]}" for key in ("encoding", "score", "estimation") if report.get(key) is not None]
@@ -46,6 +53,8 @@ def run(args: argparse.Namespace) -> None:
     if report["neighbouring_relation"]:
         print(f"  neighbouring datasets: {report['neighbouring_relation']}")
     print(f"  domain: {report['domain_source']}")
+    if cited is not None:
+        print(f"  {cited}")
     for caveat in report["caveats"]:
         print(f"  caveat: {caveat}")
     print("budget plan:")

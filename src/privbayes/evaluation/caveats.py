@@ -29,11 +29,20 @@ class PrivacySummary:
     guarantee: str
     level: str
     caveats: tuple[tuple[str, str], ...]
+    audit: tuple[str, str] | None = None
+    """A cited ``privbayes audit`` run: (level, line); ``bad`` when it refuted its claim."""
 
 
-def privacy_summary(model: Any, schema: Schema) -> PrivacySummary:
-    """What protects the synthetic table (from ``model``'s privacy report when given) and what does not."""
+def privacy_summary(model: Any, schema: Schema, audit: str | None = None) -> PrivacySummary:
+    """What protects the synthetic table (from ``model``'s privacy report when given) and what does not;
+    ``audit``: a ``privbayes audit --json`` file whose result is cited among the lines."""
     caveats: list[tuple[str, str]] = []
+    cited = None
+    if audit is not None:
+        from privbayes.audit.result import cite_audit
+
+        line, refuted = cite_audit(audit)
+        cited = ("bad" if refuted else "ok", line)
     inferred = schema.inferred or bool(getattr(getattr(model, "schema", None), "inferred", False))
     if inferred:
         caveats.append(("bad", DRAFT_LINE))
@@ -59,9 +68,10 @@ def privacy_summary(model: Any, schema: Schema) -> PrivacySummary:
         if any(lvl == "bad" for lvl, _ in caveats) and level == "ok":
             level = "warn"
     caveats.append(("warn", NOT_PRIVATE))
-    return PrivacySummary(guarantee, level, tuple(caveats))
+    return PrivacySummary(guarantee, level, tuple(caveats), cited)
 
 
 def privacy_text(summary: PrivacySummary) -> list[str]:
     """The summary as lines of the text output (printed right under the verdict)."""
-    return [f"privacy: {summary.guarantee}"] + [f"  caveat: {text}" for _, text in summary.caveats]
+    audit = [f"  {summary.audit[1]}"] if summary.audit is not None else []
+    return [f"privacy: {summary.guarantee}"] + audit + [f"  caveat: {text}" for _, text in summary.caveats]

@@ -66,7 +66,8 @@ def evaluation_document(ev: Evaluation, privacy: PrivacySummary, real_name: str 
                                     "reference": s.reference} for s in ev.svm]},
         "notes": list(ev.notes),
         "not_run": list(ev.skipped),
-        "privacy": {"guarantee": privacy.guarantee, "caveats": [text for _, text in privacy.caveats]},
+        "privacy": {"guarantee": privacy.guarantee, "caveats": [text for _, text in privacy.caveats],
+                    "audit": privacy.audit[1] if privacy.audit is not None else None},
     }
 
 

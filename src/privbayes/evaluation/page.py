@@ -106,7 +106,8 @@ def verdict_block(ev: Evaluation, term: Terms) -> str:
 
 def privacy_block(summary: PrivacySummary, term: Terms) -> str:
     """The guarantee and the caveats, beside the verdict."""
-    items = "".join(f'<li class="{level}">{escape(text)}</li>' for level, text in summary.caveats)
+    lines = ((summary.audit,) if summary.audit is not None else ()) + summary.caveats
+    items = "".join(f'<li class="{level}">{escape(text)}</li>' for level, text in lines)
     return (f'<div id="privacy" class="privacy"><h2>Privacy of the synthetic table</h2>'
             f'<p class="guarantee {summary.level}">{escape(summary.guarantee)}</p>'
             f"<ul>{items}</ul><p>Terms: {term('epsilon', 'ε')}, {term('domain', 'domain and inferred draft')}, "

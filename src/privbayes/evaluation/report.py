@@ -362,9 +362,10 @@ def run_evaluate(real_path: Any, synth_path: Any, *, schema_path: Any = None, mo
                  report_path: str | None = None, alpha: str = "2,3", targets: Sequence[str] = (),
                  split_seed: int = 0, out: TextIO | None = None, sep: str | None = None,
                  encoding: str | None = None, classifier: bool = True, clip_synthetic: bool = False,
-                 json_path: str | None = None) -> Evaluation:
+                 json_path: str | None = None, audit_path: str | None = None) -> Evaluation:
     """Compute the metrics, references and verdict, print them, and write the HTML report and the JSON
-    document (:mod:`privbayes.evaluation.export`) if asked (atomically).  ``schema_path`` may be a path, a
+    document (:mod:`privbayes.evaluation.export`) if asked (atomically); ``audit_path`` (a ``privbayes audit
+    --json`` file) is cited beside the guarantee.  ``schema_path`` may be a path, a
     dict or a Schema.  What needs an optional dependency that is missing (the classifier check:
     scikit-learn; the figures: matplotlib) is left out with one line saying what to install; everything
     else is printed."""
@@ -376,6 +377,10 @@ def run_evaluate(real_path: Any, synth_path: Any, *, schema_path: Any = None, mo
         folder = os.path.dirname(os.path.abspath(path)) if path is not None else ""
         if path is not None and not os.path.isdir(folder):
             raise InputError(f"{path}: the folder {folder!r} does not exist")
+    if audit_path is not None:  # a bad audit file is refused before any work
+        from privbayes.audit.result import cite_audit
+
+        cite_audit(audit_path)
     schema, model, real_frame, synth_frame, notes = _load_inputs(real_path, synth_path, schema_path, model_path,
                                                                  sep, encoding)
     real = table_codes(real_frame, schema, _name(real_path))
@@ -401,7 +406,7 @@ def run_evaluate(real_path: Any, synth_path: Any, *, schema_path: Any = None, mo
     ev = dataclasses.replace(ev, notes=tuple(notes) + ev.notes, numeric=checks, skipped=tuple(skipped),
                              verdict=verdict(ev.references, checks, ev.comparison) if ev.references is not None
                              else "", default_target=why)
-    privacy = privacy_summary(model, schema)
+    privacy = privacy_summary(model, schema, audit_path)
     print(format_text(ev, str(real_path), str(synth_path), privacy_text(privacy)), file=out)
     if json_path is not None:
         from privbayes.evaluation.export import write_json

@@ -22,8 +22,9 @@ Worst-case pair (replace-one, n public, the relation Δ(n) is derived for): thre
 D = (n − 1) all-zeros rows + (1, 1, 0), D' = the same with that row replaced by (1, 0, 1).  On D the score of
 {a, b} is 1 and all others 0; on D' the score of {a, c} is 1 and all others 0: the two candidates of a step
 swing by 2 in opposite directions.  Each run uses a fresh ``PrivBayes(epsilon, delta=1e-5, degree=2,
-n_jobs=1)`` (a deep copy of one constructed model) seeded by ``set_random_state(RandomState(seed))``, given the public domain {a: 2, b: 2, c: 2} (no ``proc_epsilon``
-preprocessing) and records the network (the cliques, root included) as its release:
+n_jobs=1)`` (a deep copy of one constructed model) seeded by
+``set_random_state(RandomState(seed))``, given the public domain {a: 2, b: 2, c: 2} (no ``proc_epsilon``
+preprocessing), and records the network (the cliques, root included) as its release:
 
 * ``--stage select``: the structure step alone, ``PrivBayes.select(Dataset(df, domain))`` as ``_fit`` calls
   it; its claim is pure ε/2 (the budget ``select`` gives its exponential mechanism).
@@ -86,7 +87,7 @@ def pair(rows: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     return make([1, 1, 0]), make([1, 0, 1])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def pristine(epsilon: float, stage: str) -> object:
     """A freshly constructed model, deep-copied for every run: the constructor's ``cdp_rho`` search takes
     0.4 s and depends on (ε, δ) only."""
@@ -100,9 +101,8 @@ def pristine(epsilon: float, stage: str) -> object:
 
 def release(df: pd.DataFrame, epsilon: float, seed: int, stage: str) -> str:
     """The network one dpmm run releases on ``df`` (its cliques, in selection order)."""
-    from numpy.random import RandomState
-
     from dpmm.models.base.mbi import Dataset, Domain
+    from numpy.random import RandomState
 
     model = copy.deepcopy(pristine(epsilon, stage))
     model.set_random_state(RandomState(seed))  # type: ignore[attr-defined]
@@ -153,6 +153,7 @@ def audit(epsilon: float, rows: int, runs: int, stage: str, seed: int) -> dict[s
         e["epsilon_lower"] = e["epsilon_lower"] if math.isfinite(e["epsilon_lower"]) else "-inf"  # type: ignore
     return {"stage": stage, "epsilon": epsilon, "claim": claim, "delta": delta, "rows": rows,
             "runs_per_table": runs, "calibration_runs": cal, "charged_sensitivity": sensitivity(rows),
+            "exact_loss_of_event": exact_loss(epsilon, rows),
             "epsilon_lower": bound, "verdict": "VIOLATION" if bound > claim else "consistent",
             "seconds": round(time.perf_counter() - start, 1), "events": events,
             "networks_D": dict(cnt_d.most_common()), "networks_D_prime": dict(cnt_d2.most_common())}
@@ -161,6 +162,13 @@ def audit(epsilon: float, rows: int, runs: int, stage: str, seed: int) -> dict[s
 def sensitivity(rows: int) -> float:
     """dpmm's Δ(n) (ExponentialMechanism.compute_delta), for the report."""
     return (2 / rows) * math.log((rows + 1) / 2) + (1 - 1 / rows) * math.log(1 + 2 / (rows - 1))
+
+
+def exact_loss(epsilon: float, rows: int) -> float:
+    """The exact ln(Pr[E | D] / Pr[E | D']) of E = {a|a,b|b,c, c|c,b|b,a} (each step a two-candidate softmax
+    with factor c = (ε/2)/3 / (2Δ) and scores 1 vs 0): c + ln((1 + e^c)/2), what the bound can approach."""
+    c = epsilon / 2 / len(COLUMNS) / (2 * sensitivity(rows))
+    return c + math.log((1 + math.exp(c)) / 2)
 
 
 def main() -> None:
@@ -178,7 +186,8 @@ def main() -> None:
             result = audit(eps, rows, args.runs, args.stage, args.seed)
             results.append(result)
             print(f"{args.stage} eps={eps} n={rows} claim={result['claim']} delta={result['delta']} "
-                  f"charged_sensitivity={result['charged_sensitivity']:.4f} runs={args.runs} "
+                  f"charged_sensitivity={result['charged_sensitivity']:.4f} "
+                  f"exact_loss={result['exact_loss_of_event']:.3f} runs={args.runs} "
                   f"lower_bound={result['epsilon_lower']:.3f} {result['verdict']} {result['seconds']}s", flush=True)
             for e in result["events"]:  # type: ignore[attr-defined]
                 print(f"  {e['event']}: {e['networks']} hits {e['hits']} vs {e['other_hits']} "

@@ -4,19 +4,21 @@ Runs under dpmm's own virtualenv (it pins numpy 1.26, pandas 2.1, opendp 0.12) a
 
     python3 -m venv /work/venv-dpmm
     /work/venv-dpmm/bin/pip install -r benchmarks/peers_dpmm_requirements.txt
-    nice -n 15 /work/venv-dpmm/bin/python benchmarks/audit_dpmm.py --stage select --epsilons 1,2 --rows 20,50,200 \
-        --runs 20000 [--json out.json]
-    nice -n 15 /work/venv-dpmm/bin/python benchmarks/audit_dpmm.py --stage fit --epsilons 1 --rows 200 --runs 4000
+    nice -n 15 /work/venv-dpmm/bin/python benchmarks/audit_dpmm.py --stage select --epsilons 1 \
+        --rows 20,50,200,1000 --runs 10000 [--json out.json]
+    nice -n 15 /work/venv-dpmm/bin/python benchmarks/audit_dpmm.py --stage fit --epsilons 1 --rows 200,1000 --runs 8000
 
-What is audited.  dpmm's ``PrivBayes.select`` (dpmm/models/priv_bayes.py) picks each attribute's parent with
-its ``ExponentialMechanism``: probabilities ∝ exp(score / (2·Δ/ε_step)), ε_step = (ε/2)/d for d attributes
-and Δ = (2/n)·ln((n+1)/2) + (1 − 1/n)·ln(1 + 2/(n − 1)) (lines 125-141): the sensitivity of the UNNORMALISED
-mutual information I(X; Π) of PrivBayes (Zhang et al., TODS 2017, Lemma 4.1, its larger formula), in nats.
-The score it feeds in (``MI.__call__``, lines 48-93) is the NORMALISED mutual information
-(H(X) + H(Π) − H(X, Π)) / sqrt(H(X)·H(Π)) in bits, set to 0 when either entropy is 0.  That score lies in
-[0, 1] and one changed row moves it by its whole range: with n − 1 all-zeros rows, adding the row (1, 1, 0)
-makes attributes a and b identical (score 1) while every other score stays 0 (a constant attribute).
-So the step's real sensitivity is 1, not Δ(n) (0.33 at n = 20, 0.17 at n = 50, 0.056 at n = 200).
+What is audited. dpmm's ``PrivBayes.select`` (dpmm/models/priv_bayes.py) picks each attribute's parent with its
+``ExponentialMechanism``: probabilities ∝ exp(score / (2·Δ/ε_step)), ε_step = (ε/2)/d for d attributes and Δ =
+(2/n)·ln((n+1)/2) + (1 − 1/n)·ln(1 + 2/(n − 1)) (lines 125-141): the sensitivity of the UNNORMALISED mutual
+information I(X; Π) of PrivBayes (Zhang et al., TODS 2017, Lemma 4.1, the non-binary case), in nats (the lemma's
+logarithms are to base 2). The score it feeds in (``MI.__call__``, lines 48-93) is the NORMALISED mutual
+information (H(X) + H(Π) − H(X, Π)) / sqrt(H(X)·H(Π)) in bits, set to 0 when either entropy is 0. That score lies
+in [0, 1] and one changed row moves it by its whole range: with n − 1 all-zeros rows, adding the row (1, 1, 0)
+makes attributes a and b identical (score 1) while every other score stays 0 (a constant attribute). So the step's
+real sensitivity is 1, not Δ(n) (0.33 at n = 20, 0.17 at n = 50, 0.056 at n = 200). The Gaussian marginals
+(``Mechanism.measure``) are calibrated to L2 sensitivity 1 (add/remove) while Δ(n) assumes replace-one with n
+known; the audit's event (the network) does not see that second defect.
 
 Worst-case pair (replace-one, n public, the relation Δ(n) is derived for): three binary attributes a, b, c;
 D = (n − 1) all-zeros rows + (1, 1, 0), D' = the same with that row replaced by (1, 0, 1).  On D the score of

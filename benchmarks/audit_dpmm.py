@@ -168,7 +168,8 @@ def sensitivity(rows: int) -> float:
 
 def exact_loss(epsilon: float, rows: int) -> float:
     """The exact ln(Pr[E | D] / Pr[E | D']) of E = {a|a,b|b,c, c|c,b|b,a} (each step a two-candidate softmax
-    with factor c = (ε/2)/3 / (2Δ) and scores 1 vs 0): c + ln((1 + e^c)/2), what the bound can approach."""
+    with factor c = (ε/2)/3 / (2Δ) and scores 1 vs 0): c + ln((1 + e^c)/2), the largest likelihood ratio of
+    any network on this pair, so what the bound can approach."""
     c = epsilon / 2 / len(COLUMNS) / (2 * sensitivity(rows))
     return c + math.log((1 + math.exp(c)) / 2)
 

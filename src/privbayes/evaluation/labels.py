@@ -111,7 +111,7 @@ def readable_labels(attr: Attribute) -> tuple[str, ...]:
     else:
         labels = [str(c) for c in attr.categories]
     if attr.kind == "date":
-        labels += [f"= {date_text(v, attr.granularity)}" for v in attr.special_values]  # type: ignore[arg-type]
+        labels += [f"= {date_text(v, attr.granularity or 'day')}" for v in attr.special_values]
     elif attr.numeric:
         labels += [f"= {number_text(float(v), _decimals_of(float(v)))}" for v in attr.special_values]
     return tuple(labels + [MISSING_LABEL] * (attr.size - attr.base_size))

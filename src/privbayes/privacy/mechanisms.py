@@ -99,9 +99,14 @@ class DiscreteLaplace:
                 measured: str) -> np.ndarray:
         accountant.charge(self, step=step, measured=measured)
         exact = np.asarray(counts, dtype=np.int64)
+
+        def noisy(x: np.ndarray) -> np.ndarray:
+            return x + discrete_laplace(self.scale, x.size, rng).reshape(x.shape)  # type: ignore[no-any-return]
+
         if tap is not None:
-            return tap(self, exact, lambda x: x + discrete_laplace(self.scale, x.size, rng).reshape(x.shape))  # type: ignore[no-any-return]
-        return exact + discrete_laplace(self.scale, exact.size, rng).reshape(exact.shape)  # type: ignore[no-any-return]
+            recorded: np.ndarray = tap(self, exact, noisy)
+            return recorded
+        return noisy(exact)
 
 
 @dataclass(frozen=True)
@@ -131,7 +136,8 @@ class _Selection:
             raise ValueError(f"step {step!r}: the {self.name} mechanism needs at least one candidate")
         accountant.charge(self, step=step, measured=measured)
         if tap is not None:
-            return tap(self, scores, lambda s: self._choose(s, rng))  # type: ignore[no-any-return]
+            chosen: int = tap(self, scores, lambda s: self._choose(s, rng))
+            return chosen
         return self._choose(scores, rng)
 
     def _choose(self, scores: Sequence[float] | np.ndarray, rng: RandomSource) -> int:

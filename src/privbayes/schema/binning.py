@@ -57,5 +57,5 @@ def bin_labels(attr: Attribute, digits: int = 4) -> list[str]:
     else:
         labels = [f"[{a:.{digits}g}, {b:.{digits}g})" for a, b in zip(edges, edges[1:])]
     if attr.kind == "date":
-        return labels + [f"={date_text(v, attr.granularity)}" for v in attr.special_values]  # type: ignore[arg-type]
+        return labels + [f"={date_text(v, attr.granularity or 'day')}" for v in attr.special_values]
     return labels + [f"={v:g}" for v in attr.special_values]

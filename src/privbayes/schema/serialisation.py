@@ -22,7 +22,7 @@ def attribute_to_dict(attr: Attribute) -> dict[str, Any]:
         out.update(lower=date_text(attr.lower, attr.granularity), upper=date_text(attr.upper, attr.granularity),  # type: ignore[arg-type]
                    bins=attr.bins, granularity=attr.granularity)
         if attr.special_values:
-            out["special_values"] = [date_text(v, attr.granularity) for v in attr.special_values]  # type: ignore[arg-type]
+            out["special_values"] = [date_text(v, attr.granularity or "day") for v in attr.special_values]
     elif attr.kind == "numeric":
         if attr.edges is not None:
             out["edges"] = list(attr.edges)

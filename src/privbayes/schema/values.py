@@ -110,8 +110,8 @@ def _domain(attr: Attribute) -> str:
     missing = f", or {MISSING_LABEL} (missing)" if attr.missing == "category" else ""
     if attr.kind == "date":
         granularity = attr.granularity or "day"
-        return (f"expected a date in [{date_text(attr.lower, granularity)}, "  # type: ignore[arg-type]
-                f"{date_text(attr.upper, granularity)}]{missing}")  # type: ignore[arg-type]
+        lower, upper = float(attr.lower or 0), float(attr.upper or 0)  # a date attribute always has both
+        return f"expected a date in [{date_text(lower, granularity)}, {date_text(upper, granularity)}]{missing}"
     if attr.numeric:
         whole = "a whole number" if attr.integer else "a number"
         special = "".join(f", {v:g}" for v in attr.special_values)

@@ -178,7 +178,7 @@ def synthesize(dat: str, domain: str, epsilon: float, theta: float = 4.0, seed: 
 
 def domain_of(schema) -> Path:
     """The authors' ``.domain`` file whose schema is ``schema`` (one of the paper's four datasets)."""
-    from privbayes.domainfile import read_domain
+    from privbayes.schema.domainfile import read_domain
 
     for name in ("adult", "nltcs", "acs", "br2000"):
         path = DATA / name / f"{name}.domain"

@@ -25,8 +25,8 @@ import scale  # noqa: E402  (the data generator shared with the scale benchmark)
 
 def run(n: int, d: int, seeds: int, folder: Path) -> list[dict]:
     from privbayes import PrivBayes, counting
+    from privbayes.core.limits import configure, limits
     from privbayes.evaluation import average_marginal_tvd
-    from privbayes.limits import configure, limits
 
     path, schema = scale.generate(n, d, folder), scale.wide_schema(d)
     table = counting.open(str(path), schema)

@@ -4,7 +4,7 @@
 
 For each model (third-order chain, connected Erdős–Rényi; |X| = 10, Dirichlet(1) edge
 potentials), each ε and each draw, the same noisy clique tables (discrete Laplace, the
-paper's add/remove scale |C|/ε, through ``privbayes.undirected.measure``) go to naive MLE,
+paper's add/remove scale |C|/ε, through ``privbayes.methods.mrf.measure``) go to naive MLE,
 CGM-EM (the default dual E-step and the NLBP one) and — when installed — ``mbi``'s
 mirror descent with an L1 loss (the Laplace log-likelihood) and with its default L2 loss.  Prints
 one JSON line per run and a table of means; the paper reports CGM ≈ 4× (chains) / 8× (ER) naive
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
 
 from cgm import NAIVE_LAMBDA, kl, noisy, population_counts, true_model  # noqa: E402
 
-from privbayes.undirected import CGMOptions, LogLinearModel, cgm_em, naive_mle  # noqa: E402
+from privbayes.methods.mrf import CGMOptions, LogLinearModel, cgm_em, naive_mle  # noqa: E402
 
 
 def mbi_fit(truth: LogLinearModel, stats, norm: str) -> LogLinearModel:

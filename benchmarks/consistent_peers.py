@@ -26,10 +26,10 @@ import sys
 import time
 
 from privbayes import counting
+from privbayes.core.errors import InputError
 from privbayes.counting import leaf_codes
-from privbayes.errors import InputError
 from privbayes.evaluation.marginals import average_marginal_tvd
-from privbayes.synthesizers.privbayes import PrivBayes
+from privbayes.methods.privbayes.estimator import PrivBayes
 
 DATA = os.environ.get("PRIVBAYES_DATA", "/work/shared/data")
 ESTIMATIONS = ("paper", "projected", "consistent")

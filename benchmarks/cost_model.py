@@ -2,7 +2,7 @@
 
 Usage:
   python benchmarks/cost_model.py [--cells paper,scale,wide] [--data /tmp/privbayes_cost] [--json out.json]
-  python benchmarks/cost_model.py --calibrate [--json cal.json] [--write]  # fit the constants of privbayes.costs
+  python benchmarks/cost_model.py --calibrate [--json cal.json] [--write]  # fit privbayes.synthesizers.costs
   python benchmarks/cost_model.py [--calibrate [--write]] --from out.json    # re-predict / re-fit saved measurements
 
 Every cell runs ``privbayes fit`` in a fresh child process (nice 10, numpy back-end, seeded) and
@@ -19,7 +19,7 @@ same public inputs (schema, parameters, n).  The load average is recorded before
 
 ``--calibrate`` runs other cells (ε ∈ {0.4, 3.2} on the paper's data; the synthetic shapes of
 :data:`CALIBRATION_SHAPES`) and fits the per-operation constants to minimise the worst
-predicted/measured ratio (time on CPU seconds); it prints them for :mod:`privbayes.costs`, and with
+predicted/measured ratio (time on CPU seconds); it prints them for :mod:`privbayes.synthesizers.costs`, and with
 ``--write`` writes them there.
 Acceptance (issue 32): time within 3× and memory within 1.5× on every cell.
 """
@@ -58,8 +58,8 @@ def synthetic(n: int, d: int, folder: Path) -> tuple[str, str]:
     import numpy as np
     import yaml
 
-    from privbayes.io import load_schema
     from privbayes.schema import Schema
+    from privbayes.schema.files import load_schema
 
     folder.mkdir(parents=True, exist_ok=True)
     data, schema_path = folder / f"independent_{n}_{d}.csv", folder / f"independent_{d}.yaml"
@@ -103,7 +103,7 @@ def synthetic_cells(shapes: list[tuple[int, int]], folder: Path, epsilon: float 
 
 def predict(cell: Cell):
     """The CostEstimate ``fit --dry-run`` prints for ``cell`` (public inputs: schema, parameters, n)."""
-    from privbayes.io import as_schema
+    from privbayes.schema.files import as_schema
     from privbayes.synthesizers.registry import method
 
     estimator = method(cell.method).estimator_class()(epsilon=cell.epsilon)
@@ -206,7 +206,7 @@ def calibrate(results: list[dict]) -> tuple[dict[str, float], dict[str, float]]:
     import numpy as np
     from scipy.optimize import linprog
 
-    from privbayes import costs
+    from privbayes.synthesizers import costs
 
     def fit(keys: list[str], features: list[dict], target: list[float]) -> dict[str, float]:
         A = np.array([[1.0] + [f.get(k, 0.0) for k in keys] for f in features]) / np.array(target)[:, None]
@@ -242,7 +242,7 @@ def calibrate(results: list[dict]) -> tuple[dict[str, float], dict[str, float]]:
 
 
 def write_constants(seconds: dict[str, float], memory: dict[str, float]) -> None:
-    """Write fitted constants into ``src/privbayes/costs/__init__.py`` (the one place they live), keeping
+    """Write fitted constants into ``src/privbayes/synthesizers/costs/__init__.py`` (the one place they live), keeping
     its comments: each ``"key": value,`` line of SECONDS and BYTES gets its new value."""
     import re
 
@@ -273,7 +273,7 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("--calibrate", action="store_true")
     parser.add_argument("--write", action="store_true", help="with --calibrate: write the fitted constants into "
-                        "src/privbayes/costs/__init__.py")
+                        "src/privbayes/synthesizers/costs/__init__.py")
     parser.add_argument("--generate", help=argparse.SUPPRESS)
     parser.add_argument("--from", dest="saved", help="re-predict (or with --calibrate re-fit) the measurements "
                         "saved by an earlier --json run instead of running the fits")

@@ -20,10 +20,10 @@ from privbayes import PrivBayes, counting
 from privbayes.bayesnet.fscore import HAVE_NUMBA
 from privbayes.bayesnet.greedy import fixed_degree_candidates, greedy_bayes
 from privbayes.bayesnet.registry import get_score
-from privbayes.domainfile import read_domain
-from privbayes.encoding import Encoding
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import random_source
+from privbayes.schema.domainfile import read_domain
+from privbayes.schema.encoding import Encoding
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

@@ -35,7 +35,7 @@ TRUTH_EPSILON = 10.0
 def truth():
     """The known network: a degree-3 PrivBayes model of Adult with exact conditionals."""
     from privbayes import PrivBayes
-    from privbayes.io import load_schema
+    from privbayes.schema.files import load_schema
 
     schema = load_schema(ADULT / "adult.yaml")
     fitted = PrivBayes(TRUTH_EPSILON, degree=3, non_private_phase="marginals", estimation="paper",
@@ -53,7 +53,7 @@ def draw(model, n: int, seed: int) -> np.ndarray:
 
 def synthesizer(method: str, eps: float, seed: int, options: dict):
     from privbayes import PrivBayes
-    from privbayes.synthesizers.adaptive import AdaptiveMarginals
+    from privbayes.methods.adaptive.estimator import AdaptiveMarginals
 
     if method == "adaptive":
         return AdaptiveMarginals(eps, random_state=seed, **options)
@@ -68,7 +68,7 @@ def scores(real: np.ndarray, synth: np.ndarray, sizes: list[int]) -> dict:
 
 def run(rows: list[int], epsilons: list[float], repeats: int, method: str, options: dict) -> list[dict]:
     from privbayes.counting.memory import InMemoryTable
-    from privbayes.encoding import Encoding
+    from privbayes.schema.encoding import Encoding
 
     schema, model = truth()
     sizes = [a.size for a in Encoding.build(schema, "hierarchical").attributes]

@@ -17,7 +17,7 @@ Families (all T variables with K values each; ``alpha`` is the Dirichlet concent
 * ``band3``: the ICML 2017 third-order chain (edges 1 ≤ |i − j| ≤ 3), potentials as for ``grid``.
 
 Each population is N rows sampled exactly from the model (junction tree); its clique tables are
-computed here (synthetic data, not private) and released through ``privbayes.undirected.measure``
+computed here (synthetic data, not private) and released through ``privbayes.methods.mrf.measure``
 (discrete Laplace, the accountant) under ``--relation`` (default replace-one, the library's).
 Every method sees the same noisy tables.  Metrics, per fitted model: ``tvd`` — the mean over all
 pairs of variables of the total variation distance between the true pairwise marginal and the fitted
@@ -44,10 +44,7 @@ import pandas as pd
 
 from privbayes import PrivateMRF
 from privbayes.inference import Domain
-from privbayes.privacy.accountant import Accountant
-from privbayes.privacy.samplers import random_source
-from privbayes.schema import Attribute, Schema
-from privbayes.undirected import (
+from privbayes.methods.mrf import (
     CGMOptions,
     LogLinearModel,
     NoisyStatistics,
@@ -55,7 +52,10 @@ from privbayes.undirected import (
     measure,
     naive_mle,
 )
-from privbayes.undirected.psgd import psgd
+from privbayes.methods.mrf.psgd import psgd
+from privbayes.privacy.accountant import Accountant
+from privbayes.privacy.samplers import random_source
+from privbayes.schema import Attribute, Schema
 
 # --- the generators -----------------------------------------------------------------------------------------
 
@@ -163,7 +163,7 @@ def _psgd(trial: Trial) -> LogLinearModel:
 
 
 def _auto(trial: Trial) -> LogLinearModel:
-    from privbayes.undirected.estimation import calibrated_mle
+    from privbayes.methods.mrf.estimation import calibrated_mle
 
     return calibrated_mle(trial.start, trial.stats)
 
@@ -261,8 +261,8 @@ def lamscan(args: argparse.Namespace) -> None:
 def path(args: argparse.Namespace) -> None:
     """TVD, KL and the squared-residual ratio ‖y − N·µ(θ)‖²/(m·Var z) after k plain EM steps (dual E-step,
     no over-relaxation, no discrepancy stop), against naive MLE on the same noisy tables."""
+    from privbayes.methods.mrf.estimation import _squared_residual
     from privbayes.privacy.mechanisms import discrete_laplace_variance
-    from privbayes.undirected.estimation import _squared_residual
 
     steps = [int(k) for k in args.steps.split(",")]
     for family, alpha, k, n, eps in itertools.product(args.family.split(","), map(float, args.alpha.split(",")),

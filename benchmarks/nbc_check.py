@@ -3,7 +3,7 @@
 Adult as bundled (45,222 rows) with every attribute: the bundled schema (14 attributes, 4.5·10^14
 domain tuples) and the unedited ``schema infer`` draft (2.1·10^13 tuples; special values,
 log-spaced bins).  For each, SafetyTransform at γ = 1.1 and 283 (the posterior condition), then
-the branch-and-bound check of :mod:`privbayes.nbc.equivalence` (median of --repeats runs; boxes
+the branch-and-bound check of :mod:`privbayes.methods.nbc.equivalence` (median of --repeats runs; boxes
 examined), in both orders, and on views tampered by raising one class's prior by 10⁻⁶
 (the check must find a real counterexample).  The exhaustive twin would need 2^22 cells at most.
 
@@ -25,10 +25,10 @@ import pandas as pd
 
 from privbayes.counting import open as open_table
 from privbayes.counting.draft import draft_schema
-from privbayes.io import load_schema
-from privbayes.nbc.equivalence import check_equivalence
-from privbayes.nbc.safety import safety_transform
-from privbayes.nbc.views import views_from_table
+from privbayes.methods.nbc.equivalence import check_equivalence
+from privbayes.methods.nbc.safety import safety_transform
+from privbayes.methods.nbc.views import views_from_table
+from privbayes.schema.files import load_schema
 
 
 def timed(task, repeats: int):

@@ -25,12 +25,12 @@ from importlib import resources
 import pandas as pd
 import yaml
 
+from privbayes.core.errors import InputError
 from privbayes.counting import open as open_table
-from privbayes.errors import InputError
-from privbayes.nbc.equivalence import check_equivalence
-from privbayes.nbc.est import est
-from privbayes.nbc.safety import safety_transform
-from privbayes.nbc.views import views_from_table
+from privbayes.methods.nbc.equivalence import check_equivalence
+from privbayes.methods.nbc.est import est
+from privbayes.methods.nbc.safety import safety_transform
+from privbayes.methods.nbc.views import views_from_table
 from privbayes.schema import Schema
 
 COLUMNS = ["age", "education-num", "hours-per-week", "income"]

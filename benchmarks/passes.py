@@ -79,12 +79,12 @@ def run(args: argparse.Namespace) -> dict:
     from privbayes import counting, synthesizer
 
     if args.dataset:
-        from privbayes.domainfile import read_domain
+        from privbayes.schema.domainfile import read_domain
 
         schema = read_domain(SHARED / args.dataset / f"{args.dataset}.domain")
         path = SHARED / args.dataset / f"{args.dataset}.dat"
     else:
-        from privbayes.io import load_schema
+        from privbayes.schema.files import load_schema
 
         schema = load_schema(ADULT / "adult.yaml")
         path = generate(int(float(args.n)), Path(args.data))

@@ -97,8 +97,9 @@ from privbayes.evaluation import (
     svm_misclassification,
     train_test_split_indices,
 )
-from privbayes.io import atomic_write_text, load_schema
+from privbayes.files.tables import atomic_write_text
 from privbayes.schema import Schema
+from privbayes.schema.files import load_schema
 
 DATA = os.environ.get("PRIVBAYES_DATA", "/work/shared/data")
 DATASETS = ("bundled", "adult", "nltcs", "acs", "br2000")

@@ -45,7 +45,7 @@ incsq and agesq (squares of inc and age) left out."""
 
 def load(name: str) -> tuple[pd.DataFrame, dict]:
     """The real table and its public schema (as a document)."""
-    from privbayes.io import read_structured
+    from privbayes.schema.files import read_structured
 
     if name == "adult":
         return pd.read_csv(DATA / "adult.csv.gz"), read_structured(DATA / "adult.yaml", "schema")

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from privbayes import PrivBayes, counting
-from privbayes.domainfile import read_domain
+from privbayes.schema.domainfile import read_domain
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

@@ -42,8 +42,8 @@ CHUNK = 10**6
 
 def wide_schema(d: int):
     """Adult's schema and ⌈d/15⌉ − 1 renamed copies of its attributes, cut to d."""
-    from privbayes.io import load_schema
     from privbayes.schema import Schema
+    from privbayes.schema.files import load_schema
 
     base = load_schema(ADULT / "adult.yaml")
     attrs = list(base.attributes)
@@ -61,7 +61,7 @@ def generate(n: int, d: int, folder: Path) -> Path:
     import pyarrow.parquet as pq
 
     from privbayes import PrivBayes
-    from privbayes.io import load_schema
+    from privbayes.schema.files import load_schema
 
     path = folder / f"adult_n{n}_d{d}.parquet"
     if path.exists():

@@ -5,7 +5,7 @@
 
 Synthetic populations (Figs. 1-3) are drawn from known models, so their clique tables are
 computed here directly (they are not private data); the noise always goes through
-``privbayes.undirected.measure`` (discrete Laplace, accountant) under the paper's add/remove
+``privbayes.methods.mrf.measure`` (discrete Laplace, accountant) under the paper's add/remove
 relation (scale |C|/ε).  The NLTCS stand-in for the wifi data uses the full library path
 (``PrivateMRF.fit`` through the counting layer, replace-one relation).  Outputs:
 docs/figures/cgm_*.csv and cgm_*.png.  Trials: ``--populations`` × ``--draws`` per setting
@@ -23,9 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from privbayes.inference import Domain
-from privbayes.privacy.accountant import Accountant
-from privbayes.privacy.samplers import random_source
-from privbayes.undirected import (
+from privbayes.methods.mrf import (
     CGMOptions,
     LogLinearModel,
     cgm_em,
@@ -33,8 +31,10 @@ from privbayes.undirected import (
     measure,
     naive_mle,
 )
-from privbayes.undirected.estimation import calibrated_lambda
-from privbayes.undirected.psgd import psgd
+from privbayes.methods.mrf.estimation import calibrated_lambda
+from privbayes.methods.mrf.psgd import psgd
+from privbayes.privacy.accountant import Accountant
+from privbayes.privacy.samplers import random_source
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "figures"
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -292,7 +292,7 @@ def nltcs(epsilons: list[float], draws: int) -> None:
     from privbayes import PrivateMRF
     from privbayes.counting import open as open_table
     from privbayes.counting.reading import read_frame
-    from privbayes.io import load_schema
+    from privbayes.schema.files import load_schema
 
     schema = load_schema(DATA / "nltcs" / "nltcs.domain")
     frame = read_frame(DATA / "nltcs" / "nltcs.dat", schema)

@@ -26,9 +26,9 @@ import privbayes
 from privbayes import PrivBayes
 from privbayes.counting import leaf_codes
 from privbayes.counting.reading import read_frame
-from privbayes.domainfile import read_domain
 from privbayes.evaluation import train_test_split_indices
 from privbayes.schema import Attribute, Schema
+from privbayes.schema.domainfile import read_domain
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 OUT = Path(__file__).resolve().parents[1] / "docs" / "figures"  # default output folder; reproduce_all reads it

@@ -46,8 +46,8 @@ from common import (
     write_summary,
 )
 
-from privbayes.encoding import Encoding
 from privbayes.evaluation import PAPER_TARGETS, average_marginal_tvd, svm_misclassification
+from privbayes.schema.encoding import Encoding
 
 METHODS = ("Binary-F", "Gray-F", "Binary-R", "Gray-R", "Vanilla-R", "Hierarchical-R")
 DEFAULT_METHODS = ("Binary-F", "Gray-F", "Vanilla-R", "Hierarchical-R")

@@ -62,11 +62,11 @@ from privbayes.baselines.fourier import fourier_marginals
 from privbayes.baselines.laplace import laplace_marginals
 from privbayes.baselines.mwem import mwem_marginals
 from privbayes.baselines.uniform import uniform_marginals
+from privbayes.core.errors import InputError
 from privbayes.counting import InMemoryTable
-from privbayes.encoding import Encoding
-from privbayes.errors import InputError
 from privbayes.evaluation import average_marginal_tvd, average_tvd_of_marginals
 from privbayes.privacy import samplers
+from privbayes.schema.encoding import Encoding
 
 _TABLES: dict[str, InMemoryTable] = {}
 

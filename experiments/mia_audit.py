@@ -35,8 +35,8 @@ from privbayes.audit.mia import (
     rarest_record,
 )
 from privbayes.counting import leaf_codes
-from privbayes.io import load_schema
-from privbayes.synthesizers.privbayes import PrivBayes
+from privbayes.methods.privbayes.estimator import PrivBayes
+from privbayes.schema.files import load_schema
 
 ALPHA = 0.1
 SYNTHETIC_ROWS = 500

@@ -2,7 +2,7 @@
 
 Fig. 8 — achieved r-closeness (and amplification) against SafetyTransform's γ.  The paper
 counts the possible instances combinatorially; Bob's exact posterior is a chain of
-hypergeometric draws (privbayes.nbc.attack.posterior_exact), feasible only for small views.
+hypergeometric draws (privbayes.methods.nbc.attack.posterior_exact), feasible only for small views.
 SafetyTransform publishes counts of 10^8-10^11, where that count is out of reach and equals
 its large-count limit P_c Π N/P_c (normalised) up to O(1/E[K]); we report that limit over all
 7 quasi-identifiers and all their values.  EST itself (F = 75 % / 25 %) is run once: it can
@@ -40,11 +40,11 @@ import yaml
 
 from privbayes.counting import leaf_codes
 from privbayes.counting import open as open_table
-from privbayes.nbc.attack import measured_breach
-from privbayes.nbc.equivalence import check_equivalence
-from privbayes.nbc.est import est
-from privbayes.nbc.safety import safety_transform
-from privbayes.nbc.views import AttributeCounts, NBCViews, views_from_table
+from privbayes.methods.nbc.attack import measured_breach
+from privbayes.methods.nbc.equivalence import check_equivalence
+from privbayes.methods.nbc.est import est
+from privbayes.methods.nbc.safety import safety_transform
+from privbayes.methods.nbc.views import AttributeCounts, NBCViews, views_from_table
 from privbayes.schema import Schema
 
 COLUMNS = ["age", "education-num", "hours-per-week", "income"]

@@ -48,10 +48,10 @@ from privbayes.audit.distinguish import (
     network_pair,
     support_event,
 )
+from privbayes.methods.privbayes.estimator import PrivBayes
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import exponential_mechanism, laplace_counts
 from privbayes.privacy.samplers import random_source
-from privbayes.synthesizers.privbayes import PrivBayes
 
 LN3 = math.log(3)
 ALPHA = 1e-4

@@ -45,8 +45,8 @@ def counting_path(request, monkeypatch) -> str:
 
 @pytest.fixture
 def caps():
-    """``configure`` for one test's limits (privbayes.limits), the process's limits restored afterwards."""
-    from privbayes.limits import configure, limits
+    """``configure`` for one test's limits (privbayes.core.limits), the process's limits restored afterwards."""
+    from privbayes.core.limits import configure, limits
 
     before = limits()
     yield configure

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 
 from privbayes.inference import Domain
+from privbayes.methods.mrf import LogLinearModel
 from privbayes.schema import Attribute, Schema
-from privbayes.undirected import LogLinearModel
 
 
 def categorical_schema(sizes: list[int]) -> Schema:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from privbayes.nbc.views import AttributeCounts, NBCViews
+from privbayes.methods.nbc.views import AttributeCounts, NBCViews
 
 
 def views_from_codes(codes: np.ndarray, sizes: list[int], classes: int) -> NBCViews:

@@ -12,10 +12,19 @@ import pytest
 from helpers import categorical_schema, correlated_frame
 
 from privbayes import AdaptiveMarginals, counting
-from privbayes.adaptive.candidates import Candidate, leaf_candidates, workload_weights
-from privbayes.adaptive.marginals import MarginalOracle, tree_cells
-from privbayes.adaptive.rounds import FINAL_MAX_ITERATIONS, FINAL_WORK, final_iterations, mean_absolute_noise, quality
-from privbayes.adaptive.settings import (
+from privbayes.bayesnet.measurements import discrete_laplace_variance
+from privbayes.core.errors import InputError
+from privbayes.inference import Domain, make_engine
+from privbayes.methods.adaptive.candidates import Candidate, leaf_candidates, workload_weights
+from privbayes.methods.adaptive.marginals import MarginalOracle, tree_cells
+from privbayes.methods.adaptive.rounds import (
+    FINAL_MAX_ITERATIONS,
+    FINAL_WORK,
+    final_iterations,
+    mean_absolute_noise,
+    quality,
+)
+from privbayes.methods.adaptive.settings import (
     AUTO_VERSION,
     COUNT_STEP,
     LARGE_SIGNAL,
@@ -25,12 +34,9 @@ from privbayes.adaptive.settings import (
     oneway_weights,
     round_budgets,
 )
-from privbayes.bayesnet.measurements import discrete_laplace_variance
-from privbayes.encoding import Encoding
-from privbayes.errors import InputError
-from privbayes.inference import Domain, make_engine
 from privbayes.privacy.plan import PlanMismatchError
 from privbayes.privacy.samplers import discrete_laplace, random_source
+from privbayes.schema.encoding import Encoding
 
 SIZES = [3, 4, 2, 5]
 SCHEMA = categorical_schema(SIZES)
@@ -161,7 +167,7 @@ def test_first_groups_partition_the_attributes_and_never_add_noise_to_a_1way_bey
     # Each merge keeps √|Ω_g|+√|Ω_h| − √(|Ω_g||Ω_h|) above MERGE_GAIN, so Σ_g √|Ω_g| (the 1-way noise's
     # standard deviation per cell, times ε·√|Ω_a|) grows by at most |MERGE_GAIN| per merge, and the groups
     # partition the attributes; without ``joint`` every attribute is alone.
-    from privbayes.adaptive.settings import MERGE_GAIN
+    from privbayes.methods.adaptive.settings import MERGE_GAIN
 
     encoding = AdaptiveSettings(1).encoding_for(categorical_schema(sizes))
     groups = first_groups(encoding, True)

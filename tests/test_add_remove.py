@@ -11,20 +11,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import privbayes
 import privbayes.privacy.mechanisms as mechanisms_module
 from privbayes import counting
 from privbayes.audit.distinguish import binary_schema, cells_pair, distinguish, miss_probability, support_event
 from privbayes.bayesnet.measurements import NoisyTable, discrete_laplace_variance, estimated_total
-from privbayes.bayesnet.model_file import load_model
-from privbayes.bayesnet.privbayes.settings import COUNT_SHARE, COUNT_STEP
 from privbayes.bayesnet.registry import get_score
 from privbayes.bayesnet.scores import CountIndependenceDistance
 from privbayes.bayesnet.usefulness import binary_usefulness, domain_bound
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
+from privbayes.methods.privbayes.estimator import PrivBayes
+from privbayes.methods.privbayes.settings import COUNT_SHARE, COUNT_STEP
 from privbayes.privacy.neighbours import ADD_REMOVE, REPLACE_ONE, neighbours
 from privbayes.privacy.samplers import discrete_laplace, random_source
 from privbayes.schema import Attribute, Schema
-from privbayes.synthesizers.privbayes import PrivBayes
 
 LN3 = math.log(3)
 
@@ -137,14 +137,14 @@ def test_fit_under_add_remove_pays_for_the_count_and_uses_sensitivity_one(tmp_pa
     assert report["n_public"] is False and "rows (noisy count)" in str(report)
     path = tmp_path / "m.json"
     model.save(path)
-    loaded = load_model(path)
+    loaded = privbayes.load(path)
     assert loaded.privacy_report()["neighbouring_relation"] == report["neighbouring_relation"]
     assert loaded.sample(5, random_state=1).shape == (5, 3)
     doc = json.loads(path.read_text())
     doc["parameters"]["neighbours"] = "replace-one"  # claim the other relation: the ledger no longer fits
     path.write_text(json.dumps(doc))
     with pytest.raises(InputError, match="ledger"):
-        load_model(path)
+        privbayes.load(path)
 
 
 def test_replace_one_fits_are_unchanged_by_the_option():

@@ -12,8 +12,8 @@ import pytest
 import privbayes
 from privbayes import PrivBayes, counting
 from privbayes.cli import main
+from privbayes.core.errors import IndependentColumnsWarning, InputError
 from privbayes.counting.draft import draft_schema
-from privbayes.errors import IndependentColumnsWarning, InputError
 from privbayes.schema import Schema
 
 SCHEMA = {"attributes": [{"name": "age", "kind": "numeric", "lower": 0, "upper": 100, "integer": True},

@@ -17,9 +17,9 @@ import pytest
 import yaml
 
 from privbayes import PrivBayes, counting
+from privbayes.core.errors import InputError
+from privbayes.core.limits import configure, limits
 from privbayes.counting import InvalidValuesError
-from privbayes.errors import InputError
-from privbayes.limits import configure, limits
 from privbayes.schema import Attribute, Schema
 
 duckdb = pytest.importorskip("duckdb")

@@ -16,12 +16,12 @@ from privbayes.baselines.fourier import exact_fourier_coefficients, fourier_marg
 from privbayes.baselines.laplace import laplace_marginals
 from privbayes.baselines.mwem import mwem_marginals, mwem_rounds
 from privbayes.baselines.uniform import uniform_marginals
+from privbayes.core.validation import exact
 from privbayes.counting import InMemoryTable
-from privbayes.encoding import Encoding
 from privbayes.evaluation import Target
 from privbayes.privacy.accountant import Accountant, BudgetExceededError
 from privbayes.schema import Attribute, Schema
-from privbayes.validation import exact
+from privbayes.schema.encoding import Encoding
 
 D, N, ALPHA = 5, 2000, 2
 

@@ -7,9 +7,9 @@ from helpers import categorical_schema, correlated_frame
 
 import privbayes.privacy.mechanisms as mechanisms
 from privbayes import PrivBayes
+from privbayes.core.validation import exact
 from privbayes.privacy.accountant import Accountant, BudgetExceededError
 from privbayes.privacy.mechanisms import DiscreteLaplace
-from privbayes.validation import exact
 
 SIZES = [2, 3, 4, 2, 5]
 CONFIGS = [

@@ -30,13 +30,13 @@ from privbayes.bayesnet.candidates import (
     parent_bound,
 )
 from privbayes.bayesnet.greedy import maximal_parent_candidates
-from privbayes.bayesnet.privbayes.cost import check_cost, cost_estimate
 from privbayes.bayesnet.usefulness import domain_bound
-from privbayes.encoding import Encoding
-from privbayes.errors import InputError
-from privbayes.io import load_schema
-from privbayes.limits import limits
+from privbayes.core.errors import InputError
+from privbayes.core.limits import limits
+from privbayes.methods.privbayes.cost import check_cost, cost_estimate
 from privbayes.schema import Attribute, Schema
+from privbayes.schema.encoding import Encoding
+from privbayes.schema.files import load_schema
 
 SCHEMA = Schema((
     Attribute("a", "categorical", categories=tuple("pqrstu"), taxonomy=(("p", "q"), ("r", "s", "t"), "u")),
@@ -222,7 +222,7 @@ def test_the_plan_records_the_cap(caps):
 
 
 def test_the_cap_comes_from_the_environment(monkeypatch):
-    import privbayes.limits as limits_module
+    import privbayes.core.limits as limits_module
 
     monkeypatch.setenv("PRIVBAYES_MAX_CANDIDATE_SETS", "12")
     monkeypatch.setattr(limits_module, "_current", None)

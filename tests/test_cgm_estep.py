@@ -10,9 +10,7 @@ from helpers import kl_divergence, random_log_linear
 from scipy.optimize import minimize
 
 from privbayes.inference import Domain
-from privbayes.privacy.accountant import Accountant
-from privbayes.privacy.samplers import random_source
-from privbayes.undirected import (
+from privbayes.methods.mrf import (
     CGMOptions,
     LogLinearModel,
     NoisyStatistics,
@@ -20,7 +18,9 @@ from privbayes.undirected import (
     measure,
     naive_mle,
 )
-from privbayes.undirected.estep import dual_estep
+from privbayes.methods.mrf.estep import dual_estep
+from privbayes.privacy.accountant import Accountant
+from privbayes.privacy.samplers import random_source
 
 
 def _primal_by_enumeration(model: LogLinearModel, stats: NoisyStatistics) -> np.ndarray:

@@ -13,18 +13,15 @@ from helpers import categorical_schema, correlated_frame
 
 from privbayes import PrivateMRF
 from privbayes.inference import Domain
-from privbayes.privacy.accountant import Accountant
-from privbayes.privacy.mechanisms import DiscreteLaplace, discrete_laplace_variance
-from privbayes.privacy.samplers import lattice_scale, random_source
-from privbayes.undirected import (
+from privbayes.methods.mrf import (
     CGMOptions,
     LogLinearModel,
     NoisyStatistics,
     cgm_em,
     measure,
 )
-from privbayes.undirected.estep import dual_estep
-from privbayes.undirected.estimation import (
+from privbayes.methods.mrf.estep import dual_estep
+from privbayes.methods.mrf.estimation import (
     DETECTION_SHARE,
     LAMBDA_MIDDLE,
     RATIO_HIGH,
@@ -32,7 +29,10 @@ from privbayes.undirected.estimation import (
     calibrated_mle,
     noise_to_count,
 )
-from privbayes.undirected.measurements import per_cell_scale
+from privbayes.methods.mrf.measurements import per_cell_scale
+from privbayes.privacy.accountant import Accountant
+from privbayes.privacy.mechanisms import DiscreteLaplace, discrete_laplace_variance
+from privbayes.privacy.samplers import lattice_scale, random_source
 
 
 def _min_l1_by_enumeration(domain: Domain, cliques, tables, n: int) -> int:

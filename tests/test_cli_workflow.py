@@ -157,7 +157,7 @@ def test_the_parent_set_count_bounds_alg_5_and_6_from_above():
     from fractions import Fraction
 
     from privbayes.bayesnet.parentsets import maximal_parent_sets
-    from privbayes.bayesnet.privbayes.cost import count_parent_sets
+    from privbayes.methods.privbayes.cost import count_parent_sets
 
     levels = [[6, 3], [4], [5, 2, 1], [2]]
     for bound in (1, 2, 7, 12, 30, 200):
@@ -168,7 +168,7 @@ def test_the_parent_set_count_bounds_alg_5_and_6_from_above():
 
 
 def test_a_fit_above_the_memory_guard_is_refused_before_counting(ws, capsys, monkeypatch):
-    from privbayes.limits import configure, limits
+    from privbayes.core.limits import configure, limits
 
     saved = limits()
     configure(max_fit_bytes=1)

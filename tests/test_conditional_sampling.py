@@ -16,7 +16,7 @@ from scipy.stats import chisquare
 from privbayes import PrivateMRF, PrivBayes
 from privbayes.bayesnet.network import APPair, Network
 from privbayes.cli import main
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 from privbayes.schema import Attribute, Schema
 
 N = 100_000

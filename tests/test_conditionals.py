@@ -11,9 +11,9 @@ from privbayes import counting
 from privbayes.bayesnet.conditionals import conditional_from_joint, noisy_conditionals
 from privbayes.bayesnet.network import APPair, Network
 from privbayes.bayesnet.sampling import ancestral_sample
-from privbayes.encoding import Encoding
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import random_source
+from privbayes.schema.encoding import Encoding
 
 SIZES = [2, 3, 2, 4]
 # An Alg. 2 network of degree k = 2: Π_3 = {X_1, X_2} holds every earlier attribute.

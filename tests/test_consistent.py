@@ -15,13 +15,13 @@ from privbayes.bayesnet.conditionals import (
 )
 from privbayes.bayesnet.consistent import _Generalised, _Query, estimate, junction_tree_network
 from privbayes.bayesnet.measurements import measure_tables
-from privbayes.bayesnet.privbayes.settings import measured_pairs
-from privbayes.encoding import Encoding
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 from privbayes.inference import BruteForceEngine, Domain, make_engine
+from privbayes.methods.privbayes.settings import measured_pairs
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import random_source
 from privbayes.schema import Attribute, Schema
+from privbayes.schema.encoding import Encoding
 
 
 @pytest.fixture(scope="module")

@@ -17,8 +17,8 @@ from sklearn.base import clone
 import privbayes
 from privbayes import AdaptiveMarginals, PrivateMRF, PrivBayes, SAPrivBayes
 from privbayes.cli import main
-from privbayes.errors import InputError
-from privbayes.synthesizers.nbc import SafeNBC
+from privbayes.core.errors import InputError
+from privbayes.methods.nbc.estimator import SafeNBC
 from privbayes.synthesizers.registry import METHODS
 
 SIZES = [3, 4, 2, 5]

@@ -13,7 +13,7 @@ from helpers import categorical_schema, correlated_frame
 
 from privbayes import AdaptiveMarginals, PrivateMRF, PrivBayes, SAPrivBayes
 from privbayes.cli import main
-from privbayes.costs import CostEstimate
+from privbayes.synthesizers.costs import CostEstimate
 
 SIZES = [3, 4, 2, 5]
 CLIQUES = [("a0", "a1"), ("a1", "a2"), ("a2", "a3")]
@@ -116,8 +116,8 @@ def test_the_file_size_bound_holds_on_binary_data(tmp_path, name, epsilon):
 def test_table_bounds_count_each_position_by_its_parents():
     """The i-th placed attribute has at most min(i, k) parents: binary tables 2^(min(i,k)+1), and
     never more than the largest table given."""
-    from privbayes.bayesnet.privbayes.cost import table_bounds
-    from privbayes.encoding import Encoding
+    from privbayes.methods.privbayes.cost import table_bounds
+    from privbayes.schema.encoding import Encoding
 
     binary = Encoding.build(categorical_schema([2] * 6), "vanilla")
     assert table_bounds(binary, 2**4, 3) == [2, 4, 8, 16, 16, 16]
@@ -131,8 +131,8 @@ def test_the_numba_and_cover_thresholds_mirror_the_in_memory_back_end():
     """The cost model charges numba's loading past the back-end's ski-rental threshold, and counting with
     bases from its cover threshold; it keeps its own copies (the layer may not import the back-end),
     which must follow the back-end's."""
-    from privbayes import costs
     from privbayes.counting import memory
+    from privbayes.synthesizers import costs
 
     assert costs.NUMPY_VISITS == memory._NUMPY_VISITS
     assert costs.COVER_ROWS == memory._COVER_ROWS

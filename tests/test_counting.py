@@ -9,8 +9,8 @@ import pytest
 
 from privbayes.counting import InMemoryTable, memory
 from privbayes.counting.families import HAVE_NUMBA
-from privbayes.encoding import Encoding
 from privbayes.schema import Attribute, Schema
+from privbayes.schema.encoding import Encoding
 
 
 def brute_counts(codes, encoding, attributes, levels):
@@ -77,7 +77,7 @@ import sys
 import numpy as np
 from privbayes.counting import InMemoryTable, memory
 from privbayes.counting.families import kernels_loaded
-from privbayes.encoding import Encoding
+from privbayes.schema.encoding import Encoding
 from privbayes.schema import Attribute, Schema
 schema = Schema(tuple(Attribute(f"a{j}", "categorical", categories=tuple(range(4))) for j in range(6)))
 codes = np.random.default_rng(0).integers(0, 4, size=(5000, 6))

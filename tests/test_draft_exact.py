@@ -13,8 +13,8 @@ import yaml
 
 from privbayes import PrivBayes
 from privbayes.cli import main
+from privbayes.core.errors import InferredDomainWarning, InputError
 from privbayes.counting.draft import draft_schema
-from privbayes.errors import InferredDomainWarning, InputError
 from privbayes.evaluation.report import average_tvd_against, verdict_against
 from privbayes.schema.rounding import outward_bounds
 

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from privbayes import PrivBayes
+from privbayes.core.errors import InferredDomainWarning
 from privbayes.counting.draft import draft_schema
-from privbayes.errors import InferredDomainWarning
 
 MASSES = [math.log(0.1), -math.pi, 1 / 3, -0.0, 0.5, 5e-324, 1e-300, 1e300, -1.2345678901234567e-7]
 FLOATS = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300, width=64)

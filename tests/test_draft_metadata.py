@@ -11,9 +11,9 @@ import yaml
 
 from privbayes import infer_schema
 from privbayes.cli import main
+from privbayes.core.errors import InputError
+from privbayes.core.limits import configure, limits
 from privbayes.counting.draft import draft_schema
-from privbayes.errors import InputError
-from privbayes.limits import configure, limits
 
 COLUMNS = {"user": {"sdtype": "id"}, "code": {"sdtype": "numerical"}, "stars": {"sdtype": "categorical"},
            "score": {"sdtype": "numerical"}, "joined": {"sdtype": "datetime", "datetime_format": "%Y-%m-%d"},

@@ -20,8 +20,8 @@ from privbayes.counting import leaf_codes
 from privbayes.evaluation.pairs import ColumnValue, Comparison, PairValue, compare, sampling_noise
 from privbayes.evaluation.report import default_target
 from privbayes.evaluation.verdict import References, verdict
-from privbayes.io import load_schema
 from privbayes.schema import Attribute, Schema
+from privbayes.schema.files import load_schema
 from tests.helpers import categorical_schema, correlated_frame
 
 SIZES = [3, 4, 2, 5, 3]

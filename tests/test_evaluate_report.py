@@ -12,13 +12,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import privbayes
 from privbayes import PrivBayes
-from privbayes.bayesnet.model_file import load_model
 from privbayes.cli import main
 from privbayes.counting import leaf_codes
 from privbayes.evaluation import average_marginal_tvd, marginal
 from privbayes.evaluation.report import evaluate_codes, parse_alphas, parse_target
-from privbayes.io import load_schema
+from privbayes.schema.files import load_schema
 
 SCHEMA = """attributes:
   - {name: a, kind: categorical, categories: [red, green, blue]}
@@ -128,7 +128,7 @@ def test_html_report_embeds_plots_network_and_ledger(work: Path, capsys: pytest.
     for src in page.images:
         assert src.startswith("data:image/png;base64,")
         assert base64.b64decode(src.split(",", 1)[1]).startswith(b"\x89PNG\r\n\x1a\n")
-    ledger = load_model(w / "model.json").privacy_report()["ledger"]
+    ledger = privbayes.load(w / "model.json").privacy_report()["ledger"]
     assert ledger and all(entry["step"] in page.cells and entry["measured"] in page.cells for entry in ledger)
     assert "Caveats" in text and "seeded" in text and "NOT differentially private" in text
     assert [p.name for p in w.iterdir() if p.name.startswith(".")] == []  # no temporary files left

@@ -33,9 +33,9 @@ from privbayes.bayesnet.network import APPair, Network
 from privbayes.bayesnet.scores import IndependenceDistance, MutualInformation
 from privbayes.counting import PrivateTable, leaf_codes, memory
 from privbayes.counting.families import HAVE_NUMBA
-from privbayes.encoding import Encoding
 from privbayes.privacy.samplers import SeededRandomSource
 from privbayes.schema import Attribute, Schema
+from privbayes.schema.encoding import Encoding
 
 
 def build_table(schema: Schema, frame: pd.DataFrame, encoding: str) -> PrivateTable:

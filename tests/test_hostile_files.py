@@ -25,8 +25,9 @@ import pandas as pd
 import pytest
 from helpers import run_cli
 
+import privbayes
 from privbayes.cli import main
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 SCHEMA = ("attributes:\n"
@@ -125,8 +126,8 @@ def test_yaml_aliases_in_an_nbc_prior_are_refused(ws, capsys, tmp_path):
 
 
 def test_document_values_and_depth_are_capped(tmp_path, caps):
-    from privbayes.documents import parse_json, parse_yaml
-    from privbayes.io import load_schema
+    from privbayes.files.documents import parse_json, parse_yaml
+    from privbayes.schema.files import load_schema
 
     caps(max_document_nodes=200, max_document_depth=8)
     many = tmp_path / "many.yaml"
@@ -148,7 +149,7 @@ def test_document_values_and_depth_are_capped(tmp_path, caps):
     ('{"a": ' + "9" * 5000 + "}", "not valid JSON"),
 ])
 def test_json_documents_hold_finite_numbers_only(text, message):
-    from privbayes.documents import parse_json
+    from privbayes.files.documents import parse_json
 
     with pytest.raises(InputError, match=message) as info:
         parse_json(text, "x.json", "model")
@@ -157,7 +158,7 @@ def test_json_documents_hold_finite_numbers_only(text, message):
 
 @pytest.mark.parametrize("text", ["a: .inf\n", "a: [.nan]\n", "a: " + "9" * 5000 + "\n", "a: 2001-02-30\n"])
 def test_yaml_documents_hold_finite_convertible_numbers_only(text):
-    from privbayes.documents import parse_yaml
+    from privbayes.files.documents import parse_yaml
 
     with pytest.raises(InputError) as info:
         parse_yaml(text, "x.yaml", "schema")
@@ -190,14 +191,13 @@ def _peak_mb(action) -> tuple[str, float, float]:
 def test_many_attributes_at_the_bins_cap_are_refused_before_allocation(ws, tmp_path):
     """40 attributes of 2^16 bins (a 4 KB model schema) built 360 MB of levels on main before any
     refusal (300 of them: 2.7 GB from 25 KB); now the total is checked first."""
-    from privbayes.bayesnet.model_file import load_model
 
     doc = json.loads((ws / "model.json").read_text())
     doc["schema"] = {"version": 1, "attributes": [{"name": f"n{i}", "kind": "numeric", "lower": 0, "upper": 1,
                                                    "bins": 2**16} for i in range(40)]}
     path = tmp_path / "bins.json"
     path.write_text(json.dumps(doc))
-    message, seconds, peak = _peak_mb(lambda: load_model(path))
+    message, seconds, peak = _peak_mb(lambda: privbayes.load(path))
     assert "PRIVBAYES_MAX_DOMAIN_CODES" in message and "\n" not in message
     assert seconds < 1 and peak < 30, (seconds, peak)
 
@@ -391,7 +391,7 @@ def test_an_mrf_file_cannot_request_exact_inference_above_the_cap(ws, capsys, tm
 
 def test_exact_inference_is_capped_for_any_model():
     from privbayes.inference import Domain
-    from privbayes.undirected.model import LogLinearModel
+    from privbayes.methods.mrf.model import LogLinearModel
 
     cliques = tuple(itertools.combinations(range(23), 2))
     with pytest.raises(ValueError, match="more than the limit"):
@@ -452,7 +452,7 @@ def test_nbc_publish_writes_both_outputs_or_neither(ws, capsys, tmp_path):
 
 
 def test_atomic_write_many_leaves_nothing_when_a_writer_fails(tmp_path):
-    from privbayes.io import atomic_write_many
+    from privbayes.files.tables import atomic_write_many
 
     def fail(tmp):
         raise RuntimeError("disk full")

@@ -229,7 +229,7 @@ def _scale_ledger_and_epsilon(doc):
 
 def _nan_theta(doc):
     """θ of the first potential, of its declared shape, all NaN, as a valid block."""
-    from privbayes.blocks import encode
+    from privbayes.files.blocks import encode
 
     theta = doc["potentials"][0]["theta"]
     theta.update(encode(np.full(theta["shape"], np.nan)))
@@ -343,8 +343,8 @@ def test_subprocess_prints_no_traceback(ws):
 def test_non_private_model_cannot_be_relabelled_private(ws, capsys):
     # A model fitted in the paper's BestMarginal analysis mode (exact conditionals, ledger holds only
     # the network steps) whose "non_private_phase" is edited to null must not load as a DP release.
-    from privbayes.io import load_schema
-    from privbayes.synthesizers.privbayes import PrivBayes
+    from privbayes.methods.privbayes.estimator import PrivBayes
+    from privbayes.schema.files import load_schema
 
     model = PrivBayes(1.0, degree=1, non_private_phase="marginals", random_state=1)
     model.fit(pd.read_csv(ws / "data.csv"), load_schema(ws / "schema.yaml")).save(ws / "exact.json")

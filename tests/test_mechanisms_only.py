@@ -22,15 +22,15 @@ import pandas as pd
 import pytest
 from helpers import categorical_schema, correlated_frame, random_frame
 
-import privbayes.limits as limits_module
+import privbayes.core.limits as limits_module
 from privbayes import AdaptiveMarginals, PrivateMRF, cli
 from privbayes.bayesnet.candidates import candidate_cap, parent_bound
-from privbayes.bayesnet.privbayes.settings import COUNT_STEP, phase_budgets
-from privbayes.encoding import Encoding
+from privbayes.methods.privbayes.estimator import PrivBayes
+from privbayes.methods.privbayes.settings import COUNT_STEP, phase_budgets
+from privbayes.methods.sa_privbayes.estimator import SAPrivBayes
 from privbayes.privacy.mechanisms import DiscreteLaplace, Exponential, PermuteAndFlip
 from privbayes.privacy.neighbours import ADD_REMOVE
-from privbayes.synthesizers.privbayes import PrivBayes
-from privbayes.synthesizers.sa_privbayes import SAPrivBayes
+from privbayes.schema.encoding import Encoding
 
 SIZES = [3, 4, 2, 5]
 PINNED_COUNT = 400
@@ -135,7 +135,7 @@ def test_adaptive_binary_starts_depend_on_the_mechanisms_only(oblivious, tmp_pat
 def test_adaptive_with_an_exact_selection_is_caught(oblivious, tmp_path, monkeypatch):
     # The control: a selection that skips the exponential mechanism (the exact argmax of the scores)
     # lets the data choose what is measured, so the same check must tell the two tables apart.
-    import privbayes.adaptive.rounds as rounds_module
+    import privbayes.methods.adaptive.rounds as rounds_module
 
     def argmax(self, scores, accountant, rng, *, step, measured):
         accountant.charge(self, step=step, measured=measured)

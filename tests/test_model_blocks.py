@@ -19,7 +19,6 @@ import pytest
 from helpers import categorical_schema, correlated_frame, run_cli
 
 import privbayes
-from privbayes import blocks
 from privbayes.bayesnet.consistent import (
     NOISELESS,
     estimate,
@@ -27,13 +26,14 @@ from privbayes.bayesnet.consistent import (
     noise_weights,
 )
 from privbayes.bayesnet.measurements import NoisyTable, discrete_laplace_variance
-from privbayes.bayesnet.model_file import model_from_document
 from privbayes.bayesnet.potentials import network_of, potentials_of
 from privbayes.cli import main
-from privbayes.encoding import Encoding
-from privbayes.errors import InputError
-from privbayes.synthesizers.adaptive import AdaptiveMarginals
-from privbayes.synthesizers.privbayes import PrivBayes
+from privbayes.core.errors import InputError
+from privbayes.files import blocks
+from privbayes.methods.adaptive.estimator import AdaptiveMarginals
+from privbayes.methods.privbayes.estimator import PrivBayes
+from privbayes.schema.encoding import Encoding
+from privbayes.synthesizers.registry import load_document
 
 SIZES = [3, 4, 2, 5, 3, 2]
 
@@ -193,7 +193,7 @@ def _document(data):
 
 def _refused(doc, mentions):
     with pytest.raises(InputError, match="^m.json: invalid model file: ") as info:
-        model_from_document(json.loads(json.dumps(doc)), "m.json")
+        load_document(json.loads(json.dumps(doc)), "m.json")
     assert mentions in str(info.value) and "\n" not in str(info.value)
 
 
@@ -289,7 +289,7 @@ def test_the_dry_run_bounds_the_model_file_from_public_inputs(files, tmp_path, c
 @pytest.mark.parametrize("kwargs", [{}, {"estimation": "projected"}, {"estimation": "paper"}, {"degree": 2},
                                     {"epsilon": 50.0}, {"encoding": "binary"}])
 def test_the_file_size_bound_holds(data, tmp_path, kwargs):
-    from privbayes.bayesnet.privbayes.cost import cost_estimate
+    from privbayes.methods.privbayes.cost import cost_estimate
 
     frame, schema = data
     estimator = PrivBayes(**{"epsilon": 1.0, "random_state": 4, **kwargs})

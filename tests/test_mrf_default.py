@@ -15,10 +15,8 @@ import privbayes
 from privbayes import PrivateMRF
 from privbayes.inference import Domain
 from privbayes.inference.projection import project_simplex
-from privbayes.privacy.accountant import Accountant
-from privbayes.privacy.samplers import random_source
-from privbayes.undirected import LogLinearModel, NoisyStatistics, cgm_em, measure, naive_mle
-from privbayes.undirected.estimation import (
+from privbayes.methods.mrf import LogLinearModel, NoisyStatistics, cgm_em, measure, naive_mle
+from privbayes.methods.mrf.estimation import (
     FLOOR_BAND,
     FLOOR_SHARE,
     auto_estimate,
@@ -28,6 +26,8 @@ from privbayes.undirected.estimation import (
     floored_marginals,
     noise_to_count,
 )
+from privbayes.privacy.accountant import Accountant
+from privbayes.privacy.samplers import random_source
 
 SIZES = (3, 2, 4, 2)
 CHAIN = [("a0", "a1"), ("a1", "a2"), ("a2", "a3")]
@@ -102,7 +102,7 @@ def test_the_model_file_records_the_estimate_and_old_files_still_load(tmp_path):
     pd.testing.assert_frame_equal(again.sample(40, random_state=2), loaded.sample(40, random_state=2))
     document["fitted"]["estimate"] = 3
     old.write_text(json.dumps(document))
-    with pytest.raises(privbayes.errors.InputError, match="estimate must be text"):
+    with pytest.raises(privbayes.core.errors.InputError, match="estimate must be text"):
         privbayes.load(old)
 
 

@@ -11,8 +11,8 @@ from helpers import categorical_schema, correlated_frame
 
 import privbayes
 from privbayes import PrivateMRF
-from privbayes.errors import InputError
-from privbayes.undirected.released import ReleasedMRF
+from privbayes.core.errors import InputError
+from privbayes.methods.mrf.released import ReleasedMRF
 
 SIZES = (3, 2, 4, 2)
 CHAIN = [("a0", "a1"), ("a1", "a2"), ("a2", "a3")]

@@ -23,15 +23,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import privbayes.adaptive.network as network_module
-import privbayes.adaptive.rounds as rounds_module
+import privbayes.methods.adaptive.estimator as adaptive_module
+import privbayes.methods.adaptive.network as network_module
+import privbayes.methods.adaptive.rounds as rounds_module
 import privbayes.privacy.mechanisms as mechanisms_module
-import privbayes.synthesizers.adaptive as adaptive_module
 from privbayes import AdaptiveMarginals, PrivateMRF
-from privbayes.adaptive.network import THETA
-from privbayes.adaptive.settings import COUNT_STEP, AdaptiveSettings
 from privbayes.bayesnet.greedy import maximal_parent_candidates
 from privbayes.counting import InMemoryTable
+from privbayes.methods.adaptive.network import THETA
+from privbayes.methods.adaptive.settings import COUNT_STEP, AdaptiveSettings
+from privbayes.methods.privbayes.estimator import PrivBayes
+from privbayes.methods.sa_privbayes.estimator import SAPrivBayes
 from privbayes.privacy.accountant import Accountant, BudgetExceededError
 from privbayes.privacy.mechanisms import (
     DiscreteLaplace,
@@ -42,8 +44,6 @@ from privbayes.privacy.mechanisms import (
 )
 from privbayes.privacy.neighbours import ADD_REMOVE
 from privbayes.privacy.samplers import RationalScores, exponential_choice, lattice_scale, random_source
-from privbayes.synthesizers.privbayes import PrivBayes
-from privbayes.synthesizers.sa_privbayes import SAPrivBayes
 from tests.helpers import categorical_schema, correlated_frame
 
 SIZES = [3, 4, 2, 5]

@@ -15,16 +15,16 @@ import pytest
 import yaml
 
 from privbayes import cli
+from privbayes.core.errors import InputError
 from privbayes.counting import leaf_codes
 from privbayes.counting import open as open_table
-from privbayes.errors import InputError
-from privbayes.io import load_schema
-from privbayes.nbc.breach import satisfies_corollary4
-from privbayes.nbc.equivalence import check_equivalence
-from privbayes.nbc.est import est
-from privbayes.nbc.safety import safety_transform
-from privbayes.nbc.views import views_from_table
+from privbayes.methods.nbc.breach import satisfies_corollary4
+from privbayes.methods.nbc.equivalence import check_equivalence
+from privbayes.methods.nbc.est import est
+from privbayes.methods.nbc.safety import safety_transform
+from privbayes.methods.nbc.views import views_from_table
 from privbayes.schema import Schema
+from privbayes.schema.files import load_schema
 
 COLUMNS = ["age", "education-num", "hours-per-week", "income"]
 

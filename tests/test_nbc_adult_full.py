@@ -12,10 +12,10 @@ import pytest
 
 from privbayes.cli import main
 from privbayes.counting import open as open_table
-from privbayes.io import load_schema
-from privbayes.nbc.equivalence import check_equivalence
-from privbayes.nbc.safety import safety_transform
-from privbayes.nbc.views import NBCViews, views_from_table
+from privbayes.methods.nbc.equivalence import check_equivalence
+from privbayes.methods.nbc.safety import safety_transform
+from privbayes.methods.nbc.views import NBCViews, views_from_table
+from privbayes.schema.files import load_schema
 
 DATA = resources.files("privbayes") / "data"
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from helpers_nbc import random_views
 
-from privbayes.errors import InputError
-from privbayes.nbc.attack import posterior_exact
-from privbayes.nbc.breach import (
+from privbayes.core.errors import InputError
+from privbayes.methods.nbc.attack import posterior_exact
+from privbayes.methods.nbc.breach import (
     GAMMA_DENOMINATOR,
     amplification,
     breach_ratio,
@@ -19,9 +19,9 @@ from privbayes.nbc.breach import (
     lemma2_lhs,
     satisfies_corollary4,
 )
-from privbayes.nbc.equivalence import check_equivalence
-from privbayes.nbc.est import est
-from privbayes.nbc.views import AttributeCounts, NBCViews
+from privbayes.methods.nbc.equivalence import check_equivalence
+from privbayes.methods.nbc.est import est
+from privbayes.methods.nbc.views import AttributeCounts, NBCViews
 
 V1 = NBCViews("Sal", ("50K", "70K"), (2, 5), (AttributeCounts("Adr", ("W", "P"), ((1, 4), (1, 1))),
                                                AttributeCounts("Age", ("30", "40"), ((1, 1), (1, 4)))))

@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 from helpers_nbc import random_views, views_from_codes
 
-from privbayes.errors import InputError
-from privbayes.nbc import approx, safety
-from privbayes.nbc.certificate import certify
-from privbayes.nbc.equivalence import check_equivalence, exhaustive_equivalence
-from privbayes.nbc.pairscore import FixedLogs, PairScores
-from privbayes.nbc.safety import normalised, safety_transform
-from privbayes.nbc.views import NBCViews
+from privbayes.core.errors import InputError
+from privbayes.methods.nbc import approx, safety
+from privbayes.methods.nbc.certificate import certify
+from privbayes.methods.nbc.equivalence import check_equivalence, exhaustive_equivalence
+from privbayes.methods.nbc.pairscore import FixedLogs, PairScores
+from privbayes.methods.nbc.safety import normalised, safety_transform
+from privbayes.methods.nbc.views import NBCViews
 
 
 def disagrees(first: NBCViews, second: NBCViews, tup: tuple[int, ...], c: int, d: int) -> bool:

@@ -12,14 +12,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from privbayes.core.errors import InputError
 from privbayes.counting import open as open_table
-from privbayes.errors import InputError
-from privbayes.nbc import NBCRelease, NBCSettings, publish
-from privbayes.nbc.equivalence import check_equivalence
-from privbayes.nbc.est import est
-from privbayes.nbc.safety import safety_transform
-from privbayes.nbc.views import views_from_table
-from privbayes.nbc.viewsfile import load_views
+from privbayes.methods.nbc import NBCRelease, NBCSettings, publish
+from privbayes.methods.nbc.equivalence import check_equivalence
+from privbayes.methods.nbc.est import est
+from privbayes.methods.nbc.safety import safety_transform
+from privbayes.methods.nbc.views import views_from_table
+from privbayes.methods.nbc.viewsfile import load_views
 from privbayes.schema import Schema
 
 SCHEMA = {"attributes": [

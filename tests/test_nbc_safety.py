@@ -12,13 +12,13 @@ from helpers_nbc import random_views
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privbayes.errors import InputError
-from privbayes.nbc import approx, safety
-from privbayes.nbc.breach import amplification, satisfies_corollary4
-from privbayes.nbc.equivalence import check_equivalence, integer_scores
-from privbayes.nbc.est import est
-from privbayes.nbc.safety import normalised, safety_transform
-from privbayes.nbc.views import AttributeCounts, NBCViews
+from privbayes.core.errors import InputError
+from privbayes.methods.nbc import approx, safety
+from privbayes.methods.nbc.breach import amplification, satisfies_corollary4
+from privbayes.methods.nbc.equivalence import check_equivalence, integer_scores
+from privbayes.methods.nbc.est import est
+from privbayes.methods.nbc.safety import normalised, safety_transform
+from privbayes.methods.nbc.views import AttributeCounts, NBCViews
 
 GAMMAS = [Fraction(21, 20), Fraction(3, 2), Fraction(3), Fraction(50)]
 

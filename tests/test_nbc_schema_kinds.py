@@ -15,10 +15,10 @@ import yaml
 
 from privbayes.cli import main
 from privbayes.counting import open as open_table
-from privbayes.nbc.equivalence import check_equivalence
-from privbayes.nbc.safety import safety_transform
-from privbayes.nbc.views import attribute_values, views_from_table
-from privbayes.nbc.viewsfile import load_views, save_views
+from privbayes.methods.nbc.equivalence import check_equivalence
+from privbayes.methods.nbc.safety import safety_transform
+from privbayes.methods.nbc.views import attribute_values, views_from_table
+from privbayes.methods.nbc.viewsfile import load_views, save_views
 from privbayes.schema import MISSING_LABEL, Schema
 
 SCHEMA = {"version": 1, "attributes": [
@@ -135,7 +135,7 @@ def test_save_and_load_keep_special_value_names(tmp_path):
 def test_synthetic_values_rounded_to_decimals_stay_in_their_bins():
     """Bin [0, 0.1) at one decimal: a value drawn in it rounds to 0.1 half the time, which is the
     next bin; the synthetic table must still have exactly the published views."""
-    from privbayes.nbc.synthesis import synthetic_table
+    from privbayes.methods.nbc.synthesis import synthetic_table
 
     schema = Schema.from_dict({"attributes": [
         {"name": "x", "kind": "numeric", "edges": [0, 0.1, 1], "decimals": 1},

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from helpers_nbc import random_views, views_from_codes
 
-from privbayes.errors import InputError
-from privbayes.nbc.safety import normalised, safety_transform
-from privbayes.nbc.synthesis import synthetic_codes
+from privbayes.core.errors import InputError
+from privbayes.methods.nbc.safety import normalised, safety_transform
+from privbayes.methods.nbc.synthesis import synthetic_codes
 
 
 @pytest.mark.parametrize("seed", range(10))

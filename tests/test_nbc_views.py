@@ -9,11 +9,11 @@ from fractions import Fraction
 import pandas as pd
 import pytest
 
+from privbayes.core.errors import InputError
 from privbayes.counting import open as open_table
-from privbayes.errors import InputError
-from privbayes.nbc.attack import posterior_exact, posterior_limit
-from privbayes.nbc.equivalence import check_equivalence, rankings
-from privbayes.nbc.views import AttributeCounts, NBCViews, views_from_table
+from privbayes.methods.nbc.attack import posterior_exact, posterior_limit
+from privbayes.methods.nbc.equivalence import check_equivalence, rankings
+from privbayes.methods.nbc.views import AttributeCounts, NBCViews, views_from_table
 from privbayes.schema import Schema
 
 SCHEMA = Schema.from_dict({"attributes": [

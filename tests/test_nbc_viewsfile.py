@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from helpers_nbc import random_views
 
-from privbayes.errors import InputError
-from privbayes.nbc import viewsfile
-from privbayes.nbc.safety import safety_transform
-from privbayes.nbc.viewsfile import load_views, save_views, to_document
+from privbayes.core.errors import InputError
+from privbayes.methods.nbc import viewsfile
+from privbayes.methods.nbc.safety import safety_transform
+from privbayes.methods.nbc.viewsfile import load_views, save_views, to_document
 
 
 @pytest.fixture()

@@ -5,8 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import privbayes
+from privbayes.core.errors import InputError
 from privbayes.counting import leaf_codes
-from privbayes.errors import InputError
 from privbayes.evaluation.numeric import ks_distance, numeric_check
 from privbayes.schema import Attribute, Schema
 from privbayes.schema.serialisation import attribute_from_dict, attribute_to_dict
@@ -61,7 +62,7 @@ def test_decimals_round_the_output():
 
 
 def test_size_caps_apply_to_edges_and_special_values():
-    from privbayes.limits import limits
+    from privbayes.core.limits import limits
 
     cap = limits().max_bins
     with pytest.raises(InputError, match="PRIVBAYES_MAX_BINS"):
@@ -109,7 +110,6 @@ def test_raw_value_checks_show_a_lost_point_mass():
 
 def test_a_model_with_special_values_edges_and_dates_round_trips_and_samples_them(tmp_path):
     from privbayes import PrivBayes
-    from privbayes.bayesnet.model_file import load_model
 
     rng = np.random.default_rng(5)
     n = 3000
@@ -125,7 +125,7 @@ def test_a_model_with_special_values_edges_and_dates_round_trips_and_samples_the
         {"name": "c", "kind": "binary"}]}
     model = PrivBayes(2.0, random_state=4).fit(frame, schema)
     model.save(tmp_path / "m.json")
-    loaded = load_model(tmp_path / "m.json")
+    loaded = privbayes.load(tmp_path / "m.json")
     assert loaded.schema == model.schema_
     a, b = model.sample(2000, random_state=1), loaded.sample(2000, random_state=1)
     pd.testing.assert_frame_equal(a, b)

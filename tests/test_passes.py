@@ -11,8 +11,8 @@ import pytest
 from privbayes.counting import InMemoryTable, cover, memory
 from privbayes.counting.cover import Levels, cells, derive, plan_bases
 from privbayes.counting.families import HAVE_NUMBA, contingency_tables
-from privbayes.encoding import Encoding
 from privbayes.schema import Attribute, Schema
+from privbayes.schema.encoding import Encoding
 
 
 def _schema() -> Schema:

@@ -18,8 +18,8 @@ import pytest
 from scipy import stats
 
 import privbayes.bayesnet.measurements as measurements_module
+import privbayes.methods.privbayes.estimator as privbayes_module
 import privbayes.privacy.mechanisms as mechanisms_module
-import privbayes.synthesizers.privbayes as privbayes_module
 from privbayes import counting
 from privbayes.audit.distinguish import (
     approximate_delta,
@@ -36,12 +36,12 @@ from privbayes.audit.distinguish import (
 )
 from privbayes.bayesnet.fscore import MaximumJointDistance
 from privbayes.bayesnet.scores import IndependenceDistance, MutualInformation
-from privbayes.errors import InferredDomainWarning
+from privbayes.core.errors import InferredDomainWarning
+from privbayes.methods.privbayes.estimator import PrivBayes
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import exponential_mechanism, laplace_counts
 from privbayes.privacy.samplers import bernoulli_exp, discrete_laplace, exponential_choice, random_source
 from privbayes.schema import Attribute, Schema
-from privbayes.synthesizers.privbayes import PrivBayes
 
 LN3 = math.log(3)
 

@@ -15,12 +15,12 @@ import yaml
 
 from privbayes import PrivBayes, load, private_draft
 from privbayes.cli import main
+from privbayes.core.errors import InputError
 from privbayes.counting.private_draft import DECIMAL_CELLS, FIELD_CELLS, draft_source
-from privbayes.errors import InputError
-from privbayes.io import load_schema
 from privbayes.privacy.neighbours import ADD_REMOVE, REPLACE_ONE
 from privbayes.privacy.samplers import discrete_laplace, random_source
 from privbayes.schema import Schema
+from privbayes.schema.files import load_schema
 from privbayes.synthesizers.private_draft import cell_edges, clear_threshold, column_steps, draft_plan
 
 

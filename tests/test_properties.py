@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from privbayes.bayesnet.model_file import load_model
+import privbayes
 from privbayes.counting import leaf_codes
+from privbayes.methods.privbayes.estimator import PrivBayes
 from privbayes.schema import MISSING_LABEL, Attribute, Schema
-from privbayes.synthesizers.privbayes import PrivBayes
 
 SETTINGS = settings(max_examples=100, deadline=None, derandomize=True, database=None, print_blob=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -124,7 +124,7 @@ def test_fit_sample_roundtrip(case):
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "model.json"
         model.save(path)
-        loaded = load_model(path)
+        loaded = privbayes.load(path)
     pd.testing.assert_frame_equal(loaded.sample(40, random_state=5), synthetic)
     assert loaded.privacy_report()["ledger"] == report["ledger"]
     assert math.isclose(loaded.privacy_report()["epsilon_spent"], report["epsilon_spent"], rel_tol=1e-12)

@@ -24,10 +24,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+import privbayes
 from privbayes import InputError, PrivBayes, counting
 from privbayes.cli import main
+from privbayes.core.limits import configure, limits
 from privbayes.counting import InvalidValuesError
-from privbayes.limits import configure, limits
 from privbayes.schema import Attribute, Schema
 
 duckdb = pytest.importorskip("duckdb")
@@ -135,14 +136,13 @@ def test_a_frame_read_from_a_file_keeps_its_malformed_rows_when_shuffled(tmp_pat
 
 def test_the_opt_in_is_named_in_the_privacy_report(tmp_path):
     from privbayes import PrivateMRF
-    from privbayes.bayesnet.model_file import load_model, save_model
 
     path = write(tmp_path / "t.csv", "a,b\n" + "x,0\ny,1\n" * 20)
     opted = Schema(REFUSE.attributes, quoted_newlines=True)
     model = PrivBayes(1.0, random_state=0).fit(path, opted).model_
     assert any("quoted_newlines" in c for c in model.privacy_report()["caveats"])
-    save_model(model, tmp_path / "m.json")
-    assert any("quoted_newlines" in c for c in load_model(tmp_path / "m.json").privacy_report()["caveats"])
+    model.save(tmp_path / "m.json")
+    assert any("quoted_newlines" in c for c in privbayes.load(tmp_path / "m.json").privacy_report()["caveats"])
     assert not any("quoted_newlines" in c for c in PrivBayes(1.0, random_state=0).fit(path, REFUSE).model_
                    .privacy_report()["caveats"])
     mrf = PrivateMRF([("a", "b")], 1.0, estimation="naive", random_state=0).fit(path, opted)
@@ -235,7 +235,7 @@ def test_decompressed_input_is_capped_while_streaming(tmp_path, backend, monkeyp
     for path in (rows, bomb):
         seconds, peak, message = _refused_quickly(lambda path=path: counting.open(path, REFUSE, backend=backend))
         assert "PRIVBAYES_MAX_EXPANSION" in message and seconds < 1 and peak < 200
-    import privbayes.limits as limits_module
+    import privbayes.core.limits as limits_module
 
     monkeypatch.setenv("PRIVBAYES_MAX_INPUT_MB", "4")
     monkeypatch.setenv("PRIVBAYES_MAX_EXPANSION", "100000")

@@ -24,12 +24,12 @@ import pandas as pd
 import pytest
 from helpers import run_cli
 
-from privbayes.adaptive.settings import MERGE_GAIN, AdaptiveSettings, first_groups, round_budgets
 from privbayes.cli import main
-from privbayes.encoding import Encoding
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
+from privbayes.methods.adaptive.settings import MERGE_GAIN, AdaptiveSettings, first_groups, round_budgets
 from privbayes.schema import Schema
 from privbayes.schema.attribute import Attribute
+from privbayes.schema.encoding import Encoding
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 SCHEMA = ("attributes:\n"
@@ -138,7 +138,7 @@ def test_a_wide_binary_plan_is_near_linear():
     model cap."""
     result = subprocess_python(
         "from fractions import Fraction\n"
-        "from privbayes.adaptive.settings import AdaptiveSettings\n"
+        "from privbayes.methods.adaptive.settings import AdaptiveSettings\n"
         "from privbayes.schema import Schema\n"
         "from privbayes.schema.attribute import Attribute\n"
         "schema = Schema(tuple(Attribute(f'a{j}', 'binary') for j in range(10_000)))\n"
@@ -158,7 +158,7 @@ def test_round_budgets_are_exact_and_linear():
         rise = [1 + (ramp - 1) * Fraction(t, T - 1) for t in range(T)]
         assert round_budgets(Fraction(1, 3), T, ramp) == [Fraction(1, 3) * r / sum(rise) for r in rise]
     result = subprocess_python("from fractions import Fraction\n"
-                               "from privbayes.adaptive.settings import round_budgets\n"
+                               "from privbayes.methods.adaptive.settings import round_budgets\n"
                                "b = round_budgets(Fraction(1, 3), 10_000, Fraction(4))\n"
                                "print(sum(b) == Fraction(1, 3), b[-1] == 4 * b[0])", timeout=30)
     assert result.stdout.split() == ["True", "True"], result.stderr
@@ -321,7 +321,7 @@ def test_the_largest_l2_weight_fits(ws, capsys, tmp_path):
 
 def _zero_mass(attribute: int):
     def edit(doc):
-        from privbayes import blocks
+        from privbayes.files import blocks
 
         for item in doc["potentials"]:
             if attribute in [a for a, _ in item["variables"]]:
@@ -471,7 +471,7 @@ def test_a_model_files_potentials_are_capped_before_triangulating():
     """Main: a 5.6 MB model file of potentials over many attributes triangulated for 22 s before its cap."""
     result = subprocess_python(
         _SCOPES + "from privbayes.bayesnet.potentials import Potential, sizes_of\n"
-        "from privbayes.encoding import Encoding\n"
+        "from privbayes.schema.encoding import Encoding\n"
         "from privbayes.schema import Schema\n"
         "from privbayes.schema.attribute import Attribute\n"
         "encoding = Encoding.build(Schema(tuple(Attribute(f'a{j}', 'binary') for j in range(1000))), "
@@ -546,8 +546,8 @@ def test_a_tiny_theta_gives_the_rules_largest_number_of_rounds():
 def test_the_cost_estimates_pair_summary_equals_the_enumeration(caps):
     """The adaptive cost estimate (now run by every adaptive fit, S5) summarised all d²/2 pair candidates one by
     one: 5 s at 900 attributes.  The sorted-sizes summary gives the same numbers, the table cap included."""
-    from privbayes.adaptive.candidates import leaf_candidates
-    from privbayes.costs.adaptive import CandidateSummary, candidate_summary
+    from privbayes.methods.adaptive.candidates import leaf_candidates
+    from privbayes.methods.adaptive.cost import CandidateSummary, candidate_summary
 
     rng = np.random.default_rng(3)
     for _ in range(40):

@@ -26,10 +26,10 @@ from privbayes.evaluation.caveats import DRAFT_LINE, privacy_summary
 from privbayes.evaluation.glossary import TERMS
 from privbayes.evaluation.labels import edge_decimals, integer_ranges, readable_labels
 from privbayes.evaluation.structure import model_structure
+from privbayes.methods.nbc.estimator import SafeNBC
 from privbayes.privacy.report import SEEDED_CAVEAT
 from privbayes.schema import Attribute, Schema
 from privbayes.schema.binning import bin_codes
-from privbayes.synthesizers.nbc import SafeNBC
 from privbayes.synthesizers.registry import METHODS
 
 SIZES = [3, 4, 2, 5]

@@ -8,8 +8,8 @@ import pytest
 
 import privbayes
 from privbayes import PrivBayes
+from privbayes.core.errors import InferredDomainWarning, InputError
 from privbayes.counting import leaf_codes
-from privbayes.errors import InferredDomainWarning, InputError
 from privbayes.schema import Attribute, Schema
 
 

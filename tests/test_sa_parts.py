@@ -17,7 +17,9 @@ from sklearn.metrics import mutual_info_score
 
 from privbayes import counting
 from privbayes.audit.distinguish import binary_schema, distinguish, miss_probability
-from privbayes.bayesnet.sa.allocation import (
+from privbayes.bayesnet.scores import mutual_information_sensitivity
+from privbayes.core.errors import InputError
+from privbayes.methods.sa_privbayes.allocation import (
     HIGH_PROTECTION,
     LOW_PROTECTION,
     MEDIUM_PROTECTION,
@@ -29,7 +31,7 @@ from privbayes.bayesnet.sa.allocation import (
     score_clusters,
     strict_node_budgets,
 )
-from privbayes.bayesnet.sa.ami import (
+from privbayes.methods.sa_privbayes.ami import (
     MutualInformationMatrix,
     ScoreLattice,
     mutual_information_matrix,
@@ -37,14 +39,12 @@ from privbayes.bayesnet.sa.ami import (
     pair_sensitivities,
     planned_releases,
 )
-from privbayes.bayesnet.sa.screening import (
+from privbayes.methods.sa_privbayes.screening import (
     keep_count,
     paper_screening,
     private_top_fraction,
     strict_screening,
 )
-from privbayes.bayesnet.scores import mutual_information_sensitivity
-from privbayes.errors import InputError
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import random_source
 from privbayes.schema import Attribute, Schema

@@ -19,12 +19,12 @@ from helpers import categorical_schema, correlated_frame
 import privbayes
 from privbayes import SAPrivBayes, counting
 from privbayes.audit.distinguish import binary_schema, distinguish, miss_probability, network_event, network_pair
-from privbayes.bayesnet.sa.allocation import cluster_budgets, cluster_sizes
-from privbayes.bayesnet.sa.ami import mutual_information_matrix, planned_releases
-from privbayes.bayesnet.sa.greedy import list_sensitivity, total_sensitivity
-from privbayes.bayesnet.sa.settings import FAITHFUL_CAVEATS
+from privbayes.core.errors import InputError
 from privbayes.counting import PrivateTable
-from privbayes.errors import InputError
+from privbayes.methods.sa_privbayes.allocation import cluster_budgets, cluster_sizes
+from privbayes.methods.sa_privbayes.ami import mutual_information_matrix, planned_releases
+from privbayes.methods.sa_privbayes.greedy import list_sensitivity, total_sensitivity
+from privbayes.methods.sa_privbayes.settings import FAITHFUL_CAVEATS
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.plan import BudgetPlan, PlanMismatchError, PlannedRelease
 

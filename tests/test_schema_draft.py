@@ -7,11 +7,12 @@ import pandas as pd
 import pytest
 import yaml
 
+import privbayes
 from privbayes import PrivBayes
 from privbayes.cli import main
+from privbayes.core.errors import InferredDomainWarning
 from privbayes.counting.draft import draft_schema
-from privbayes.errors import InferredDomainWarning
-from privbayes.io import load_schema
+from privbayes.schema.files import load_schema
 
 
 def _messy(n: int, seed: int = 0) -> pd.DataFrame:
@@ -60,9 +61,8 @@ def test_an_inferred_schema_is_reported_as_taken_from_the_data(tmp_path, capsys)
     assert main(["fit", str(tmp_path / "bank.csv"), "--schema", str(tmp_path / "draft.yaml"), "--epsilon", "1",
                  "--seed", "1", "-o", str(tmp_path / "m.json")]) == 0
     assert "inferred" in capsys.readouterr().err
-    from privbayes.bayesnet.model_file import load_model
 
-    report = load_model(tmp_path / "m.json").privacy_report()
+    report = privbayes.load(tmp_path / "m.json").privacy_report()
     assert "NOT covered" in report["domain_source"] and "inferred" in report["domain_source"]
     # once the mark is removed, the domain is the user's
     reviewed = tmp_path / "reviewed.yaml"

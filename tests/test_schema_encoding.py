@@ -4,13 +4,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from privbayes.core.errors import InputError
 from privbayes.counting import leaf_codes
 from privbayes.counting.draft import infer_schema
-from privbayes.domainfile import read_domain
-from privbayes.encoding import Encoding, bit_width
-from privbayes.errors import InputError
-from privbayes.io import load_schema, save_schema
 from privbayes.schema import Attribute, Schema
+from privbayes.schema.domainfile import read_domain
+from privbayes.schema.encoding import Encoding, bit_width
+from privbayes.schema.files import load_schema, save_schema
 
 
 def _column(attr: Attribute, values: list) -> np.ndarray:

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import privbayes.adaptive.rounds as rounds_module
+import privbayes.methods.adaptive.rounds as rounds_module
+import privbayes.methods.privbayes.estimator as privbayes_module
 import privbayes.privacy.mechanisms as mechanisms_module
-import privbayes.synthesizers.privbayes as privbayes_module
 from privbayes import counting
 from privbayes.audit import alone, audit
 from privbayes.audit.bounds import calibrate, clopper_pearson_lower, events
@@ -34,7 +34,7 @@ from privbayes.audit.transcript import (
 )
 from privbayes.cli import audit as cli_audit
 from privbayes.cli import main
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.synthesizers.registry import synthesizer

@@ -11,7 +11,7 @@ from helpers import run_cli
 
 from privbayes.audit.result import cite_audit
 from privbayes.cli import main
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 
 SCHEMA = ("attributes:\n"
           "  - {name: a, kind: categorical, categories: [x, y, z]}\n"

@@ -8,7 +8,7 @@ import pytest
 
 from privbayes import PrivBayes
 from privbayes.bayesnet.sampling import BLOCK_ROWS
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 from privbayes.schema import Attribute, Schema
 
 

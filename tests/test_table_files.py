@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from privbayes.cli import main
+from privbayes.core.errors import InputError
 from privbayes.counting import leaf_codes
 from privbayes.counting.reading import ColumnsLeftOut, TableFile, detect_separator
-from privbayes.errors import InputError
 from privbayes.schema import Attribute, Schema
 
 SCHEMA = Schema((Attribute("a", "categorical", categories=("x", "y")), Attribute("b", "numeric", lower=0, upper=10)))

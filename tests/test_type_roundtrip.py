@@ -13,8 +13,8 @@ import yaml
 import privbayes
 from privbayes import PrivBayes
 from privbayes.cli import main
+from privbayes.core.errors import InferredDomainWarning, InputError
 from privbayes.counting.draft import draft_schema
-from privbayes.errors import InferredDomainWarning, InputError
 from privbayes.schema import Schema
 
 N = 3000
@@ -218,7 +218,7 @@ def test_a_dtype_the_attribute_cannot_be_sampled_into_is_refused_in_one_line(att
 
 
 def test_dtypes_round_trip_through_schema_files(tmp_path):
-    from privbayes.io import load_schema, save_schema
+    from privbayes.schema.files import load_schema, save_schema
 
     schema = Schema.from_dict({"attributes": [
         {"name": "c", "kind": "categorical", "categories": ["lo", "mid", "hi"], "dtype": "category", "ordered": True},

@@ -19,11 +19,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+import privbayes
 import privbayes.privacy.mechanisms as mechanisms_module
 from privbayes import InputError, PrivBayes
 from privbayes.cli import main
+from privbayes.core.errors import ColumnsLeftOut
 from privbayes.counting import InvalidValuesError, leaf_codes
-from privbayes.errors import ColumnsLeftOut
 from privbayes.schema import Attribute, Schema
 
 PANDAS_NA_WORDS = ["#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
@@ -293,7 +294,7 @@ def _two_numeric(bins: list[int]) -> str:
 
 
 def test_hostile_schemas_are_refused_in_under_a_second_and_200_mb(tmp_path):
-    from privbayes.io import load_schema
+    from privbayes.schema.files import load_schema
 
     (tmp_path / "bins.yaml").write_text(_two_numeric([2**23, 4]))
     many = {"attributes": [{"name": "c", "kind": "categorical", "categories": list(range(10**7))},
@@ -309,7 +310,7 @@ def test_hostile_schemas_are_refused_in_under_a_second_and_200_mb(tmp_path):
 
 
 def test_a_schema_file_declaring_ten_million_categories_is_refused_by_size(tmp_path):
-    from privbayes.io import load_schema
+    from privbayes.schema.files import load_schema
 
     path = tmp_path / "cats.json"
     with path.open("w") as out:  # 10^7 categories take ~79 MB of JSON: above the 64 MB file cap
@@ -324,7 +325,6 @@ def test_a_schema_file_declaring_ten_million_categories_is_refused_by_size(tmp_p
 def test_a_model_file_declaring_a_2_to_40_cell_table_is_refused(tmp_path):
     import json
 
-    from privbayes.bayesnet.model_file import load_model
 
     schema = {"attributes": [{"name": f"n{i}", "kind": "numeric", "lower": 0, "upper": 1, "bins": b}
                              for i, b in enumerate([2**16, 2**16, 2**8])]}
@@ -340,13 +340,13 @@ def test_a_model_file_declaring_a_2_to_40_cell_table_is_refused(tmp_path):
                            {"shape": [2**16], "probabilities": [2.0**-16] * 2**16},
                            {"shape": [2**16, 2**16, 2**8], "probabilities": [1.0]}]
     (tmp_path / "hostile.json").write_text(json.dumps(doc))
-    seconds, peak = _refused_quickly(lambda: load_model(tmp_path / "hostile.json"))
+    seconds, peak = _refused_quickly(lambda: privbayes.load(tmp_path / "hostile.json"))
     assert seconds < 1 and peak < 200
     with pytest.raises(InputError, match="a conditional table would have 1.1e\\+12 cells"):
-        load_model(tmp_path / "hostile.json")
+        privbayes.load(tmp_path / "hostile.json")
     (tmp_path / "bins.json").write_text(json.dumps(doc | {"schema": {"attributes": [
         {"name": "n0", "kind": "numeric", "lower": 0, "upper": 1, "bins": 2**23}] + schema["attributes"][1:]}}))
-    seconds, peak = _refused_quickly(lambda: load_model(tmp_path / "bins.json"))
+    seconds, peak = _refused_quickly(lambda: privbayes.load(tmp_path / "bins.json"))
     assert seconds < 1 and peak < 200
 
 

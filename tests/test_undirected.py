@@ -1,4 +1,4 @@
-"""privbayes.undirected: MLE, projection, privacy accounting, CGM vs naive, model files, CLI."""
+"""privbayes.methods.mrf: MLE, projection, privacy accounting, CGM vs naive, model files, CLI."""
 
 from __future__ import annotations
 
@@ -12,12 +12,11 @@ import pytest
 from helpers import categorical_schema, correlated_frame, kl_divergence, random_log_linear
 
 import privbayes
-from privbayes import PrivateMRF, blocks
-from privbayes.errors import InputError
+from privbayes import PrivateMRF
+from privbayes.core.errors import InputError
+from privbayes.files import blocks
 from privbayes.inference import make_engine
-from privbayes.privacy.accountant import Accountant
-from privbayes.privacy.samplers import random_source
-from privbayes.undirected import (
+from privbayes.methods.mrf import (
     CGMOptions,
     LogLinearModel,
     NoisyStatistics,
@@ -27,7 +26,9 @@ from privbayes.undirected import (
     naive_mle,
     project_simplex,
 )
-from privbayes.undirected.model_file import from_document
+from privbayes.methods.mrf.model_file import from_document
+from privbayes.privacy.accountant import Accountant
+from privbayes.privacy.samplers import random_source
 
 CHAIN = [("a0", "a1"), ("a1", "a2"), ("a2", "a3")]
 

@@ -16,15 +16,15 @@ from privbayes._version import __version__
 
 _EXPORTS = {
     "Accountant": "privbayes.privacy.accountant",
-    "AdaptiveMarginals": "privbayes.synthesizers.adaptive",
+    "AdaptiveMarginals": "privbayes.methods.adaptive.estimator",
     "Attribute": "privbayes.schema",
     "BayesNetModel": "privbayes.bayesnet.model",
     "BudgetExceededError": "privbayes.privacy.accountant",
-    "InputError": "privbayes.errors",
-    "PrivBayes": "privbayes.synthesizers.privbayes",
+    "InputError": "privbayes.core.errors",
+    "PrivBayes": "privbayes.methods.privbayes.estimator",
     "PrivacyReport": "privbayes.privacy.report",
-    "PrivateMRF": "privbayes.synthesizers.mrf",
-    "SAPrivBayes": "privbayes.synthesizers.sa_privbayes",
+    "PrivateMRF": "privbayes.methods.mrf.estimator",
+    "SAPrivBayes": "privbayes.methods.sa_privbayes.estimator",
     "Schema": "privbayes.schema",
     "infer_schema": "privbayes.counting.draft",
     "load": "privbayes.synthesizers.registry",
@@ -36,17 +36,17 @@ and ``privbayes --help`` do not pay for pandas, pyarrow or numba."""
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from privbayes.bayesnet.model import BayesNetModel
+    from privbayes.core.errors import InputError
     from privbayes.counting.draft import infer_schema
-    from privbayes.errors import InputError
+    from privbayes.methods.adaptive.estimator import AdaptiveMarginals
+    from privbayes.methods.mrf.estimator import PrivateMRF
+    from privbayes.methods.privbayes.estimator import PrivBayes
+    from privbayes.methods.sa_privbayes.estimator import SAPrivBayes
     from privbayes.privacy.accountant import Accountant, BudgetExceededError
     from privbayes.privacy.report import PrivacyReport
     from privbayes.schema import Attribute, Schema
-    from privbayes.synthesizers.adaptive import AdaptiveMarginals
-    from privbayes.synthesizers.mrf import PrivateMRF
     from privbayes.synthesizers.private_draft import private_draft
-    from privbayes.synthesizers.privbayes import PrivBayes
     from privbayes.synthesizers.registry import load, synthesizer
-    from privbayes.synthesizers.sa_privbayes import SAPrivBayes
 
 
 def __getattr__(name: str) -> Any:

@@ -70,8 +70,8 @@ def cite_audit(path: str) -> tuple[str, bool]:
     release it is printed beside."""
     from math import isfinite
 
-    from privbayes.documents import read_document
-    from privbayes.errors import InputError
+    from privbayes.core.errors import InputError
+    from privbayes.files.documents import read_document
 
     raw = read_document(path, "audit", json_only=True)
 

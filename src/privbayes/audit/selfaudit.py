@@ -30,7 +30,7 @@ from privbayes.audit.bounds import CONFIDENCE, calibrate, epsilon_lower, events
 from privbayes.audit.pairs import Pair, candidate_pairs
 from privbayes.audit.result import AuditResult
 from privbayes.audit.transcript import transcript_loss
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 from privbayes.privacy.accountant import as_fraction
 from privbayes.synthesizers import registry
 

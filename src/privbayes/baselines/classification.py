@@ -34,12 +34,12 @@ from scipy.optimize import minimize
 from sklearn.preprocessing import OneHotEncoder
 
 from privbayes.baselines.common import as_random_source
-from privbayes.codes import check_codes, check_sizes
+from privbayes.core.validation import check_epsilon
 from privbayes.evaluation.classifiers import Target, svm_misclassification
 from privbayes.privacy.accountant import Accountant, Cost
 from privbayes.privacy.mechanisms import DiscreteLaplace
 from privbayes.privacy.samplers import RandomSource
-from privbayes.validation import check_epsilon
+from privbayes.schema.codes import check_codes, check_sizes
 
 
 @dataclass(frozen=True)

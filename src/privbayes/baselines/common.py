@@ -20,11 +20,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from privbayes.core.validation import check_seed
 from privbayes.counting.base import PrivateTable
-from privbayes.encoding import Encoding
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import RandomSource, random_source
-from privbayes.validation import check_seed
+from privbayes.schema.encoding import Encoding
 
 Subset = tuple[int, ...]
 SubsetsArg = int | Iterable[Sequence[int]]

@@ -46,12 +46,12 @@ from privbayes.baselines.common import (
     resolve_subsets,
     walsh_hadamard,
 )
+from privbayes.core.validation import check_epsilon
 from privbayes.counting.base import PrivateTable
-from privbayes.encoding import Encoding, bit_width
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import COUNT_TABLE_SENSITIVITY, laplace_counts
 from privbayes.privacy.samplers import RandomSource
-from privbayes.validation import check_epsilon
+from privbayes.schema.encoding import Encoding, bit_width
 
 
 @dataclass(frozen=True)

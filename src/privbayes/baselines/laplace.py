@@ -24,11 +24,11 @@ from privbayes.baselines.common import (
     consistent,
     resolve_subsets,
 )
+from privbayes.core.validation import check_epsilon
 from privbayes.counting.base import PrivateTable
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import COUNT_TABLE_SENSITIVITY, laplace_counts
 from privbayes.privacy.samplers import RandomSource
-from privbayes.validation import check_epsilon
 
 
 def laplace_marginals(

@@ -45,11 +45,11 @@ from privbayes.baselines.common import (
     project_marginals,
     resolve_subsets,
 )
+from privbayes.core.validation import check_epsilon
 from privbayes.counting.base import PrivateTable
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import exponential_mechanism, laplace_counts
 from privbayes.privacy.samplers import RandomSource
-from privbayes.validation import check_epsilon
 
 QUERY_SENSITIVITY = 1
 """A counting query (one cell of a marginal) changes by at most 1 when a tuple is replaced."""

@@ -12,10 +12,10 @@ from fractions import Fraction
 import numpy as np
 
 from privbayes.baselines.common import MarginalRelease, SubsetsArg, marginal_shape, resolve_subsets
+from privbayes.core.validation import check_epsilon
 from privbayes.counting.base import PrivateTable
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import RandomSource
-from privbayes.validation import check_epsilon
 
 
 def uniform_marginals(

@@ -32,8 +32,8 @@ from typing import Any
 
 from privbayes.bayesnet.parentsets import count_parent_sets  # iterative: hundreds of attributes (issue 27)
 from privbayes.bayesnet.usefulness import PAPER_SENSITIVITY, domain_bound
-from privbayes.encoding import Encoding
-from privbayes.limits import limits
+from privbayes.core.limits import limits
+from privbayes.schema.encoding import Encoding
 
 LevelSizes = tuple[tuple[int, ...], ...]
 

@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 
 from privbayes.bayesnet.network import Network
-from privbayes.encoding import Encoding, bit_width
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 from privbayes.inference.evidence import TooLargeForExact, ZeroProbability, evidence_sampler
 from privbayes.inference.factor import Domain
+from privbayes.schema.encoding import Encoding, bit_width
 from privbayes.schema.values import leaf_conditions
 
 

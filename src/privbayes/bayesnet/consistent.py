@@ -32,8 +32,7 @@ import numpy as np
 from privbayes.bayesnet.conditionals import conditional_from_joint
 from privbayes.bayesnet.measurements import NoisyTable
 from privbayes.bayesnet.network import APPair, Network
-from privbayes.encoding import Encoding
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 from privbayes.inference import (
     MAX_EXACT_CELLS,
     CalibratedTree,
@@ -43,6 +42,7 @@ from privbayes.inference import (
     make_engine,
 )
 from privbayes.inference.projection import project_simplex
+from privbayes.schema.encoding import Encoding
 
 MAX_ITERATIONS = 200
 WORK = 5 * 10**7

@@ -26,8 +26,8 @@ from privbayes.bayesnet.network import APPair, Network, Parent
 from privbayes.bayesnet.parentsets import maximal_parent_sets
 from privbayes.bayesnet.scores import ScoreFunction
 from privbayes.bayesnet.usefulness import PAPER_SENSITIVITY, domain_bound
+from privbayes.core.errors import InputError
 from privbayes.counting import PrivateTable
-from privbayes.errors import InputError
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import Exponential
 from privbayes.privacy.samplers import RandomSource, RationalScores

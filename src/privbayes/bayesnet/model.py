@@ -18,20 +18,20 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from privbayes import blocks
 from privbayes._version import __version__
 from privbayes.bayesnet.conditioning import conditional_draw
 from privbayes.bayesnet.network import Network
 from privbayes.bayesnet.sampling import BLOCK_ROWS, ancestral_sample, sample_to
-from privbayes.encoding import Encoding
-from privbayes.io import atomic_write_text
+from privbayes.core.validation import check_count, check_seed
+from privbayes.files import blocks
+from privbayes.files.tables import atomic_write_text
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.neighbours import neighbours
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.privacy.report import PrivacyReport, domain_caveats, draft_total
 from privbayes.schema import Schema
+from privbayes.schema.encoding import Encoding
 from privbayes.schema.values import fixed_values
-from privbayes.validation import check_count, check_seed
 
 if TYPE_CHECKING:
     from privbayes.bayesnet.potentials import Potential
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 FORMAT = "privbayes-model"
 VERSION = 4
 """Version 3: ε and β kept as exact text beside their numbers; typed plan entries.  Version 4 (issue
-32): arrays as compact blocks (:mod:`privbayes.blocks`), and a consistent model as its potentials
+32): arrays as compact blocks (:mod:`privbayes.files.blocks`), and a consistent model as its potentials
 (:mod:`privbayes.bayesnet.potentials`) instead of its junction tree's conditionals."""
 
 
@@ -107,7 +107,7 @@ class BayesNetModel:
         """Write ``n`` synthetic rows (default: as many as the input) to a CSV/Parquet file in chunks
         of ``chunk_rows``: bounded memory for any n, a progress bar on stderr, the file written
         atomically.  The rows depend on ``random_state`` and n, not on ``chunk_rows``."""
-        from privbayes.progress import Progress
+        from privbayes.core.progress import Progress
 
         n = self.n if n is None else check_count(n, "n", minimum=1)
         seed = check_seed(random_state, "random_state")

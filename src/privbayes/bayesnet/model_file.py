@@ -1,73 +1,71 @@
 """The versioned JSON model file: a :class:`~privbayes.bayesnet.model.BayesNetModel`, round-tripped.
 
 Loading validates everything before use: a model file is data, never code.  Declared
-sizes are checked against :mod:`privbayes.limits` before any array is built, and the
+sizes are checked against :mod:`privbayes.core.limits` before any array is built, and the
 ledger must equal the budget plan that the file's own parameters imply (recomputed
 here), so a tampered file cannot claim a smaller ε than it spent or skip a paid phase.
 Version 1 files (library 0.1) load too: their plan is recomputed the same way.
+
+One format serves the three Bayesian-network methods; what differs between them (their parameters, plan and
+mechanism) is read by each method's own codec (``privbayes.methods.<name>.codec``), which the registry hands
+to :func:`model_from_document`.
 """
 
 from __future__ import annotations
 
 import math
-import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from privbayes import blocks
 from privbayes._version import __version__
-from privbayes.adaptive.settings import ENCODING, AdaptiveSettings
-from privbayes.adaptive.settings import MECHANISM as ADAPTIVE_MECHANISM
-from privbayes.adaptive.settings import METHOD as ADAPTIVE_METHOD
 from privbayes.bayesnet.model import FORMAT, VERSION, BayesNetModel
 from privbayes.bayesnet.network import Network
 from privbayes.bayesnet.potentials import Potential, ZeroMass, network_of, sizes_of
-from privbayes.bayesnet.privbayes.settings import PrivBayesSettings
-from privbayes.bayesnet.sa.settings import FAITHFUL_CAVEATS, SASettings
-from privbayes.bayesnet.sa.settings import METHOD as SA_METHOD
-from privbayes.documents import ledger_problem, read_model_document
-from privbayes.encoding import ENCODINGS, Encoding
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
+from privbayes.core.limits import check_cells, limits
+from privbayes.core.validation import check_choice, check_count
+from privbayes.files import blocks
+from privbayes.files.documents import ledger_problem
 from privbayes.inference import MAX_EXACT_CELLS
-from privbayes.limits import check_cells, limits
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.plan import PlanMismatchError
 from privbayes.schema import Schema
-from privbayes.validation import check_choice, check_count
+from privbayes.schema.encoding import ENCODINGS, Encoding
 
 READABLE_VERSIONS = (1, 2, 3, VERSION)
 MAX_N = 2**63 - 1
 """Largest n a model file may state (counts are int64; a larger n is no table's)."""
 
 
-def save_model(model: BayesNetModel, path: str | os.PathLike) -> None:
-    """Write ``model`` to ``path`` (the same as ``model.save(path)``)."""
-    model.save(path)
+@dataclass(frozen=True)
+class MethodPart:
+    """What a method's codec reads from a model file's parameters: the plan they imply and how to report it."""
+
+    plan: Any
+    differentially_private: bool
+    parameters: dict[str, Any]
+    mechanism: str
+    required_caveats: tuple[str, ...] = ()
 
 
-def _require(condition: bool, path: str | Path, message: str) -> None:
+MethodReader = Callable[[dict[str, Any], int, Encoding, int, str], MethodPart]
+"""A method's codec: (parameters, file version, encoding, n, source) → :class:`MethodPart`."""
+
+
+def require(condition: bool, path: str | Path, message: str) -> None:
     if not condition:
         raise InputError(f"{path}: invalid model file: {message}")
 
 
-def model_format(path: str | os.PathLike) -> str | None:
-    """The ``format`` a model file declares (``privbayes-model``, ``privbayes-mrf``, …), None if none."""
-    doc = read_model_document(path)
-    return doc.get("format") if isinstance(doc, dict) and isinstance(doc.get("format"), str) else None
-
-
-def load_model(path: str | os.PathLike) -> BayesNetModel:
-    """A released PrivBayes or SA-PrivBayes model from a model file, validated (any method's file:
-    :func:`privbayes.load`)."""
-    return model_from_document(read_model_document(path), str(path))
-
-
-def model_from_document(doc: Any, source: str) -> BayesNetModel:
-    """The model of a parsed model-file document, validated; errors name ``source``."""
+def model_from_document(doc: Any, source: str, readers: Mapping[str, MethodReader]) -> BayesNetModel:
+    """The model of a parsed model-file document, validated; errors name ``source``.  ``readers`` maps each
+    method this format serves to its codec (the first is the default of files that name none)."""
     try:
-        return _model_from_document(doc, source)
+        return _model_from_document(doc, source, readers)
     except InputError as exc:
         message = str(exc)
         raise InputError(message if message.startswith(source)
@@ -80,65 +78,49 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _model_from_document(doc: Any, path: str) -> BayesNetModel:
-    _require(isinstance(doc, dict) and doc.get("format") == FORMAT, path, f"'format' is not {FORMAT!r}")
+def _model_from_document(doc: Any, path: str, readers: Mapping[str, MethodReader]) -> BayesNetModel:
+    require(isinstance(doc, dict) and doc.get("format") == FORMAT, path, f"'format' is not {FORMAT!r}")
     version = doc.get("version")
-    _require(version in READABLE_VERSIONS, path,
+    require(version in READABLE_VERSIONS, path,
              f"unsupported version {version!r} (this library, {__version__}, reads versions "
              f"{', '.join(map(str, READABLE_VERSIONS))})")
     for key in ("schema", "encoding", "parameters", "fitted", "network", "ledger"):
-        _require(key in doc, path, f"missing {key!r}")
+        require(key in doc, path, f"missing {key!r}")
     if version < 4:
-        _require("conditionals" in doc, path, "missing 'conditionals'")
+        require("conditionals" in doc, path, "missing 'conditionals'")
     else:
-        _require(("conditionals" in doc) != ("potentials" in doc), path,
+        require(("conditionals" in doc) != ("potentials" in doc), path,
                  "a version-4 model holds either 'conditionals' or 'potentials'")
     params, fitted = doc["parameters"], doc["fitted"]
-    _require(isinstance(params, dict) and isinstance(fitted, dict), path, "parameters/fitted must be objects")
+    require(isinstance(params, dict) and isinstance(fitted, dict), path, "parameters/fitted must be objects")
     schema = Schema.from_dict(doc["schema"], source=f"{path}: schema")
     check_choice(doc["encoding"], "encoding", ENCODINGS, allow_none=False)
     encoding = Encoding.build(schema, doc["encoding"])
-    _require(isinstance(doc["network"], list), path, "the network must be a list")
+    require(isinstance(doc["network"], list), path, "the network must be a list")
     network = Network.from_list(doc["network"])
     d = len(encoding.attributes)
-    _require(sorted(p.child for p in network.pairs) == list(range(d)), path,
+    require(sorted(p.child for p in network.pairs) == list(range(d)), path,
              "the network must cover every attribute once")
     learned = None
     if doc.get("learned_network") is not None:
-        _require(isinstance(doc["learned_network"], list), path, "the learned network must be a list")
+        require(isinstance(doc["learned_network"], list), path, "the learned network must be a list")
         learned = Network.from_list(doc["learned_network"])
-        _require(sorted(p.child for p in learned.pairs) == list(range(d)), path,
+        require(sorted(p.child for p in learned.pairs) == list(range(d)), path,
                  "the learned network must cover every attribute once")
     ledger = ledger_entries(doc["ledger"], path)
-    method = check_choice(params.get("method", "privbayes"), "method", ("privbayes", SA_METHOD, ADAPTIVE_METHOD),
-                          allow_none=False)
+    method = check_choice(params.get("method", next(iter(readers))), "method", tuple(readers), allow_none=False)
     n = check_count(fitted.get("n"), "n", minimum=1)
-    _require(n <= MAX_N, path, f"n must be at most {MAX_N}")
-    _require(fitted.get("degree") is None or isinstance(fitted["degree"], int) and fitted["degree"] >= 0, path,
+    require(n <= MAX_N, path, f"n must be at most {MAX_N}")
+    require(fitted.get("degree") is None or isinstance(fitted["degree"], int) and fitted["degree"] >= 0, path,
              "fitted degree must be an integer ≥ 0")
-    _require(isinstance(fitted.get("seeded"), bool), path, "fitted seeded must be true or false")
-    _require(isinstance(fitted.get("algorithm"), str), path, "fitted algorithm must be text")
-    if method == ADAPTIVE_METHOD:  # the adaptive method's plan (issue 31): recomputed from its own settings
-        _require(version >= 3, path, "an adaptive model is version 3 or later")
-        adaptive = AdaptiveSettings.from_parameters(params)
-        _require(encoding.name == ENCODING, path, f"an adaptive model uses the {ENCODING} encoding")
-        plan, dp, parameters, mechanism, required = adaptive.plan(n, encoding), True, adaptive.to_parameters(), \
-            ADAPTIVE_MECHANISM, ()
-    elif method == SA_METHOD:
-        _require(version >= 2 and encoding.name == "vanilla", path, "an SA-PrivBayes model is version 2 or later, "
-                 "vanilla encoding")
-        sa = SASettings.from_parameters(params, version=version)
-        plan, dp, parameters = sa.plan(n, encoding), sa.differentially_private, sa.to_parameters()
-        mechanism, required = sa.mechanism, () if sa.differentially_private else FAITHFUL_CAVEATS  # type: ignore[assignment]
-    else:
-        settings = PrivBayesSettings.from_parameters(params, version=version)
-        _require(params.get("encoding") in (None, encoding.name), path, "parameters encoding contradicts the model's")
-        plan, dp = settings.plan(n, encoding), settings.differentially_private
-        parameters = settings.to_parameters(encoding)
-        mechanism, required = BayesNetModel.mechanism, ()
+    require(isinstance(fitted.get("seeded"), bool), path, "fitted seeded must be true or false")
+    require(isinstance(fitted.get("algorithm"), str), path, "fitted algorithm must be text")
+    part = readers[method](params, version, encoding, n, path)
+    plan, dp, parameters, mechanism, required = (part.plan, part.differentially_private, part.parameters,
+                                                 part.mechanism, part.required_caveats)
     _check_ledger(plan, ledger, version, path)
     spent = float(sum(e.epsilon for e in ledger))
-    _require(_number(fitted.get("epsilon_spent")) and math.isclose(fitted["epsilon_spent"], spent, rel_tol=1e-9,
+    require(_number(fitted.get("epsilon_spent")) and math.isclose(fitted["epsilon_spent"], spent, rel_tol=1e-9,
                                                                    abs_tol=1e-12), path,
              "epsilon_spent does not match the ledger")
     potentials = None
@@ -151,7 +133,7 @@ def _model_from_document(doc: Any, path: str) -> BayesNetModel:
             raise InputError(f"{path}: invalid model file: the potentials over {names} give the model no positive, "
                              "finite total mass (nothing to sample)") from None
         conditionals = list(rebuilt_conditionals)
-        _require(rebuilt.to_list() == network.to_list(), path, "the network is not the one its potentials define")
+        require(rebuilt.to_list() == network.to_list(), path, "the network is not the one its potentials define")
         for pair, table in zip(network.pairs, conditionals):
             _check_probabilities(table, path, f"the conditional of attribute {encoding.attributes[pair.child].name!r}")
     elif version < 4:
@@ -159,12 +141,12 @@ def _model_from_document(doc: Any, path: str) -> BayesNetModel:
     else:
         conditionals = _conditional_blocks(doc["conditionals"], network, encoding, path)
     caveats = fitted.get("caveats") if version >= 2 else _v1_caveats(fitted, params.get("non_private_phase"))
-    _require(isinstance(caveats, list) and all(isinstance(c, str) for c in caveats), path, "caveats must be text")
-    _require(set(required) <= set(caveats), path, "the caveats of a faithful-mode model are missing")
-    _require(fitted.get("differentially_private", dp) == dp, path,
+    require(isinstance(caveats, list) and all(isinstance(c, str) for c in caveats), path, "caveats must be text")
+    require(set(required) <= set(caveats), path, "the caveats of a faithful-mode model are missing")
+    require(fitted.get("differentially_private", dp) == dp, path,
              "differentially_private contradicts the parameters")
     k = plan.setting("degree")
-    _require(fitted["algorithm"] == plan.setting("algorithm"), path, "fitted algorithm contradicts the parameters")
+    require(fitted["algorithm"] == plan.setting("algorithm"), path, "fitted algorithm contradicts the parameters")
     return BayesNetModel(
         schema=schema, encoding=encoding, network=network, conditionals=tuple(conditionals), plan=plan, ledger=ledger,
         parameters=parameters, n=n, degree=k if k is not None else (learned or network).degree,
@@ -178,9 +160,9 @@ def ledger_entries(raw: Any, source: str) -> tuple[LedgerEntry, ...]:
     """The ledger of a model document, its numbers checked (:func:`ledger_problem`) before
     :meth:`LedgerEntry.from_dict` turns them into Fractions."""
     problem = ledger_problem(raw)
-    _require(problem is None, source, str(problem))
+    require(problem is None, source, str(problem))
     ledger = tuple(LedgerEntry.from_dict(entry) for entry in raw)
-    _require(all(e.epsilon > 0 and e.sensitivity > 0 and e.delta >= 0 for e in ledger), source,
+    require(all(e.epsilon > 0 and e.sensitivity > 0 and e.delta >= 0 for e in ledger), source,
              "ledger entries must have positive epsilon and sensitivity")
     return ledger
 
@@ -188,14 +170,14 @@ def ledger_entries(raw: Any, source: str) -> tuple[LedgerEntry, ...]:
 def _check_ledger(plan: Any, ledger: tuple[LedgerEntry, ...], version: int, path: str) -> None:
     """The ledger must hold exactly the releases the parameters imply (version 1 stored ε as floats)."""
     if version == 1:
-        _require(len(ledger) == len(plan.releases) and all(
+        require(len(ledger) == len(plan.releases) and all(
             (p.step, p.mechanism, float(p.epsilon)) == (e.step, e.mechanism, float(e.epsilon))
             for p, e in zip(plan.releases, ledger)), path, "the ledger differs from the plan its parameters imply")
         return
     try:
         plan.check(ledger)
     except PlanMismatchError as exc:
-        _require(False, path, f"the ledger differs from the plan its parameters imply ({exc})")
+        require(False, path, f"the ledger differs from the plan its parameters imply ({exc})")
 
 
 def _v1_caveats(fitted: dict, phase: str | None) -> list[str]:
@@ -211,12 +193,12 @@ def _v1_caveats(fitted: dict, phase: str | None) -> list[str]:
 
 def _shapes(raw: Any, network: Network, encoding: Encoding, path: str) -> list[list[int]]:
     """The shape of each pair's conditional, from the schema and the network (never from the file)."""
-    _require(isinstance(raw, list) and len(raw) == len(network.pairs), path, "one conditional per AP pair is needed")
+    require(isinstance(raw, list) and len(raw) == len(network.pairs), path, "one conditional per AP pair is needed")
     attrs = encoding.attributes
     shapes = []
     for pair in network.pairs:
         for a, level in pair.parents:
-            _require(0 <= a < len(attrs) and 0 <= level < attrs[a].height, path,
+            require(0 <= a < len(attrs) and 0 <= level < attrs[a].height, path,
                      f"parent ({a}, {level}) is out of range")
         shapes.append([attrs[a].level_size(level) for a, level in pair.parents] + [attrs[pair.child].size])
     return shapes
@@ -226,14 +208,14 @@ def _check_total(cells: int, path: str) -> None:
     """Refuse a model whose arrays declare (or rebuild) more cells in total than the model cap, before any
     is decoded: a few bytes of deflate stand for a megabyte of zeros, so the file's size alone bounds nothing."""
     cap = limits().max_model_cells
-    _require(cells <= cap, path, f"its arrays would have {cells:.3g} cells in total, more than the limit of "
+    require(cells <= cap, path, f"its arrays would have {cells:.3g} cells in total, more than the limit of "
              f"{cap:,} (PRIVBAYES_MAX_MODEL_CELLS)")
 
 
 def _check_probabilities(table: np.ndarray, path: str, what: str) -> None:
-    _require(bool(np.all(np.isfinite(table))) and bool(np.all(table >= 0)), path,
+    require(bool(np.all(np.isfinite(table))) and bool(np.all(table >= 0)), path,
              f"{what}: probabilities must be finite and >= 0")
-    _require(bool(np.allclose(table.sum(axis=-1), 1.0, atol=1e-6)), path, f"{what}: each row must sum to 1")
+    require(bool(np.allclose(table.sum(axis=-1), 1.0, atol=1e-6)), path, f"{what}: each row must sum to 1")
 
 
 def _conditional_blocks(raw: Any, network: Network, encoding: Encoding, path: str) -> list[np.ndarray]:
@@ -256,54 +238,54 @@ def _potentials(raw: Any, encoding: Encoding, path: str) -> list[Potential]:
     the sizes of the junction tree and of the conditionals it implies checked against the caps before
     any θ is decoded; θ may hold −∞ (an impossible cell), never NaN or +∞."""
     attrs = encoding.attributes
-    _require(isinstance(raw, list) and len(raw) > 0, path, "potentials must be a non-empty list")
+    require(isinstance(raw, list) and len(raw) > 0, path, "potentials must be a non-empty list")
     variables, shapes = [], []
     for item in raw:
-        _require(isinstance(item, dict) and set(item) == {"variables", "theta"}, path,
+        require(isinstance(item, dict) and set(item) == {"variables", "theta"}, path,
                  "a potential must be an object with variables and theta")
         axes = item["variables"]
-        _require(isinstance(axes, list) and 0 < len(axes) and all(
+        require(isinstance(axes, list) and 0 < len(axes) and all(
             isinstance(v, list) and len(v) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in v)
             for v in axes), path, "the variables of a potential must be a list of [attribute, level] pairs")
-        _require(all(0 <= a < len(attrs) and 0 <= level < attrs[a].height for a, level in axes), path,
+        require(all(0 <= a < len(attrs) and 0 <= level < attrs[a].height for a, level in axes), path,
                  "a potential's variable is out of range")
-        _require(len({a for a, _ in axes}) == len(axes), path, "a potential names an attribute twice")
+        require(len({a for a, _ in axes}) == len(axes), path, "a potential names an attribute twice")
         variables.append(tuple((a, level) for a, level in axes))
         shapes.append([attrs[a].level_size(level) for a, level in axes])
         check_cells(shapes[-1], f"{path}: a potential")
     _check_total(sum(math.prod(shape) for shape in shapes), path)
     placeholders = [Potential(v, np.zeros((1,) * len(v))) for v in variables]
     largest, conditional_cells = sizes_of(encoding, placeholders)
-    _require(largest <= MAX_EXACT_CELLS, path, f"the junction tree of its potentials has more than "
+    require(largest <= MAX_EXACT_CELLS, path, f"the junction tree of its potentials has more than "
              f"{MAX_EXACT_CELLS:,} cells (exact inference's cap)")
     _check_total(conditional_cells, path)
     out = []
     for item, axes, shape in zip(raw, variables, shapes):
         theta = blocks.decode(item["theta"], shape, path, "a potential's theta")
-        _require(not bool(np.any(np.isnan(theta) | (theta == np.inf))), path,
+        require(not bool(np.any(np.isnan(theta) | (theta == np.inf))), path,
                  "a potential's theta must be finite or -inf")
         out.append(Potential(axes, theta))
     return out
 
 
 def _conditionals(raw: Any, network: Network, encoding: Encoding, path: str) -> list[np.ndarray]:
-    _require(isinstance(raw, list) and len(raw) == len(network.pairs), path, "one conditional per AP pair is needed")
+    require(isinstance(raw, list) and len(raw) == len(network.pairs), path, "one conditional per AP pair is needed")
     attrs = encoding.attributes
     out = []
     for pair, item in zip(network.pairs, raw):
         for a, level in pair.parents:
-            _require(0 <= a < len(attrs) and 0 <= level < attrs[a].height, path,
+            require(0 <= a < len(attrs) and 0 <= level < attrs[a].height, path,
                      f"parent ({a}, {level}) is out of range")
         shape = [attrs[a].level_size(level) for a, level in pair.parents] + [attrs[pair.child].size]
-        _require(isinstance(item, dict) and item.get("shape") == shape, path,
+        require(isinstance(item, dict) and item.get("shape") == shape, path,
                  f"conditional of attribute {attrs[pair.child].name!r} must have shape {shape}")
         check_cells(shape, f"{path}: a conditional table")
         values = item.get("probabilities")
-        _require(isinstance(values, list) and len(values) == math.prod(shape), path,
+        require(isinstance(values, list) and len(values) == math.prod(shape), path,
                  "a conditional has the wrong number of probabilities")
-        _require(all(_number(v) for v in values), path, "probabilities must be a list of numbers")
+        require(all(_number(v) for v in values), path, "probabilities must be a list of numbers")
         table = np.asarray(values, dtype=np.float64).reshape(shape)
-        _require(bool(np.all(table >= 0)), path, "probabilities must be finite and >= 0")
-        _require(bool(np.allclose(table.sum(axis=-1), 1.0, atol=1e-6)), path, "each conditional row must sum to 1")
+        require(bool(np.all(table >= 0)), path, "probabilities must be finite and >= 0")
+        require(bool(np.allclose(table.sum(axis=-1), 1.0, atol=1e-6)), path, "each conditional row must sum to 1")
         out.append(table)
     return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from privbayes.encoding import Encoding
+from privbayes.schema.encoding import Encoding
 
 Parent = tuple[int, int]
 """An encoded attribute and the generalisation level it enters the parent set at."""

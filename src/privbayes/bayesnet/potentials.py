@@ -26,7 +26,6 @@ import numpy as np
 from privbayes.bayesnet.consistent import _components, _Part, _product, _Query
 from privbayes.bayesnet.measurements import NoisyTable
 from privbayes.bayesnet.network import Network, Parent
-from privbayes.encoding import Encoding
 from privbayes.inference import (
     MAX_EXACT_CELLS,
     CalibratedTree,
@@ -36,6 +35,7 @@ from privbayes.inference import (
     build_junction_tree,
     make_engine,
 )
+from privbayes.schema.encoding import Encoding
 
 
 @dataclass(frozen=True, eq=False)

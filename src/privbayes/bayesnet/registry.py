@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from privbayes.bayesnet.scores import CountIndependenceDistance, IndependenceDistance, MutualInformation, ScoreFunction
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 from privbayes.privacy.neighbours import ADD_REMOVE, REPLACE_ONE, Neighbours
 
 

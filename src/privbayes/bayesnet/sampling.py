@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 
 from privbayes.bayesnet.network import Network
-from privbayes.encoding import Encoding
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 from privbayes.schema import Schema
+from privbayes.schema.encoding import Encoding
 
 
 def ancestral_sample(
@@ -73,7 +73,7 @@ def sample_to(path: str | os.PathLike, draw: Callable[[int, np.random.Generator]
     Memory stays bounded by one chunk (codes and decoded values) whatever ``n``; the file
     appears only when complete (written beside it, then renamed).  Post-processing of the
     released model: no data is read.  ``keep_ids``: the schema's identifiers numbered across chunks."""
-    from privbayes.io import OUTPUT_SUFFIXES, atomic_write
+    from privbayes.files.tables import OUTPUT_SUFFIXES, atomic_write
 
     target = Path(path)
     suffix = target.suffix.lower()

@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import NoReturn
 
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 
 VERBS = ("fit", "sample", "inspect", "evaluate", "schema", "nbc", "audit", "demo")
 """The verb modules of this package, in the order ``--help`` lists them."""
@@ -78,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _notes() -> Iterator[None]:
     """Print the library's notes (columns left out, …) and warnings (a domain read from the data, columns no
     clique covers) as one line each."""
-    from privbayes.errors import (
+    from privbayes.core.errors import (
         ColumnsLeftOut,
         IndependentColumnsWarning,
         InferredDomainWarning,

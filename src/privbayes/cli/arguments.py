@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 
 SEED_BOUND = 2**63
 
@@ -56,8 +56,8 @@ def number(text: str) -> float:
 
 def ratio(text: str) -> str:
     """A number or a fraction such as 2/3, kept as text: the estimator reads it exactly (bounded:
-    :func:`privbayes.validation.exact`)."""
-    from privbayes.validation import exact
+    :func:`privbayes.core.validation.exact`)."""
+    from privbayes.core.validation import exact
 
     try:
         value = exact(text, "value")

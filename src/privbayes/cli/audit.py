@@ -10,7 +10,7 @@ import os
 from typing import Any
 
 from privbayes.cli import arguments
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 
 MECHANISMS = ("discrete-laplace", "noisy-count", "exponential", "permute-and-flip")
 """Kept equal to :data:`privbayes.audit.alone.MECHANISMS` (tested), so that ``--help`` imports nothing heavy."""
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> None:
     import json
 
     from privbayes.audit.selfaudit import audit
-    from privbayes.io import atomic_write_text
+    from privbayes.files.tables import atomic_write_text
 
     arguments.writable(args.json, "JSON output", (".json",))
     epsilon = 1.0 if args.param_epsilon is None else args.param_epsilon

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from privbayes.cli import arguments
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 from privbayes.synthesizers.registry import DEFAULT_METHOD
 
 
@@ -56,7 +56,7 @@ def add_parser(commands: Any, method: str | None = None) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from privbayes.errors import InferredDomainWarning
+    from privbayes.core.errors import InferredDomainWarning
     from privbayes.synthesizers.contract import INFERRED, INFERRED_WARNING, open_private
     from privbayes.synthesizers.registry import method
 
@@ -123,10 +123,10 @@ def write_checked(released: Any, path: str) -> None:
     memory; a refusal is one line naming the limit and its environment variable, and no file is written."""
     import json
 
-    from privbayes.documents import parse_json
-    from privbayes.io import atomic_write_text
-    from privbayes.limits import limits
-    from privbayes.synthesizers.registry import formats
+    from privbayes.core.limits import limits
+    from privbayes.files.documents import parse_json
+    from privbayes.files.tables import atomic_write_text
+    from privbayes.synthesizers.registry import load_document
 
     to_text = getattr(released, "to_text", None)  # without one (NBC views), the compact JSON is checked
     text = to_text() if to_text is not None else json.dumps(released.to_document())
@@ -136,7 +136,7 @@ def write_checked(released: Any, path: str) -> None:
                          f"limit of {cap / 2**20:.0f} MB that loading accepts (PRIVBAYES_MAX_FILE_MB)")
     try:
         document = parse_json(text, path, "model")
-        formats()[document["format"]].load_document(document, path)
+        load_document(document, path)
     except InputError as exc:
         raise InputError(f"not written, loading would refuse it: {exc}") from None
     if to_text is None:
@@ -156,7 +156,7 @@ def _print_plan(estimator: Any, plan: Any, schema: Any, n: int | None = None) ->
 def _dry_run_private_n(args: argparse.Namespace, estimator: Any) -> None:
     """``--dry-run`` when n is private (add/remove): the data is not opened; the plan is shown at
     ``--assume-n`` (a public guess), since the fit derives it from its noisy count."""
-    from privbayes.io import as_schema
+    from privbayes.schema.files import as_schema
 
     if args.schema is None:
         raise InputError("--dry-run under add/remove neighbours needs --schema (it reads no data)")

@@ -1,6 +1,6 @@
 """``privbayes nbc publish`` and ``privbayes nbc check`` (Mozafari & Zaniolo, VLDB 2009).
 
-Parsing and printing only; the work is in :mod:`privbayes.nbc`.  Not differential privacy: a
+Parsing and printing only; the work is in :mod:`privbayes.methods.nbc`.  Not differential privacy: a
 privacy-breach bound, said in every message.
 """
 
@@ -10,7 +10,7 @@ import argparse
 from typing import Any
 
 from privbayes.cli import arguments
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 
 NBC_PARAMETERS = ("class_name", "gamma", "breach", "prior", "r", "condition")
 
@@ -51,8 +51,8 @@ def _publish(args: argparse.Namespace) -> None:
     outputs together: a failure anywhere leaves no file behind."""
     import json
 
-    from privbayes.io import atomic_write_many, table_writer
-    from privbayes.synthesizers.nbc import SafeNBC
+    from privbayes.files.tables import atomic_write_many, table_writer
+    from privbayes.methods.nbc.estimator import SafeNBC
 
     estimator = SafeNBC(**arguments.estimator_arguments(args, SafeNBC, "nbc"))
     arguments.checked(estimator)
@@ -76,15 +76,15 @@ def _publish(args: argparse.Namespace) -> None:
 
 def _original(args: argparse.Namespace, class_name: str) -> Any:
     from privbayes.counting import open as open_table
-    from privbayes.nbc.views import views_from_table
+    from privbayes.methods.nbc.views import views_from_table
 
     return views_from_table(open_table(arguments.table(args, args.data), args.schema), class_name)
 
 
 def _check(args: argparse.Namespace) -> None:
-    from privbayes.nbc.breach import amplification
-    from privbayes.nbc.equivalence import check_equivalence
-    from privbayes.nbc.viewsfile import load_views
+    from privbayes.methods.nbc.breach import amplification
+    from privbayes.methods.nbc.equivalence import check_equivalence
+    from privbayes.methods.nbc.viewsfile import load_views
 
     published, safety = load_views(args.views)
     original = _original(args, published.class_name)

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from privbayes.cli import arguments
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 
 
 def add_parser(commands: Any) -> None:
@@ -33,7 +33,7 @@ def _condition(text: str) -> tuple[str, str]:
 
 
 def run(args: argparse.Namespace) -> None:
-    from privbayes.io import write_table
+    from privbayes.files.tables import write_table
     from privbayes.synthesizers.registry import load
 
     arguments.writable(args.output, "output table", (".csv", ".parquet", ".pq"))

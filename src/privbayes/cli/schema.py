@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from privbayes.cli import arguments
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 
 
 def add_parser(commands: Any) -> None:
@@ -40,7 +40,7 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> None:
     from privbayes.counting.draft import draft_schema
-    from privbayes.io import atomic_write_text
+    from privbayes.files.tables import atomic_write_text
 
     arguments.writable(args.output, "schema file", (".yaml", ".yml", ".json"))
     if args.epsilon is not None:
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> None:
 
 def _run_private(args: argparse.Namespace) -> None:
     """``schema infer --epsilon``: the draft released under ε-DP, its ledger in the file."""
-    from privbayes.io import atomic_write_text
+    from privbayes.files.tables import atomic_write_text
     from privbayes.synthesizers.private_draft import private_draft
 
     draft = private_draft(arguments.table(args, args.data), args.epsilon, neighbours=args.neighbours,

@@ -26,9 +26,9 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from privbayes.encoding import Encoding
-from privbayes.limits import check_cells
+from privbayes.core.limits import check_cells
 from privbayes.schema import Schema
+from privbayes.schema.encoding import Encoding
 
 Request = tuple[Sequence[int], Sequence[int] | None]
 """Encoded attribute indices and their generalisation levels (None: all leaves)."""

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from privbayes.encoding import Encoding
+from privbayes.schema.encoding import Encoding
 
 Variables = tuple[tuple[int, int], ...]
 """(attribute, level) pairs sorted by attribute."""

@@ -72,7 +72,7 @@ class Dialect:
 
     def header(self, line: str, where: str) -> list[str]:
         """The column names of the header line (blanks around a name dropped)."""
-        from privbayes.errors import InputError  # here, not above: the module travels to Spark's workers by value
+        from privbayes.core.errors import InputError  # here, not above: the module travels to Spark's workers by value
 
         if self.sep is None:
             raise InputError(f"{where}: a .dat file has no header")

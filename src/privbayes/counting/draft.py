@@ -64,11 +64,11 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from privbayes.core.errors import InputError
 from privbayes.counting.coltypes import TEXT_COLUMN, ColumnType, file_types, frame_type, python_value
 from privbayes.counting.labels import NUMBER
 from privbayes.counting.reading import read_frame
 from privbayes.counting.source import check_source
-from privbayes.errors import InputError
 from privbayes.schema import DEFAULT_BINS, Schema, date_ordinal, date_text
 from privbayes.schema.dtypes import nullable_twin
 from privbayes.schema.rounding import outward_bounds

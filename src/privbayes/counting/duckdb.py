@@ -16,7 +16,7 @@ recipe, so results are identical to the numpy back-end's by construction:
    one pass with ``GROUPING SETS``; the sparse answer is spread over the full domain
    (empty cells present) and generalised to taxonomy levels in numpy.
 
-The size cap (:func:`privbayes.limits.check_cells`) is checked before a query runs.
+The size cap (:func:`privbayes.core.limits.check_cells`) is checked before a query runs.
 """
 
 from __future__ import annotations
@@ -29,14 +29,14 @@ from typing import Any, Self
 
 import numpy as np
 
+from privbayes.core.errors import InputError
+from privbayes.core.limits import check_cells
 from privbayes.counting.base import EncodedView, PrivateTable, Request, check_request
 from privbayes.counting.cover import CountingStats, Levels, derive, plan_bases
 from privbayes.counting.labels import InvalidValuesError, label_column
 from privbayes.counting.paths import LiteralPath
-from privbayes.encoding import Encoding
-from privbayes.errors import InputError
-from privbayes.limits import check_cells
 from privbayes.schema import Schema
+from privbayes.schema.encoding import Encoding
 
 _KEY_LIMIT = 2**62
 """Packed leaf keys must stay below this (BIGINT arithmetic)."""

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 from privbayes.schema import Attribute, date_ordinal, date_text
 from privbayes.schema.values import spelling
 

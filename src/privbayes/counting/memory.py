@@ -9,12 +9,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from privbayes.codes import distinct_rows
+from privbayes.core.errors import InputError
 from privbayes.counting.base import PrivateTable, Request, check_request
 from privbayes.counting.cover import CountingStats, Levels, Variables, cells, derive, plan_bases
 from privbayes.counting.families import HAVE_NUMBA, binary_family_counts, contingency_tables, kernels_loaded
-from privbayes.encoding import Encoding
-from privbayes.errors import InputError
+from privbayes.schema.codes import distinct_rows
+from privbayes.schema.encoding import Encoding
 
 _CACHE_CELLS = 2**23
 """Cells of exact leaf-level tables kept for reuse (≈ 64 MB of int64)."""

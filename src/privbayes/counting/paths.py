@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 
 PATTERN_CHARACTERS = frozenset("*?[]{}\\,:")
 """Characters with a meaning in DuckDB's or Hadoop's path patterns (``:`` and ``,`` too: Hadoop

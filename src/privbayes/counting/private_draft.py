@@ -26,11 +26,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privbayes.core.errors import InputError
 from privbayes.counting.coltypes import TEXT_COLUMN, ColumnType, file_types, frame_type
 from privbayes.counting.labels import NUMBER
 from privbayes.counting.reading import read_frame
 from privbayes.counting.source import check_source
-from privbayes.errors import InputError
 from privbayes.schema import date_ordinal
 
 FIELD_CELLS = ("empty", "other text")

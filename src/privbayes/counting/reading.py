@@ -35,10 +35,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privbayes.core.errors import ColumnsLeftOut, InputError
 from privbayes.counting.dialect import Dialect
 from privbayes.counting.labels import MALFORMED_CELL
 from privbayes.counting.textstream import COMPRESSIONS, TextLines
-from privbayes.errors import ColumnsLeftOut, InputError
 from privbayes.schema import Schema
 
 TABLE_SUFFIXES = (".csv", ".parquet", ".pq", ".dat")

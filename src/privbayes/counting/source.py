@@ -25,13 +25,13 @@ from typing import Any, TypeAlias
 import numpy as np
 import pandas as pd
 
+from privbayes.core.errors import InputError
 from privbayes.counting.base import PrivateTable
 from privbayes.counting.labels import label_column
 from privbayes.counting.memory import InMemoryTable
 from privbayes.counting.reading import TableFile, raw_columns, read_frame, table_path
-from privbayes.encoding import Encoding
-from privbayes.errors import InputError
 from privbayes.schema import Schema
+from privbayes.schema.encoding import Encoding
 
 Source: TypeAlias = str | os.PathLike[str] | pd.DataFrame
 BACKENDS = ("numpy", "duckdb", "spark", "auto")
@@ -81,7 +81,7 @@ def open(source: Source, schema: Any, backend: Any = "numpy", *,  # noqa: A001 -
     Data without rows is refused unless ``allow_empty``: a mechanism whose guarantee makes n
     private (add/remove neighbours) must not fail on the empty table, a neighbour of every
     one-row table."""
-    from privbayes.io import as_schema
+    from privbayes.schema.files import as_schema
 
     check_source(source)
     name, engine = _backend(backend)

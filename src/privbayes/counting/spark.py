@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from privbayes.core.errors import InputError
 from privbayes.counting.duckdb import (
     EngineTable,
     _Refused,
@@ -40,7 +41,6 @@ from privbayes.counting.duckdb import (
 )
 from privbayes.counting.labels import InvalidValuesError
 from privbayes.counting.paths import LiteralPath
-from privbayes.errors import InputError
 from privbayes.schema import Schema
 
 

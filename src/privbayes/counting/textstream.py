@@ -5,10 +5,10 @@ bytes stream in, before any parser sees them (issue 27):
 
 * the file is decompressed by its suffix (``.gz``, ``.bz2``, ``.xz``, ``.zip`` with one member,
   ``.zst``) in chunks of :data:`CHUNK` bytes; never whole;
-* the decompressed size is capped (:attr:`~privbayes.limits.Limits.max_input_bytes`) and so is
-  the ratio of decompressed to compressed bytes (:attr:`~privbayes.limits.Limits.max_expansion`,
-  once :data:`~privbayes.limits.EXPANSION_GRACE` bytes are out);
-* every line, the header included, is capped (:attr:`~privbayes.limits.Limits.max_line_bytes`):
+* the decompressed size is capped (:attr:`~privbayes.core.limits.Limits.max_input_bytes`) and so is
+  the ratio of decompressed to compressed bytes (:attr:`~privbayes.core.limits.Limits.max_expansion`,
+  once :data:`~privbayes.core.limits.EXPANSION_GRACE` bytes are out);
+* every line, the header included, is capped (:attr:`~privbayes.core.limits.Limits.max_line_bytes`):
   a line that never ends is refused after that many bytes;
 * the text must be valid in its encoding (UTF-8 unless the caller says otherwise); other
   encodings are transcoded to UTF-8 on the way, so that everything downstream sees UTF-8.
@@ -42,8 +42,8 @@ from typing import IO, Any
 import numpy as np
 import pyarrow as pa
 
-from privbayes.errors import InputError
-from privbayes.limits import EXPANSION_GRACE, limits
+from privbayes.core.errors import InputError
+from privbayes.core.limits import EXPANSION_GRACE, limits
 
 CHUNK = 8 * 2**20
 """Bytes read (after decompression) per step."""
@@ -124,7 +124,7 @@ def _decompression_errors() -> tuple[type[BaseException], ...]:
 def raw_chunks(path: Path, where: str) -> Iterator[bytes]:
     """The decompressed bytes of ``path`` in chunks, under the input cap and (compressed files) the
     expansion cap, which compares the bytes out with the compressed bytes read so far, so that a
-    bomb is refused after :data:`~privbayes.limits.EXPANSION_GRACE` bytes whatever its size."""
+    bomb is refused after :data:`~privbayes.core.limits.EXPANSION_GRACE` bytes whatever its size."""
     caps = limits()
     kind = compression(path)
     total = 0

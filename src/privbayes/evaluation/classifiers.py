@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privbayes.codes import check_codes, check_sizes
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
+from privbayes.schema.codes import check_codes, check_sizes
 
 # Cap on liblinear's passes over the data.  On near-separable targets (Adult
 # "female", which relationship = Husband/Wife nearly decides) the dual solver

@@ -85,7 +85,7 @@ def _finite(value: Any) -> Any:
 def write_json(path: str, ev: Evaluation, privacy: PrivacySummary, real_name: str = "REAL",
                synth_name: str = "SYNTH") -> None:
     """Write :func:`evaluation_document` to ``path`` atomically (no partial file on failure)."""
-    from privbayes.io import atomic_write_text
+    from privbayes.files.tables import atomic_write_text
 
     document = _finite(evaluation_document(ev, privacy, real_name, synth_name))
     atomic_write_text(path, json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n")

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from privbayes.codes import check_codes, check_sizes, flat_index
 from privbayes.evaluation.marginals import _check_attrs
+from privbayes.schema.codes import check_codes, check_sizes, flat_index
 
 # Tolerance on Σp = 1 accepted by kl_divergence.
 _SUM_TOLERANCE = 1e-9

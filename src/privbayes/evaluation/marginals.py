@@ -25,7 +25,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
-from privbayes.codes import check_codes, check_sizes, distinct_rows, flat_index
+from privbayes.schema.codes import check_codes, check_sizes, distinct_rows, flat_index
 
 
 def _check_alpha(alpha: int, d: int, low: int = 1) -> None:

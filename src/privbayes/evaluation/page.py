@@ -270,6 +270,6 @@ def write_html_report(path: str, ev: Evaluation, pairs: np.ndarray, privacy: Pri
                       real_name: str = "REAL", synth_name: str = "SYNTH", figures: bool = True,
                       figures_note: str = "") -> None:
     """Render the report and write it atomically (no partial file on failure)."""
-    from privbayes.io import atomic_write_text
+    from privbayes.files.tables import atomic_write_text
 
     atomic_write_text(path, render_html(ev, pairs, privacy, model, real_name, synth_name, figures, figures_note))

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 from privbayes.evaluation.structure import Structure
 
 REAL_COLOUR = "#1f77b4"

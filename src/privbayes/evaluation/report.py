@@ -45,7 +45,7 @@ from typing import Any, TextIO
 import numpy as np
 import pandas as pd
 
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 from privbayes.evaluation.caveats import privacy_summary, privacy_text
 from privbayes.evaluation.classifiers import (
     CLASSIFIER_NEEDS,
@@ -294,7 +294,7 @@ def _losses_text(comparison: Comparison | None) -> list[str]:
 def average_tvd_against(real: Any, others: Sequence[Any], schema: Schema, alpha: int = 2) -> list[float]:
     """Average α-way marginal TVD of each of ``others`` (paths or DataFrames) against ``real``."""
     from privbayes.counting import leaf_codes
-    from privbayes.io import as_schema
+    from privbayes.schema.files import as_schema
 
     schema = as_schema(schema)
     sizes = [a.size for a in schema.attributes]
@@ -305,7 +305,7 @@ def average_tvd_against(real: Any, others: Sequence[Any], schema: Schema, alpha:
 def verdict_against(real: Any, synthetic: Any, schema: Schema) -> str:
     """The one-line verdict of ``synthetic`` against ``real`` (paths or DataFrames) on the leaf codes."""
     from privbayes.counting import leaf_codes
-    from privbayes.io import as_schema
+    from privbayes.schema.files import as_schema
 
     schema = as_schema(schema)
     sizes = [a.size for a in schema.attributes]
@@ -318,7 +318,7 @@ def verdict_against(real: Any, synthetic: Any, schema: Schema) -> str:
 def _load_inputs(real_path: Any, synth_path: Any, schema_arg: Any, model_path: str | None, sep: str | None = None,
                  encoding: str | None = None) -> tuple[Schema, Any, pd.DataFrame, pd.DataFrame, list[str]]:
     from privbayes.counting.reading import read_frame
-    from privbayes.io import as_schema
+    from privbayes.schema.files import as_schema
     from privbayes.synthesizers.registry import load
 
     if schema_arg is None and model_path is None:

@@ -4,7 +4,7 @@
 when it fits, loopy BP otherwise, or brute force for tests); its ``infer(log_potentials)``
 gives :class:`Beliefs` with ``log_z`` and ``marginal(variables)``.  ``sample`` draws
 configurations (exactly on junction trees, by Gibbs otherwise).  Used by
-``privbayes.undirected`` (ICML 2017) and meant for making noisy marginals consistent.
+``privbayes.methods.mrf`` (ICML 2017) and meant for making noisy marginals consistent.
 """
 
 from __future__ import annotations

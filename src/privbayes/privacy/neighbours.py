@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 from privbayes.schema import DraftRelease
 
 

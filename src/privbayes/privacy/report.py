@@ -14,7 +14,7 @@ from fractions import Fraction
 from html import escape
 from typing import Any
 
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 from privbayes.privacy.neighbours import Neighbours, draft_cost
 from privbayes.schema import QUOTED_NEWLINES_CAVEAT, Schema
 

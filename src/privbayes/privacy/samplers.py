@@ -29,7 +29,7 @@ from typing import Protocol
 
 import numpy as np
 
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 
 
 class RandomSource(Protocol):

@@ -6,7 +6,7 @@ Drafting one from data is the counting layer's job (``privbayes.counting.draft``
 and is flagged as not covered by ε.  Reading rows into leaf codes is the counting
 layer's job too (``privbayes.counting.labels``); this module only describes the
 code space: leaf codes 0..size-1 per attribute (the missing code last), their
-generalisation levels (:mod:`privbayes.taxonomy`), bins, and the decoding of codes
+generalisation levels (:mod:`privbayes.schema.taxonomy`), bins, and the decoding of codes
 into values, which is post-processing of released codes.
 
 Numeric attributes (issue 16) have equal-width bins over [lower, upper] (``scale:
@@ -17,7 +17,7 @@ decoded exactly.  Leaf codes: bins 0..b−1, then the special values in declared
 order, then the missing code.  ``kind: date`` is a numeric attribute over whole days,
 months or years (``granularity``) with ISO bounds, written back as ISO text.
 
-Every declared size is checked against :mod:`privbayes.limits` before an array is built: each
+Every declared size is checked against :mod:`privbayes.core.limits` before an array is built: each
 attribute's bins and categories, and (:func:`declared_codes`) the number of attributes and their
 total size, so that many attributes each just under its own cap cannot add up to gigabytes.
 """
@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privbayes.errors import InputError
-from privbayes.limits import check_domain_total, limits
+from privbayes.core.errors import InputError
+from privbayes.core.limits import check_domain_total, limits
 from privbayes.schema.attribute import (
     DEFAULT_BINS,
     MAX_DECIMALS,

@@ -16,11 +16,11 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from privbayes.errors import InputError
-from privbayes.limits import limits
+from privbayes.core.errors import InputError
+from privbayes.core.limits import limits
 from privbayes.schema.dates import date_ordinal
 from privbayes.schema.dtypes import check_dtype
-from privbayes.taxonomy import Taxonomy, binary_tree_levels, depth, leaves, taxonomy_levels
+from privbayes.schema.taxonomy import Taxonomy, binary_tree_levels, depth, leaves, taxonomy_levels
 
 Kind = Literal["categorical", "numeric", "binary", "date"]
 NUMERIC_KINDS = ("numeric", "date")

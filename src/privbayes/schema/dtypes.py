@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
     from privbayes.schema.attribute import Attribute

@@ -5,7 +5,7 @@ nothing about the domain (no bounds, no categories), so the draft still reads th
 Both shapes SDV writes are read: the single-table document ``{"columns": {...}, "primary_key": ...}``
 and the SDV >= 1.0 multi-table document ``{"tables": {name: {...}}, "METADATA_SPEC_VERSION": ...}``
 holding exactly one table.  Our own small parser (no dependency on ``sdv``); the file is bounded by
-:mod:`privbayes.documents` before it is walked, and every refusal is one line
+:mod:`privbayes.files.documents` before it is walked, and every refusal is one line
 (docs/decisions.md, "Schema drafts: exact spelling, outward rounding, point masses").
 
 Each column becomes one of :data:`COLUMN_TYPES`: ``numerical``, ``categorical``, ``boolean``,
@@ -20,8 +20,8 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from privbayes.documents import check_tree, read_document
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
+from privbayes.files.documents import check_tree, read_document
 
 COLUMN_TYPES = ("numerical", "categorical", "boolean", "datetime", "id", "pii", "other")
 PII_SDTYPES = frozenset({

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from privbayes.documents import is_rational_text
-from privbayes.errors import InputError
-from privbayes.limits import limits
+from privbayes.core.errors import InputError
+from privbayes.core.limits import limits
+from privbayes.files.documents import is_rational_text
 from privbayes.schema.attribute import DEFAULT_BINS, NUMERIC_KINDS, Attribute
 from privbayes.schema.dates import date_text
-from privbayes.taxonomy import taxonomy_from_lists, taxonomy_to_lists
+from privbayes.schema.taxonomy import taxonomy_from_lists, taxonomy_to_lists
 
 
 def attribute_to_dict(attr: Attribute) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 from privbayes.schema.attribute import MISSING_LABEL, Attribute
 from privbayes.schema.binning import number_codes
 from privbayes.schema.dates import date_ordinal, date_text

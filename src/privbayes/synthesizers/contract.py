@@ -28,8 +28,8 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import pandas as pd
 
 from privbayes import counting
+from privbayes.core.errors import InferredDomainWarning, InputError
 from privbayes.counting import PrivateTable
-from privbayes.errors import InferredDomainWarning, InputError
 from privbayes.privacy.neighbours import draft_cost
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.privacy.report import PrivacyReport
@@ -153,7 +153,7 @@ class PrivateEstimator:
         raise NotImplementedError
 
     def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None) -> Any:
-        """What the fit will cost (:class:`privbayes.costs.CostEstimate`: seconds, peak memory, model-file
+        """What the fit will cost (:class:`privbayes.synthesizers.costs.CostEstimate`: seconds, peak memory, model-file
         size; ``check()`` refuses one over the guard), from public inputs only (``n``: the table size
         when the plan does not state it, e.g. ``--assume-n`` under add/remove); None where the method
         has no estimate."""

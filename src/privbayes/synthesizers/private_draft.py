@@ -44,12 +44,12 @@ from typing import Any
 import numpy as np
 import yaml
 
+from privbayes.core.errors import InputError
+from privbayes.core.limits import limits
+from privbayes.core.validation import check_count, check_epsilon, check_positive, check_seed, exact
 from privbayes.counting.coltypes import ColumnType
 from privbayes.counting.draft import ColumnProposal
 from privbayes.counting.private_draft import DECIMAL_CELLS, FIELD_CELLS, DraftSource, draft_source
-from privbayes.errors import InputError
-from privbayes.io import read_structured
-from privbayes.limits import limits
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import DiscreteLaplace
 from privbayes.privacy.neighbours import Neighbours
@@ -58,8 +58,8 @@ from privbayes.privacy.plan import BudgetPlan, PlannedRelease
 from privbayes.privacy.samplers import RandomSource, random_source
 from privbayes.schema import DEFAULT_BINS, DraftRelease, Schema
 from privbayes.schema.dtypes import nullable_twin
+from privbayes.schema.files import read_structured
 from privbayes.schema.serialisation import attribute_to_dict
-from privbayes.validation import check_count, check_epsilon, check_positive, check_seed, exact
 
 DEFAULT_RANGE = 10**9
 MAX_RANGE = 10**15

@@ -14,14 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from privbayes.errors import InputError
+from privbayes.core.errors import InputError
 
 
 @dataclass(frozen=True)
 class Method:
     """A registered method: its estimator (``module:Class``), the file format its released value is
     saved in, its loader (``module:function``, taking the parsed document and its source name), and
-    whether it is differentially private."""
+    whether it is differentially private.  Methods that share a format (the Bayesian-network methods)
+    name the same loader and each its own ``codec`` (``module:function``) for the parameters that differ;
+    the loader receives every codec of the format."""
 
     name: str
     estimator: str
@@ -29,29 +31,30 @@ class Method:
     loader: str
     summary: str
     differentially_private: bool = True
+    codec: str | None = None
 
     def estimator_class(self) -> Any:
         return _resolve(self.estimator)
 
-    def load_document(self, document: Any, source: str) -> Any:
-        return _resolve(self.loader)(document, source)
-
 
 METHODS: dict[str, Method] = {m.name: m for m in (
-    Method("privbayes", "privbayes.synthesizers.privbayes:PrivBayes", "privbayes-model",
+    Method("privbayes", "privbayes.methods.privbayes.estimator:PrivBayes", "privbayes-model",
            "privbayes.bayesnet.model_file:model_from_document",
-           "PrivBayes (Zhang et al., ACM TODS 2017): a private Bayesian network and synthetic data"),
-    Method("sa-privbayes", "privbayes.synthesizers.sa_privbayes:SAPrivBayes", "privbayes-model",
+           "PrivBayes (Zhang et al., ACM TODS 2017): a private Bayesian network and synthetic data",
+           codec="privbayes.methods.privbayes.codec:read_parameters"),
+    Method("sa-privbayes", "privbayes.methods.sa_privbayes.estimator:SAPrivBayes", "privbayes-model",
            "privbayes.bayesnet.model_file:model_from_document",
-           "SA-PrivBayes (Yuan et al., Future Internet 2026): AMI order, screening, score-driven budgets"),
-    Method("adaptive", "privbayes.synthesizers.adaptive:AdaptiveMarginals", "privbayes-model",
+           "SA-PrivBayes (Yuan et al., Future Internet 2026): AMI order, screening, score-driven budgets",
+           codec="privbayes.methods.sa_privbayes.codec:read_parameters"),
+    Method("adaptive", "privbayes.methods.adaptive.estimator:AdaptiveMarginals", "privbayes-model",
            "privbayes.bayesnet.model_file:model_from_document",
-           "adaptive marginals (issue 31): AIM-style selection under pure ε, consistent estimation, in seconds"),
-    Method("mrf", "privbayes.synthesizers.mrf:PrivateMRF", "privbayes-mrf",
-           "privbayes.undirected.model_file:from_document",
+           "adaptive marginals (issue 31): AIM-style selection under pure ε, consistent estimation, in seconds",
+           codec="privbayes.methods.adaptive.codec:read_parameters"),
+    Method("mrf", "privbayes.methods.mrf.estimator:PrivateMRF", "privbayes-mrf",
+           "privbayes.methods.mrf.model_file:from_document",
            "private Markov random field over given cliques (Bernstein et al., ICML 2017): naive MLE, CGM-EM, PSGD"),
-    Method("nbc", "privbayes.synthesizers.nbc:SafeNBC", "privbayes-nbc-views",
-           "privbayes.nbc.release:release_from_document",
+    Method("nbc", "privbayes.methods.nbc.estimator:SafeNBC", "privbayes-nbc-views",
+           "privbayes.methods.nbc.release:release_from_document",
            "naive Bayes classifier views by SafetyTransform/EST (Mozafari & Zaniolo, VLDB 2009): a privacy-breach "
            "bound, NOT differential privacy", differentially_private=False),
 )}
@@ -87,16 +90,24 @@ def formats() -> dict[str, Method]:
 def load(path: str | os.PathLike[str]) -> Any:
     """The released value in a model file of any registered format, verified (sizes capped before
     allocation, plan recomputed from the parameters, ledger checked against it)."""
-    from privbayes.documents import read_model_document
+    from privbayes.files.documents import read_model_document
 
     path = Path(path)
-    document = read_model_document(path)
+    return load_document(read_model_document(path), str(path))
+
+
+def load_document(document: Any, source: str) -> Any:
+    """The released value in a parsed model-file document, by its declared format (errors name ``source``)."""
     declared = document.get("format") if isinstance(document, dict) else None
     known = formats()
     if declared not in known:
-        raise InputError(f"{path}: not a model file of this library ('format' must be one of "
+        raise InputError(f"{source}: not a model file of this library ('format' must be one of "
                          f"{', '.join(sorted(known))})")
-    return known[declared].load_document(document, str(path))
+    first = known[declared]
+    if first.codec is None:
+        return _resolve(first.loader)(document, source)
+    codecs = {m.name: _resolve(m.codec) for m in METHODS.values() if m.file_format == declared and m.codec}
+    return _resolve(first.loader)(document, source, codecs)
 
 
 def _resolve(target: str) -> Any:

@@ -1,0 +1,5 @@
+"""One folder per method, each with its whole kit (settings, plan, cost estimate, estimator, released value, file
+codec): :mod:`.privbayes` (TODS 2017), :mod:`.sa_privbayes` (Future Internet 2026), :mod:`.adaptive` (AIM-style
+selection under pure ε), :mod:`.mrf` (ICML 2017) and :mod:`.nbc` (VLDB 2009, not DP).  The registry
+(:mod:`privbayes.synthesizers.registry`) names each method's kit; shared machinery stays below (``bayesnet``,
+``estimation``, ``inference``, ``counting``, ``privacy``, ``schema``)."""

@@ -1,0 +1,410 @@
+"""The adaptive method's settings and budget plan, from public inputs before any data is read.
+
+A fit spends ε in a fixed order (docs/decisions.md, "Adaptive marginals"):
+
+1. under add/remove neighbours, a noisy count n̂ with ε/100 (as PrivBayes: n is private there);
+2. the first measurements with ``initial_share`` of the rest: the 1-way marginal of every attribute,
+   split in proportion to the square root of the attribute's size (the split that minimises the
+   summed L1 noise Σ_a |Ω_a|·Δ/ε_a for a fixed total), or with ``init="network"`` PrivBayes's network
+   and tables (:mod:`privbayes.methods.adaptive.network`); by default 1/2 of the rest for the 1-way marginals,
+   3/4 for the network; with ``joint`` (the default) small attributes share one table
+   (:func:`first_groups`), and below a signal n·ε/Δ of :data:`SMALL_SIGNAL` those tables get 11/20;
+   when every attribute is binary the joint tables get :data:`BINARY_SHARE` (3/10) and the rounds
+   choose among the 3-way marginals too (:meth:`AdaptiveSettings.degree_for`); above a signal of
+   :data:`LARGE_SIGNAL` the first share falls with the signal (:func:`large_signal_share`);
+3. T rounds, each a selection (permute-and-flip by default, or the exponential mechanism) with
+   ``select_share`` of the round's budget
+   and a discrete-Laplace measurement of the selected marginal with the rest.  The rounds' budgets
+   rise linearly, the last round getting ``ramp`` (4) times the first's: AIM's budget annealing made
+   data-independent (the first rounds find the gross errors, which a small budget resolves; the later
+   ones the finer errors, which need more), so the plan stays fixed before the data.
+
+T is fixed before the data: ``rounds`` if given, else T = √(n·E_m / (Δ·θ)), E_m all the rounds'
+measurement budget, at least 1 and at most :data:`MAX_ROUNDS_PER_ATTRIBUTE`·d.  Read as PrivBayes's
+θ-usefulness (TODS 2017, §4.3) of the rounds themselves: n·ε_m/Δ, the count a measurement at the
+per-round ε_m = E_m/T resolves against its noise, must be at least θ·T (θ = 25 by default).  Under pure ε
+every extra round makes every measurement noisier (ε composes linearly), so the number of rounds grows
+with the square root of the signal, not linearly (docs/decisions.md, "Adaptive marginals": measured on
+Adult, NLTCS, ACS and BR2000).  So the plan is a function of the
+parameters, the schema and n (under add/remove: the noisy count, released first), and the fit checks
+its ledger against it; a model file's loader recomputes it.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from privbayes.core.errors import InputError
+from privbayes.core.limits import check_rounds
+from privbayes.core.validation import (
+    check_choice,
+    check_count,
+    check_epsilon,
+    check_positive,
+    check_share,
+    exact,
+    exact_parameter,
+)
+from privbayes.inference import MAX_EXACT_CELLS
+from privbayes.methods.adaptive.candidates import iter_leaf_candidates
+from privbayes.privacy.neighbours import RELATIONS, REPLACE_ONE, Neighbours, neighbours
+from privbayes.privacy.plan import BudgetPlan, PlannedRelease
+from privbayes.schema import Schema
+from privbayes.schema.encoding import Encoding
+
+METHOD = "adaptive"
+MECHANISM = "adaptive marginals (AIM-style selection under pure ε, consistent estimation on a junction tree)"
+COUNT_SHARE = Fraction(1, 100)
+"""Share of ε spent on the noisy count under add/remove neighbours (as PrivBayes)."""
+COUNT_STEP = "count n"
+MAX_ROUNDS_PER_ATTRIBUTE = 2
+"""The rounds rule gives at most this many rounds per attribute (each round refits the model)."""
+RAMP = Fraction(4)
+"""The last round's budget over the first's (docs/decisions.md, "Adaptive marginals: budget ramp")."""
+SELECTIONS = ("permute-and-flip", "exponential")
+"""Each round's selection mechanism (docs/decisions.md, "Adaptive marginals: joint first marginals and
+permute-and-flip"); model files written before it was a setting selected with the exponential mechanism."""
+DEGREES = (2, 3)
+MAX_NETWORK_DEGREE = 5
+"""The network start's degree is Lemma 4.8's k, at most this (docs/decisions.md, "Adaptive marginals: joint first
+marginals and permute-and-flip"); model files written before it had no cap."""
+SMALL_SIGNAL = 5000
+"""Below this n·ε/Δ (the budget after the count) the joint first tables get :data:`SMALL_SIGNAL_SHARE` of ε."""
+SMALL_SIGNAL_SHARE = Fraction(11, 20)
+MERGE_GAIN = -0.3
+"""First measurements: two groups are merged when √|Ω_g| + √|Ω_h| − √(|Ω_g|·|Ω_h|) exceeds this."""
+BINARY_SHARE = Fraction(3, 10)
+"""The joint first tables' share of ε when every attribute is binary (docs/decisions.md, "Adaptive marginals:
+binary data")."""
+MAX_AUTO_TRIPLES = 4096
+"""The automatic degree is 3 on binary data with at most this many 3-way candidates (d ≤ 30): a bound, from the
+public domain, on the candidates counted and scored each round."""
+LARGE_SIGNAL = 20_000
+"""Above this n·ε/Δ (the budget after the count) the automatic first share falls as √(LARGE_SIGNAL / (n·ε/Δ))
+(:data:`AUTO_VERSION` 3; docs/decisions.md, "Capacity that follows n·ε")."""
+MIN_SHARE = Fraction(1, 100)
+AUTO_VERSION = 3
+"""The version of the automatic choices (``init="auto"``, ``degree=None``, the first share).  1 (model files
+written before it was recorded): PrivBayes's network first on binary data, 2-way candidates.  2: joint first
+tables on every domain; on binary data 3-way candidates and a first share of :data:`BINARY_SHARE`.  3: above
+a signal of :data:`LARGE_SIGNAL` the first share falls with the signal, leaving more of ε to the rounds."""
+AUTO_VERSIONS = (1, 2, 3)
+INITS = ("auto", "oneway", "network")
+DEFAULT_MODEL_CELLS = 2**20
+"""Default cap on the cells of the model's junction tree (exact inference at every round)."""
+WORKLOAD_MULTIPLE = 64
+"""The junction tree is also capped at this many times the cells of all the candidate marginals of two or
+more attributes (the workload's own size): a domain-scaled bound on the time and memory of each round
+(docs/decisions.md, "Adaptive marginals: budget ramp and model cap")."""
+ENCODING = "hierarchical"
+"""The candidates are leaf marginals; the hierarchical encoding keeps the schema's attributes as they are."""
+
+
+@dataclass(frozen=True)
+class AdaptiveSettings:
+    """The public parameters of an adaptive fit, validated once (one-line :class:`InputError` naming the
+    parameter).  Budgets and shares are exact rationals of the decimals written (0.2 → 1/5)."""
+
+    epsilon: Fraction
+    degree: int | None = None
+    rounds: int | None = None
+    initial_share: Fraction | None = None
+    select_share: Fraction = Fraction(1, 5)
+    theta: float = 25.0
+    max_model_cells: int = DEFAULT_MODEL_CELLS
+    neighbours: str = REPLACE_ONE.name
+    init: str = "auto"
+    ramp: Fraction = RAMP
+    selection: str = SELECTIONS[0]
+    joint: bool = True
+    max_network_degree: int | None = MAX_NETWORK_DEGREE
+    auto_version: int = AUTO_VERSION
+
+    def __post_init__(self) -> None:
+        check_choice(self.init, "init", INITS, allow_none=False)
+        check_choice(self.selection, "selection", SELECTIONS, allow_none=False)
+        if not isinstance(self.joint, bool):
+            raise InputError(f"joint ({self.joint!r}) must be true or false")
+        if self.max_network_degree is not None:
+            object.__setattr__(self, "max_network_degree",
+                               check_count(self.max_network_degree, "max_network_degree", minimum=1))
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        if self.degree is not None:
+            object.__setattr__(self, "degree", check_count(self.degree, "degree", minimum=1))
+            if self.degree not in DEGREES:
+                raise InputError(f"degree ({self.degree!r}) must be one of {', '.join(map(str, DEGREES))}")
+        if isinstance(self.auto_version, bool) or self.auto_version not in AUTO_VERSIONS:
+            versions = ", ".join(map(str, AUTO_VERSIONS))
+            raise InputError(f"auto_version ({self.auto_version!r}) must be one of {versions}")
+        if self.rounds is not None:
+            object.__setattr__(self, "rounds", check_rounds(check_count(self.rounds, "rounds", minimum=1), "rounds"))
+        if self.initial_share is not None:
+            object.__setattr__(self, "initial_share", check_share(self.initial_share, "initial_share"))
+        object.__setattr__(self, "select_share", check_share(self.select_share, "select_share"))
+        object.__setattr__(self, "theta", float(check_positive(self.theta, "theta")))
+        object.__setattr__(self, "max_model_cells", check_count(self.max_model_cells, "max_model_cells", minimum=1))
+        if self.max_model_cells > MAX_EXACT_CELLS:
+            raise InputError(f"max_model_cells ({self.max_model_cells}) must be at most {MAX_EXACT_CELLS:,} "
+                             "(the released model is sampled by exact inference)")
+        check_choice(self.neighbours, "neighbours", tuple(RELATIONS), allow_none=False)
+        ramp = exact(self.ramp, "ramp") if isinstance(self.ramp, str) else Fraction(self.ramp)
+        if not 1 <= ramp <= 100:
+            raise InputError(f"ramp ({float(ramp):g}) must be between 1 and 100")
+        object.__setattr__(self, "ramp", ramp)
+
+    @property
+    def relation(self) -> Neighbours:
+        return neighbours(self.neighbours)
+
+    def encoding_for(self, schema: Schema) -> Encoding:
+        return Encoding.build(schema, ENCODING)
+
+    def init_for(self, encoding: Encoding) -> str:
+        """The first measurements: ``init``, or with "auto" the 1-way marginals (small attributes jointly); under
+        :data:`AUTO_VERSION` 1, the network's tables when every attribute is binary (docs/decisions.md,
+        "Adaptive marginals" and "Adaptive marginals: binary data")."""
+        if self.init != "auto":
+            return self.init
+        return "network" if self.auto_version == 1 and encoding.is_binary else "oneway"
+
+    def degree_for(self, encoding: Encoding) -> int:
+        """The largest candidate marginal: ``degree``, or when not given 3 on binary data (8-cell tables, at most
+        :data:`MAX_AUTO_TRIPLES` of them) and 2 otherwise; always 2 under :data:`AUTO_VERSION` 1."""
+        if self.degree is not None:
+            return self.degree
+        d = len(encoding.attributes)
+        binary = self.auto_version >= 2 and encoding.is_binary and math.comb(d, 3) <= MAX_AUTO_TRIPLES
+        return 3 if binary else 2
+
+    def share_for(self, init: str, signal: float = math.inf, binary: bool = False) -> Fraction:
+        """The first measurements' share of ε: ``initial_share``, else 1/2 for the 1-way marginals (AIM's and
+        OpenDP's default) and 3/4 for the network's tables (docs/decisions.md, "Adaptive marginals"); with
+        ``joint`` first tables and a small ``signal`` n·ε/Δ (below :data:`SMALL_SIGNAL`), 11/20 for the first
+        tables (docs/decisions.md, "Adaptive marginals: joint first marginals and permute-and-flip"); with joint
+        first tables of ``binary`` attributes (:data:`AUTO_VERSION` 2), :data:`BINARY_SHARE`.  Under
+        :data:`AUTO_VERSION` 3 the 1-way share is scaled by √(:data:`LARGE_SIGNAL` / signal) above that signal
+        (:func:`large_signal_share`)."""
+        if self.initial_share is not None:
+            return self.initial_share
+        if init != "oneway":
+            return Fraction(3, 4)
+        if self.joint and binary and self.auto_version >= 2:
+            share = BINARY_SHARE
+        else:
+            share = SMALL_SIGNAL_SHARE if self.joint and signal < SMALL_SIGNAL else Fraction(1, 2)
+        return large_signal_share(share, signal) if self.auto_version >= 3 else share
+
+    def model_cells_for(self, encoding: Encoding) -> int:
+        """The fit's cap on the junction tree's cells: ``max_model_cells``, or less when the domain is small,
+        :data:`WORKLOAD_MULTIPLE` times the cells of the candidate marginals of two or more attributes (a
+        function of the public domain only).  The candidates are summed only until the multiple reaches
+        ``max_model_cells``: a wide domain's plan does not enumerate its d²/2 pairs."""
+        target = -(-self.max_model_cells // WORKLOAD_MULTIPLE)
+        workload = 0
+        for c in iter_leaf_candidates(encoding, self.degree_for(encoding)):
+            if len(c.attributes) > 1:
+                workload += c.cells(encoding)
+                if workload >= target:
+                    break
+        return min(self.max_model_cells, max(1, WORKLOAD_MULTIPLE * workload))
+
+    def count_epsilon(self) -> Fraction:
+        """ε of the noisy count (add/remove neighbours only)."""
+        return self.epsilon * COUNT_SHARE
+
+    def plan(self, n: int, encoding: Encoding) -> BudgetPlan:
+        """Every release of a fit on n rows (the noisy count under add/remove), in the fit's order."""
+        return adaptive_plan(self, n, encoding)
+
+    def to_parameters(self) -> dict[str, Any]:
+        """The model file's ``parameters``: numbers for readers, exact text for the budgets."""
+        return {"method": METHOD, "epsilon": float(self.epsilon), "epsilon_exact": str(self.epsilon),
+                "degree": self.degree, "rounds": self.rounds,
+                "initial_share": None if self.initial_share is None else float(self.initial_share),
+                "initial_share_exact": None if self.initial_share is None else str(self.initial_share),
+                "select_share": float(self.select_share), "select_share_exact": str(self.select_share),
+                "theta": self.theta, "max_model_cells": self.max_model_cells, "neighbours": self.neighbours,
+                "init": self.init, "ramp": float(self.ramp), "ramp_exact": str(self.ramp), "encoding": ENCODING,
+                "selection": self.selection, "joint": self.joint, "max_network_degree": self.max_network_degree,
+                "auto_version": self.auto_version}
+
+    @classmethod
+    def from_parameters(cls, params: Mapping[str, Any]) -> AdaptiveSettings:
+        """Settings from a model file's ``parameters`` (validated; unknown keys refused)."""
+        known = {"method", "epsilon", "epsilon_exact", "degree", "rounds", "initial_share", "initial_share_exact",
+                 "select_share", "select_share_exact", "theta", "max_model_cells", "neighbours", "init",
+                 "ramp", "ramp_exact", "encoding", "selection", "joint", "max_network_degree", "auto_version"}
+        if set(params) - known:
+            raise InputError(f"unknown adaptive parameters {sorted(set(params) - known)}")
+        check_choice(params.get("method"), "method", (METHOD,), allow_none=False)
+        check_choice(params.get("encoding", ENCODING), "encoding", (ENCODING,), allow_none=False)
+
+        def rational(name: str) -> Fraction:
+            return exact_parameter(params, name)
+
+        return cls(check_epsilon(rational("epsilon")), degree=params.get("degree"), rounds=params.get("rounds"),
+                   initial_share=None if params.get("initial_share") is None else rational("initial_share"),
+                   select_share=rational("select_share"),
+                   theta=params.get("theta"), max_model_cells=params.get("max_model_cells"),  # type: ignore[arg-type]
+                   neighbours=params.get("neighbours"), init=params.get("init"),  # type: ignore[arg-type]
+                   # files written before the ramp (1.x adaptive models) had equal rounds
+                   ramp=rational("ramp") if "ramp_exact" in params else Fraction(1),
+                   # files written before these settings: the exponential mechanism, one 1-way table per attribute
+                   selection=params.get("selection", "exponential"), joint=params.get("joint", False),
+                   max_network_degree=params.get("max_network_degree"),
+                   # files written before the automatic choices were versioned: version 1
+                   auto_version=params.get("auto_version", 1))
+
+
+def large_signal_share(share: Fraction, signal: float) -> Fraction:
+    """``share`` scaled by √(:data:`LARGE_SIGNAL` / ``signal``) above :data:`LARGE_SIGNAL`, at least
+    :data:`MIN_SHARE`, rounded down to 1/10,000 (an exact, deterministic function of public inputs).
+
+    The first tables are few and small: their noise falls as 1/(n·ε₁) while their sampling error falls only
+    as 1/√n, so at a large signal a fixed half of ε buys them precision far below what the sample can tell
+    apart, and the rounds, which measure the many larger marginals the model still lacks, run short
+    (docs/decisions.md, "Capacity that follows n·ε": on 10⁶ rows at ε = 1, the first share 1/10 instead of
+    1/2 took Q2 from 4.2 to 3.4 times the sampling floor)."""
+    if not signal > LARGE_SIGNAL:
+        return share
+    scaled = Fraction(math.floor(10**4 * float(share) * math.sqrt(LARGE_SIGNAL / signal)), 10**4)
+    return max(MIN_SHARE, scaled)
+
+
+def rounds_for(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_budget: Fraction) -> int:
+    """T: the given ``rounds``, else the rounds rule of the module docstring."""
+    if settings.rounds is not None:
+        return check_rounds(settings.rounds, "rounds")
+    d = len(encoding.attributes)
+    measure = float(rounds_budget * (1 - settings.select_share))
+    signal = n * measure / float(settings.relation.count_sensitivity)
+    most = MAX_ROUNDS_PER_ATTRIBUTE * d  # capped before rounding: a tiny θ makes the root infinite
+    rule = int(max(1, round(min(math.sqrt(signal / settings.theta), most))))
+    return check_rounds(rule, "the rounds rule's number of rounds")
+
+
+def round_budgets(total: Fraction, rounds: int, ramp: Fraction) -> list[Fraction]:
+    """``total`` split over the rounds in linearly rising budgets, the last ``ramp`` times the first
+    (equal budgets when ``ramp`` is 1 or there is one round); exact rationals summing to ``total``.  The rises
+    1 + (ramp − 1)·t/(T − 1) sum to T·(1 + ramp)/2: linear time in T, not quadratic."""
+    if rounds == 1:
+        return [total]
+    unit = total / (rounds * (1 + ramp) / 2)
+    return [unit * (1 + (ramp - 1) * Fraction(t, rounds - 1)) for t in range(rounds)]
+
+
+def first_groups(encoding: Encoding, joint: bool) -> tuple[tuple[int, ...], ...]:
+    """The attribute sets of the first measurements: one per attribute, or with ``joint`` small attributes
+    measured together.  Groups are merged greedily while √(|Ω_g|·|Ω_h|) < √|Ω_g| + √|Ω_h| (largest gain
+    first, ties by position): under the √-size split below, each attribute's 1-way noise then falls (its
+    standard deviation per cell is Σ_g √|Ω_g| / (ε·√|Ω_a|) whether measured alone or in a group), and the
+    joint table adds the group's 2-way marginals for nothing.  A function of the public domain only.
+
+    The gain √x + √y − √(xy) = 1 − (√x − 1)(√y − 1) is largest for the two groups of fewest cells (any pair
+    with a one-cell group gains 1), so each merge is found from a heap of (cells, position) in O(log d), not
+    by scoring every pair: O(d log d) in all (docs/decisions.md, "Hostile parameters and model files")."""
+    sizes = [a.size for a in encoding.attributes]
+    if not joint:
+        return tuple((a,) for a in range(len(sizes)))
+    members: dict[int, tuple[int, ...]] = {a: (a,) for a in range(len(sizes))}  # position → attributes
+    cells = dict(enumerate(sizes))
+    version = dict.fromkeys(cells, 0)  # a merged group's earlier heap entry is stale, even at equal cells
+    by_cells = [(c, a, 0) for a, c in cells.items()]  # (cells, position, version)
+    by_position = list(members)  # every live position, smallest first (already a heap)
+    heapq.heapify(by_cells)
+
+    def smallest(heap: list, live: Callable[[Any], bool], count: int) -> list:
+        out: list = []
+        while heap and len(out) < count:
+            top = heapq.heappop(heap)
+            if live(top):
+                out.append(top)
+        for item in out:
+            heapq.heappush(heap, item)
+        return out
+
+    while len(members) > 1:
+        (c1, p1, _), (c2, p2, _) = smallest(by_cells, lambda e: version.get(e[1]) == e[2], 2)
+        if c1 == 1:  # every pair with a one-cell group gains 1: the first such pair by position
+            first, second = smallest(by_position, lambda p: p in members, 2)
+            i, j = (first, p1) if first != p1 else (first, second)
+        else:
+            i, j = min(p1, p2), max(p1, p2)
+        x, y = cells[i], cells[j]
+        if math.sqrt(x) + math.sqrt(y) - math.sqrt(x * y) <= MERGE_GAIN:
+            break
+        members[i] = tuple(sorted(members[i] + members.pop(j)))
+        del cells[j], version[j]
+        cells[i], version[i] = x * y, version[i] + 1
+        heapq.heappush(by_cells, (x * y, i, version[i]))
+    return tuple(sorted(members.values()))
+
+
+def oneway_weights(encoding: Encoding, groups: tuple[tuple[int, ...], ...] | None = None) -> list[Fraction]:
+    """√|Ω_g| per first measurement (each attribute, or each group of :func:`first_groups`), as exact
+    rationals (two decimals: a public, deterministic split)."""
+    if groups is None:
+        groups = tuple((a,) for a in range(len(encoding.attributes)))
+    return [Fraction(math.isqrt(10**4 * math.prod(encoding.attributes[a].size for a in g)), 100) for g in groups]
+
+
+def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> BudgetPlan:
+    """Every release of an adaptive fit, in the order the fit makes them (``n``: the noisy count under
+    add/remove)."""
+    relation = settings.relation
+    delta = relation.count_sensitivity
+    epsilon = settings.epsilon
+    rest = epsilon - (0 if relation.n_public else settings.count_epsilon())
+    init = settings.init_for(encoding)
+    degree = settings.degree_for(encoding)
+    share = settings.share_for(init, n * float(rest) / float(delta), encoding.is_binary)
+    oneway = rest * share
+    d = len(encoding.attributes)
+    T = rounds_for(settings, n, encoding, rest - oneway)
+    per_round = (rest - oneway) / T
+    budgets = round_budgets(rest - oneway, T, settings.ramp)
+    releases = [] if relation.n_public else [
+        PlannedRelease(COUNT_STEP, "discrete Laplace", settings.count_epsilon(), kind="count", sensitivity=Fraction(1))]
+    network_settings: tuple = ()
+    if init == "network":
+        from privbayes.methods.adaptive.network import network_plan
+
+        initial = network_plan(oneway, n, encoding, relation, settings.max_network_degree)
+        releases += list(initial.releases)
+        network_settings = (("network degree", initial.setting("degree")),)
+    else:
+        groups = first_groups(encoding, settings.joint)
+        weights = oneway_weights(encoding, groups)
+        G = len(groups)
+        name = "1-way marginal" if G == d else "first marginal"
+        weight_total = sum(weights)
+        releases += [PlannedRelease(f"{name} {g + 1}/{G}", "discrete Laplace", oneway * w / weight_total,
+                                    kind="oneway", index=g, sensitivity=delta) for g, w in enumerate(weights)]
+        network_settings = (("first marginals", ", ".join(" × ".join(encoding.attributes[a].name for a in g)
+                                                           for g in groups)),) if G < d else ()
+    for t in range(1, T + 1):
+        select = budgets[t - 1] * settings.select_share
+        measure = budgets[t - 1] - select
+        releases += [PlannedRelease(f"round {t}/{T}: select", settings.selection, select, kind="select", index=t,
+                                    sensitivity=delta),
+                     PlannedRelease(f"round {t}/{T}: measure", "discrete Laplace", measure, kind="measure", index=t,
+                                    sensitivity=delta)]
+    first = ("PrivBayes's network and noisy tables" if init == "network" else
+             "1-way marginals" if settings.joint is False or network_settings == () else
+             "1-way marginals (small attributes measured jointly)")
+    rising = f" (budgets rising to {float(settings.ramp):g}× the first)" if T > 1 and settings.ramp != 1 else ""
+    algorithm = (f"{first}, then {T} rounds{rising} of {settings.selection} selection among the "
+                 f"{'2' if degree == 2 else '2- and 3'}-way marginals (AIM's score) and a discrete-Laplace "
+                 "measurement, consistent estimation after each")
+    plan_settings = (("algorithm", algorithm), ("rounds", T), ("marginal degree", degree),
+                     ("mean epsilon per round", float(per_round)),
+                     ("last round over first", float(settings.ramp)), ("select share", float(settings.select_share)),
+                     ("initial share", float(share)), ("theta", settings.theta),
+                     ("max model cells", settings.model_cells_for(encoding)), ("n", n), ("attributes", d),
+                     ("neighbours", relation.name), ("init", init)) + network_settings
+    return BudgetPlan(Fraction(epsilon), tuple(releases), plan_settings)

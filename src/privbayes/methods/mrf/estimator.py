@@ -1,0 +1,161 @@
+"""``PrivateMRF``: an ε-DP Markov random field over user-given cliques (Bernstein et al., ICML 2017).
+
+fit: the counting layer returns the exact clique tables (nothing else reads rows); ``naive`` and
+``cgm`` release them once with discrete Laplace noise (ε/|C| per table,
+:mod:`privbayes.methods.mrf.measurements`) and estimate θ by post-processing (§3.1 naive MLE; §3.2
+CGM-EM, its E-step exact through the dual on junction trees (:mod:`privbayes.methods.mrf.estep`)
+and by NLBP on loopy models); ``psgd`` is the (ε, δ) noisy-gradient baseline (§4).  The result is
+a frozen :class:`~privbayes.methods.mrf.released.ReleasedMRF` (``released_``) that samples, answers
+marginals and scores held-out rows without the data.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from privbayes._version import __version__
+from privbayes.core.errors import UncoveredColumnsWarning
+from privbayes.core.validation import check_seed
+from privbayes.counting import PrivateTable
+from privbayes.inference import Domain
+from privbayes.methods.mrf.cliques import clique_indices
+from privbayes.methods.mrf.estimation import CGMOptions, auto_estimate, calibrated_mle, cgm_em, naive_mle
+from privbayes.methods.mrf.measurements import measure
+from privbayes.methods.mrf.model import LogLinearModel
+from privbayes.methods.mrf.psgd import psgd
+from privbayes.methods.mrf.released import ReleasedMRF
+from privbayes.methods.mrf.settings import METHOD, MRFSettings
+from privbayes.privacy.accountant import Accountant
+from privbayes.privacy.plan import BudgetPlan
+from privbayes.privacy.report import READ_FROM_DATA_CAVEAT, SEEDED_CAVEAT
+from privbayes.privacy.samplers import random_source
+from privbayes.schema import Schema
+from privbayes.synthesizers.contract import GIVEN, PrivateEstimator
+from privbayes.synthesizers.costs import CostEstimate
+
+
+class PrivateMRF(PrivateEstimator):
+    """ε-DP log-linear MRF (the release contract: :mod:`privbayes.synthesizers.contract`).
+
+    ``cliques`` lists tuples of attribute names; ``estimation`` auto (default: naive MLE of the projected marginals with
+    zeroed cells floored at the detection limit, λ set per clique from the public noise-to-count ratio,
+    docs/undirected.md), naive, cgm or psgd;
+    ``neighbours`` "replace-one" (library default: sensitivity 2 per table, n public) or
+    "add-remove" (the paper's: sensitivity 1 per table, N estimated from the noisy tables);
+    ``l2`` the L2 weight λ (default: calibrated for auto, 1e-4 for naive, 0 for cgm and psgd); ``inference``
+    auto/exact/loopy; ``cgm`` a :class:`CGMOptions`; ``delta`` for psgd (default 1/n);
+    ``random_state`` seeds the DP noise (reproducible experiments; the report says so).
+    """
+
+    method = METHOD
+
+    def __init__(self, cliques: Sequence[Sequence[str]], epsilon: float = 1.0, *, estimation: str = "auto",
+                 neighbours: str = "replace-one", l2: float | None = None, inference: str = "auto",
+                 cgm: CGMOptions | None = None, psgd_steps: int = 50, psgd_learning_rate: float = 1.0,
+                 delta: float | None = None, random_state: int | None = None) -> None:
+        self.cliques = cliques
+        self.epsilon = epsilon
+        self.estimation = estimation
+        self.neighbours = neighbours
+        self.l2 = l2
+        self.inference = inference
+        self.cgm = cgm
+        self.psgd_steps = psgd_steps
+        self.psgd_learning_rate = psgd_learning_rate
+        self.delta = delta
+        self.random_state = random_state
+
+    def settings(self) -> MRFSettings:
+        check_seed(self.random_state, "random_state")
+        clique_indices(self.cliques, None)
+        return MRFSettings(self.epsilon, estimation=self.estimation, neighbours=self.neighbours, l2=self.l2,  # type: ignore[arg-type]
+                           inference=self.inference, psgd_steps=self.psgd_steps,
+                           psgd_learning_rate=self.psgd_learning_rate, delta=self.delta)  # type: ignore[arg-type]
+
+    def plan(self, n: int, schema: Schema) -> BudgetPlan:
+        return self.settings().plan(n, schema, self.cliques)
+
+    def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None) -> CostEstimate | None:
+        """Time, peak memory and model-file size of a fit on n rows (:mod:`privbayes.synthesizers.costs.others`);
+        None when n is neither in the plan (add/remove) nor given."""
+        from privbayes.methods.mrf.cost import mrf_cost
+        from privbayes.schema.encoding import Encoding
+
+        size = plan.setting("n") if n is None else n
+        if not isinstance(size, int):
+            return None
+        return mrf_cost(plan, Encoding.build(schema, "vanilla"), clique_indices(self.cliques, schema), size)
+
+    def private_n_note(self) -> str:
+        return "no release is sized by n (N is estimated from the noisy tables afterwards)"
+
+    def _release(self, settings: MRFSettings, table: PrivateTable, domain_source: str) -> ReleasedMRF:  # type: ignore[override]
+        schema = table.schema
+        cliques = clique_indices(self.cliques, schema)
+        plan = settings.plan(table.n if settings.relation.n_public else 0, schema, self.cliques)
+        domain = Domain(tuple(a.size for a in schema.attributes))
+        counts = [table.counts(list(c)) for c in cliques]
+        start = LogLinearModel.uniform(domain, cliques, settings.inference)  # type: ignore[arg-type]
+        rng = random_source(self.random_state)
+        if settings.estimation == "psgd":
+            public_n = table.n  # psgd is replace-one only: n is public
+            delta = settings.delta_for(public_n)
+            accountant = Accountant(settings.epsilon, delta)
+            noise = np.random.default_rng(self.random_state)  # float Gaussian noise: the documented exception
+            model = psgd(start, counts, public_n, settings.epsilon, delta, accountant, noise,
+                         steps=settings.psgd_steps, learning_rate=settings.psgd_learning_rate, lam=settings.lam or 0.0)
+            n = float(public_n)
+            estimate = ""
+        else:
+            accountant = Accountant(settings.epsilon)
+            names = [",".join(schema.names[v] for v in c) for c in cliques]
+            stats = measure(counts, table.n if settings.relation.n_public else 0, cliques, names,
+                            settings.epsilon, settings.neighbours, accountant, rng)  # type: ignore[arg-type]
+            del counts
+            n = stats.n
+            lam = settings.lam
+            estimate = auto_estimate(stats, lam) if settings.estimation == "auto" else ""
+            if settings.estimation == "auto":  # post-processing: floor and λ_C from the noise scale, |X_C| and n (or N̂)
+                model = calibrated_mle(start, stats, lam)
+            elif settings.estimation == "naive":
+                model = naive_mle(start, stats, lam)  # type: ignore[arg-type]
+            else:
+                options = self.cgm if self.cgm is not None else CGMOptions(lam=lam or 0.0)
+                model, self.trace_ = cgm_em(start, stats, options)
+        plan.check(accountant.ledger)
+        caveats = []
+        uncovered = [a.name for j, a in enumerate(schema.attributes) if not any(j in c for c in cliques)]
+        if uncovered:
+            note = (f"column(s) {', '.join(repr(u) for u in uncovered)} lie in no clique: the model knows nothing of "
+                    "them and samples them uniformly")
+            warnings.warn(note, UncoveredColumnsWarning, stacklevel=3)
+            caveats.append(note)
+        if domain_source != GIVEN:
+            caveats.append(READ_FROM_DATA_CAVEAT)
+        if rng.seeded:
+            caveats.append(SEEDED_CAVEAT)
+        return ReleasedMRF(schema, cliques, model, settings.to_parameters(), plan, n, accountant.ledger, rng.seeded,
+                           domain_source, tuple(caveats), __version__, estimate)
+
+    # --- views of the released value ----------------------------------------------------------------
+
+    cliques_ = property(lambda self: self._released().cliques)
+    n_ = property(lambda self: self._released().n)
+    ledger_ = property(lambda self: self._released().ledger)
+    seeded_ = property(lambda self: self._released().seeded)
+    epsilon_spent_ = property(lambda self: self._released().epsilon_spent)
+    delta_spent_ = property(lambda self: self._released().delta_spent)
+
+    def marginal(self, attributes: Sequence[str]) -> np.ndarray:
+        """p(x_attributes) as an array with one axis per attribute (leaf codes, in the given order)."""
+        return self._released().marginal(attributes)  # type: ignore[attr-defined]
+
+    def log_likelihood(self, data: pd.DataFrame | Any) -> float:
+        """Mean log-likelihood per row of ``data`` (nats; the paper's holdout log-likelihood, §4.2)."""
+        return self._released().log_likelihood(data)  # type: ignore[attr-defined]
+

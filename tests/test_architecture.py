@@ -150,6 +150,30 @@ def test_no_import_cycles_among_privbayes_modules():
     assert _cycle(graph) is None
 
 
+def _package(module: str) -> str:
+    """The package a module belongs to: a folder of ``privbayes`` (each method's folder its own), or the module."""
+    parts = module.split(".")
+    return ".".join(parts[:3] if parts[1:2] == ["methods"] and len(parts) > 2 else parts[:2])
+
+
+def test_no_two_packages_import_each_other():
+    """Packages form a hierarchy, as the modules do: no cycle at the package level either (run-time imports,
+    function-level ones included), so each folder can be read knowing only the ones below it."""
+    modules = _modules()
+    known = set(modules)
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        if name == "privbayes":
+            continue
+        targets = {_package(t) for t in _imports(name, path, known) - {"privbayes"}} - {_package(name)}
+        graph.setdefault(_package(name), set()).update(targets)
+    for targets in list(graph.values()):
+        for t in targets:
+            graph.setdefault(t, set())
+    assert _package("privbayes.methods.adaptive.rounds") == "privbayes.methods.adaptive"
+    assert _cycle(graph) is None
+
+
 # The layer table of docs/architecture.md, lowest first: a module imports modules of its own layer or
 # lower ones only (function-level imports count).  Prefixes match a module and its submodules.
 LAYERS = (

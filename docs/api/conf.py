@@ -17,7 +17,7 @@ from privbayes import __version__  # noqa: E402
 
 project = "privbayes"
 author = "the privbayes authors"
-copyright = "the privbayes authors, BSD-3-Clause"  # noqa: A001
+copyright = "the privbayes authors, BSD-3-Clause"
 version = release = __version__
 
 extensions = ["sphinx.ext.autodoc", "sphinx.ext.viewcode", "numpydoc", "myst_parser"]

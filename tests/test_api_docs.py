@@ -107,3 +107,12 @@ def test_every_guide_page_is_in_the_site(page):
     stub = API / "guide" / f"{page}.md"
     assert stub.read_text("utf-8").startswith(f"```{{include}} ../../guide/{page}.md")
     assert re.search(rf"^\s+guide/{page}$", (API / "index.rst").read_text("utf-8"), re.MULTILINE)
+
+
+def test_no_docstring_cites_an_issue_number():
+    """Docstrings cite docs/decisions.md sections, which a reader of the source tree has; issue numbers they lack."""
+    citing = [f"{path.relative_to(ROOT)}:{number}"
+              for path in sorted((ROOT / "src" / "privbayes").rglob("*.py"))
+              for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+              if re.search(r"\bissues? \d+", line, re.IGNORECASE)]
+    assert citing == []

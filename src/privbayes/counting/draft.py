@@ -34,8 +34,8 @@ back-end.  A float column with ±inf gets ``invalid: clip``; numbers beyond ±1e
 type of the columns it declares: numerical, categorical or boolean, datetime, a key (dropped as an
 identifier), personal or other data (dropped).
 
-Every kept column records the type it went in with (issue 29): the ``dtype`` of a DataFrame's
-column or of a Parquet column (:mod:`privbayes.counting.coltypes`; ``ordered: true`` for an ordered
+Every kept column records the type it went in with (docs/decisions.md, "What goes in comes out"): the ``dtype`` of a
+DataFrame's column or of a Parquet column (:mod:`privbayes.counting.coltypes`; ``ordered: true`` for an ordered
 ``category``), so that sampled columns come back with it.  A CSV carries no types: its columns get
 no ``dtype`` (except time stamps, below) and are written back as text.  Categories are spelled one
 way per column: the values in their own type (bools, ints, floats: ``[0.0, 1.0, 5.5]``, never

@@ -9,7 +9,7 @@ code space: leaf codes 0..size-1 per attribute (the missing code last), their
 generalisation levels (:mod:`privbayes.schema.taxonomy`), bins, and the decoding of codes
 into values, which is post-processing of released codes.
 
-Numeric attributes (issue 16) have equal-width bins over [lower, upper] (``scale:
+Numeric attributes (docs/decisions.md, "Real tables") have equal-width bins over [lower, upper] (``scale:
 linear``), bins equal-width in log(1 + x − lower) (``scale: log``), or explicit public
 ``edges``; ``special_values`` are numbers with a leaf code of their own beside the
 bins (sentinels such as 999, point masses such as 0), matched before the bins and

@@ -48,7 +48,7 @@ METHODS: dict[str, Method] = {m.name: m for m in (
            codec="privbayes.methods.sa_privbayes.codec:read_parameters"),
     Method("adaptive", "privbayes.methods.adaptive.estimator:AdaptiveMarginals", "privbayes-model",
            "privbayes.bayesnet.model_file:model_from_document",
-           "adaptive marginals (issue 31): AIM-style selection under pure ε, consistent estimation, in seconds",
+           "adaptive marginals: AIM-style selection under pure ε, consistent estimation, in seconds",
            codec="privbayes.methods.adaptive.codec:read_parameters"),
     Method("mrf", "privbayes.methods.mrf.estimator:PrivateMRF", "privbayes-mrf",
            "privbayes.methods.mrf.model_file:from_document",
@@ -62,8 +62,8 @@ METHODS: dict[str, Method] = {m.name: m for m in (
 
 DEFAULT_METHOD = "adaptive"
 """The method ``privbayes fit`` and :func:`synthesizer` use when none is named: the most accurate at the
-library's guarantee (pure ε; issue 31, docs/peers.md).  ``privbayes`` with ``estimation="paper"`` is the
-TODS 2017 algorithm as published, for reproductions."""
+library's guarantee (pure ε; docs/decisions.md, "Adaptive marginals"; docs/peers.md).  ``privbayes`` with
+``estimation="paper"`` is the TODS 2017 algorithm as published, for reproductions."""
 
 
 def synthesizer(method: str = DEFAULT_METHOD, **parameters: Any) -> Any:

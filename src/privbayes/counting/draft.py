@@ -172,7 +172,30 @@ def draft_schema(data: Any, max_categories: int = 64, bins: int = DEFAULT_BINS,
 
 def infer_schema(data: Any, max_categories: int = 64, bins: int = DEFAULT_BINS,
                  metadata: str | os.PathLike[str] | Mapping[str, Any] | None = None) -> Schema:
-    """The draft of :func:`draft_schema` as a Schema (marked inferred).  NOT private."""
+    """A schema drafted from the data itself: NOT private (docs/decisions.md, "Schema drafts: exact spelling,
+    outward rounding, point masses").
+
+    The schema is marked ``inferred``: a fit on it warns, and its privacy report says the domain was read
+    from the data and is not covered by ε.  Review it (``privbayes schema infer`` writes it commented) or
+    release it privately with :func:`privbayes.private_draft`.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or str or os.PathLike
+        The table: a DataFrame, or a CSV (possibly compressed), Parquet or ``.dat`` path.
+    max_categories : int, default 64
+        Columns with more distinct values are not proposed as categorical.
+    bins : int, default 16
+        Bins of each numeric attribute.
+    metadata : str or os.PathLike or Mapping, optional
+        SDV single-table metadata (a JSON file or its mapping) whose column types and keys replace the
+        draft's guesses; bounds and categories still come from the data.
+
+    Returns
+    -------
+    Schema
+        One attribute per kept column (identifiers and free text under ``drop``), ``inferred`` set.
+    """
     return draft_schema(data, max_categories, bins, metadata).schema()
 
 

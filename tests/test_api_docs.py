@@ -116,3 +116,14 @@ def test_no_docstring_cites_an_issue_number():
               for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
               if re.search(r"\bissues? \d+", line, re.IGNORECASE)]
     assert citing == []
+
+
+def test_the_readme_keeps_the_quickstart_commands_ci_runs():
+    """The README is the quickstart: its two commands stay as written, and CI runs the second verbatim."""
+    readme = (ROOT / "README.md").read_text("utf-8")
+    blocks = re.findall(r"```bash\n(.*?)```", readme, re.S)
+    assert blocks[:2] == ["python3 -m pip install . && privbayes demo\n",
+                          'python3 -m pip install ".[test]" && python3 -m pytest\n']
+    assert blocks[1] in (ROOT / ".ci" / "run").read_text("utf-8")
+    for page in sorted(p.stem for p in GUIDE.glob("*.md")):
+        assert f"(docs/guide/{page}.md)" in readme

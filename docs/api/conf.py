@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))  # this tree's privbayes, installed or not
 
@@ -40,3 +41,19 @@ myst_heading_anchors = 3
 html_theme = "furo"
 html_title = f"privbayes {__version__}"
 html_static_path: list[str] = []
+
+
+def _constructor_signature(app: Any, what: str, name: str, obj: Any, options: Any, signature: str | None,
+                           return_annotation: str | None) -> tuple[str, str | None] | None:
+    """A class whose ``__new__`` only forwards ``(*args, **kwargs)`` (the contract's estimators check the call
+    there) shows its ``__init__``'s parameters, the ones a user passes, instead of autodoc's ``(*args, **kwargs)``."""
+    if what != "class" or signature is None or not signature.startswith("(*args"):
+        return None
+    from sphinx.util.inspect import signature as sphinx_signature
+    from sphinx.util.inspect import stringify_signature
+
+    return stringify_signature(sphinx_signature(obj.__init__, bound_method=True), show_return_annotation=False), None
+
+
+def setup(app: Any) -> None:
+    app.connect("autodoc-process-signature", _constructor_signature)

@@ -70,6 +70,24 @@ class Schema:
     taken from the data, which ε does not cover.  ``quoted_newlines`` lets a quoted CSV field
     span lines; it gives up row-local reading (one stray quote changes how the following lines
     are read), so it is off by default and named in the privacy report's caveats.
+
+    A schema is usually read from a file (YAML, JSON or ``.domain``; :meth:`from_dict` for its mapping)
+    or drafted (:func:`privbayes.infer_schema`, :func:`privbayes.private_draft`).
+
+    Parameters
+    ----------
+    attributes : tuple of Attribute
+        The table's attributes, in order; at least 2, names unique.
+    dropped : tuple of str, default ()
+        Columns of the data deliberately left out (``drop:``).
+    inferred : bool, default False
+        The schema is an unreviewed draft read from the data.
+    quoted_newlines : bool, default False
+        Quoted CSV fields may span lines.
+    identifiers : tuple of (str, str), default ()
+        Dropped columns that are identifiers, with the kind of key regenerated for each.
+    private_draft : DraftRelease, optional
+        The release record of a differentially private draft.
     """
 
     attributes: tuple[Attribute, ...]

@@ -302,7 +302,13 @@ class Attribute:
     # --- bins and decoding (their own modules) ----------------------------------------------------
 
     def bin_edges(self) -> np.ndarray:
-        """The b + 1 public bin edges (equal-width, log-spaced, or declared)."""
+        """The b + 1 public bin edges (equal-width, log-spaced, or declared).
+
+        Returns
+        -------
+        numpy.ndarray
+            Increasing edges from ``lower`` to ``upper`` (day, month or year ordinals for a date attribute).
+        """
         from privbayes.schema.binning import bin_edges
 
         return bin_edges(self)

@@ -250,6 +250,7 @@ class PrivateEstimator:
         return None
 
     def _progress_title(self, settings: Any) -> str:
+        """The progress bar's title (shown with the estimator's ``progress=True``)."""
         return self.method
 
     def private_n_note(self) -> str:
@@ -294,6 +295,7 @@ class PrivateEstimator:
 
     def _release(self, settings: Any, table: PrivateTable, domain_source: str,
                  on_cost: Callable[[CostEstimate], None] | None = None) -> Released:
+        """The template's steps in order; the noise is drawn in this order for a fixed seed (the count first)."""
         relation = getattr(settings, "relation", None)
         if table.schema.private_draft is not None and relation is not None:
             draft_cost(table.schema.private_draft, relation)  # a private draft's relation must compose with the fit's

@@ -9,6 +9,7 @@ show the guard inside the library for every DP method, and the record behind eve
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -169,3 +170,21 @@ def test_the_privacy_report_core_is_the_release_record(name: str, tmp_path) -> N
     path = tmp_path / "model.json"
     released.save(path)
     assert privbayes.load(path).record == record  # the files keep their keys; loading rebuilds the same record
+
+
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+def test_the_command_line_warns_of_a_slow_fit_from_the_templates_estimate(relation, tmp_path, capsys, monkeypatch):
+    """``privbayes fit`` runs the template and observes the estimate its guard passed (n public only: under
+    add/remove the command line says nothing of a cost, as before)."""
+    from privbayes import PrivBayes
+    from privbayes.cli import main
+
+    FRAME.to_csv(tmp_path / "data.csv", index=False)
+    (tmp_path / "schema.json").write_text(json.dumps(SCHEMA.to_dict()))
+    slow = CostEstimate(seconds=7200.0, bytes=1, method="privbayes")
+    monkeypatch.setattr(PrivBayes, "cost_estimate", lambda self, plan, schema, n=None: slow)
+    assert main(["fit", str(tmp_path / "data.csv"), "--schema", str(tmp_path / "schema.json"), "--method", "privbayes",
+                 "--neighbours", relation, "--epsilon", "1", "--seed", "3", "-o", str(tmp_path / "m.json")]) == 0
+    err = capsys.readouterr().err
+    assert ("(hours)" in err and "a smaller --epsilon goes faster" in err) == (relation == "replace-one")
+    assert privbayes.load(tmp_path / "m.json").record.seeded

@@ -6,7 +6,8 @@
       .settings()                       the parameters validated once, as a frozen value
       .plan(n, schema) -> BudgetPlan    every release, its mechanism, sensitivity and exact cost; no data read
       .fit(source | PrivateTable, schema=None, *, backend=...) -> self
-      .released_                        the frozen released value (also ``model_``)
+          = .open(source, schema, ...) -> Opened, then .fit_opened(opened) (what ``privbayes fit`` calls)
+      .released_                        the frozen released value (also ``model_``), carrying its ReleaseRecord
     Released.sample(n, *, random_state=None) / .privacy_report() -> PrivacyReport / .describe()
     privbayes.load(path) -> Released    dispatch on the file's format; plan recomputed, ledger checked
 

@@ -23,10 +23,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import privbayes.methods.adaptive.estimator as adaptive_module
 import privbayes.methods.adaptive.network as network_module
 import privbayes.methods.adaptive.rounds as rounds_module
 import privbayes.privacy.mechanisms as mechanisms_module
+import privbayes.synthesizers.contract as template
 from privbayes import AdaptiveMarginals, PrivateMRF
 from privbayes.bayesnet.greedy import maximal_parent_candidates
 from privbayes.counting import InMemoryTable
@@ -309,7 +309,7 @@ def test_the_network_start_picks_theta_useful_parent_sets_at_the_noisy_count(mon
         rules.append(rule)
         return real_greedy(table, score, rule, learn, accountant, rng)
 
-    monkeypatch.setattr(adaptive_module, "noisy_count", pinned_count)
+    monkeypatch.setattr(template, "noisy_count", pinned_count)  # the fit template releases the count
     monkeypatch.setattr(network_module, "greedy_bayes", greedy)
     model = AdaptiveMarginals(1.0, neighbours="add-remove", init="network", degree=2, rounds=1,
                               random_state=3).fit(correlated_frame(SIZES, n, seed=4), schema)

@@ -28,7 +28,8 @@ from privbayes.files.tables import atomic_write_text
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.neighbours import neighbours
 from privbayes.privacy.plan import BudgetPlan
-from privbayes.privacy.report import PrivacyReport, domain_caveats, draft_total
+from privbayes.privacy.record import ReleaseRecord
+from privbayes.privacy.report import PrivacyReport
 from privbayes.schema import Schema
 from privbayes.schema.encoding import Encoding
 from privbayes.schema.values import fixed_values
@@ -52,19 +53,14 @@ class BayesNetModel:
     encoding: Encoding
     network: Network
     conditionals: tuple[np.ndarray, ...]
-    plan: BudgetPlan
-    ledger: tuple[LedgerEntry, ...]
     parameters: Mapping[str, Any]
-    n: int
-    """The number of input tuples (under add/remove neighbours: the released noisy count)."""
+    record: ReleaseRecord
+    """The plan, ledger, n (under add/remove neighbours: the released noisy count), seeded noise, domain
+    source and caveats of the release (:mod:`privbayes.privacy.record`)."""
     degree: int
     algorithm: str
-    seeded: bool
-    domain_source: str
     differentially_private: bool
-    caveats: tuple[str, ...]
     mechanism: str = "PrivBayes (Zhang et al., ACM TODS 2017)"
-    library_version: str = ""
     learned_network: Network | None = None
     """The network GreedyBayes learned, when the sampling ``network`` is another one: with
     estimation="consistent" the model is sampled through its junction tree's network, whose
@@ -85,8 +81,37 @@ class BayesNetModel:
             table.setflags(write=False)
 
     @property
+    def plan(self) -> BudgetPlan:
+        return self.record.plan
+
+    @property
+    def ledger(self) -> tuple[LedgerEntry, ...]:
+        return self.record.ledger
+
+    @property
+    def n(self) -> int:
+        """The number of input tuples (under add/remove neighbours: the released noisy count)."""
+        return int(self.record.n or 0)
+
+    @property
+    def seeded(self) -> bool:
+        return self.record.seeded
+
+    @property
+    def domain_source(self) -> str:
+        return self.record.domain_source
+
+    @property
+    def caveats(self) -> tuple[str, ...]:
+        return self.record.caveats
+
+    @property
+    def library_version(self) -> str:
+        return self.record.library_version
+
+    @property
     def epsilon_spent(self) -> float:
-        return float(sum(entry.epsilon for entry in self.ledger))
+        return self.record.epsilon_spent
 
     def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
                conditions: Mapping[str, Any] | None = None, keep_ids: bool = False) -> pd.DataFrame:
@@ -136,32 +161,11 @@ class BayesNetModel:
 
     def privacy_report(self) -> PrivacyReport:
         """What was spent, on what, under which neighbouring relation, and what is not covered."""
-        relation = neighbours(self.parameters.get("neighbours"))
-        domain_source, caveats = domain_caveats(self.domain_source, self.schema, list(self.caveats), relation=relation,
-                                                epsilon=self.plan.total)
-        return PrivacyReport({
-            "method": self.method,
-            "mechanism": self.mechanism,
-            "guarantee": (f"ε-differential privacy ({relation.name} neighbours)" if self.differentially_private
-                          else "none: NOT differentially private (see the caveats)"),
-            "differentially_private": self.differentially_private,
-            "epsilon": float(self.plan.total),
-            "epsilon_spent": self.epsilon_spent,
-            "delta_spent": 0.0,
-            "neighbouring_relation": relation.description,
-            "n": self.n,
-            "n_public": relation.n_public,
-            "domain_source": domain_source,
-            **draft_total(self.schema, self.plan.total, relation),
-            "seeded": self.seeded,
-            "algorithm": self.algorithm,
-            "encoding": self.encoding.name,
-            **{key: self.parameters.get(key) for key in ("score", "beta", "theta")},
-            "caveats": caveats,
-            "plan": self.plan.to_dict(),
-            "ledger": [entry.to_dict() for entry in self.ledger],
-            "library_version": self.library_version,
-        })
+        return self.record.report(
+            method=self.method, mechanism=self.mechanism, algorithm=self.algorithm, schema=self.schema,
+            relation=neighbours(self.parameters.get("neighbours")), differentially_private=self.differentially_private,
+            settings={"encoding": self.encoding.name,
+                      **{key: self.parameters.get(key) for key in ("score", "beta", "theta")}})
 
     def describe(self) -> list[str]:
         """The learned network, one readable line per AP pair."""

@@ -33,6 +33,7 @@ from privbayes.files.documents import ledger_problem
 from privbayes.inference import MAX_EXACT_CELLS
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.plan import PlanMismatchError
+from privbayes.privacy.record import ReleaseRecord
 from privbayes.schema import Schema
 from privbayes.schema.encoding import ENCODINGS, Encoding
 
@@ -148,11 +149,11 @@ def _model_from_document(doc: Any, path: str, readers: Mapping[str, MethodReader
     k = plan.setting("degree")
     require(fitted["algorithm"] == plan.setting("algorithm"), path, "fitted algorithm contradicts the parameters")
     return BayesNetModel(
-        schema=schema, encoding=encoding, network=network, conditionals=tuple(conditionals), plan=plan, ledger=ledger,
-        parameters=parameters, n=n, degree=k if k is not None else (learned or network).degree,
-        algorithm=fitted["algorithm"], seeded=fitted["seeded"], domain_source=str(fitted.get("domain_source", "")),
-        differentially_private=dp, caveats=tuple(caveats), mechanism=mechanism,
-        library_version=str(doc.get("library_version", "0.1.0")), learned_network=learned,
+        schema=schema, encoding=encoding, network=network, conditionals=tuple(conditionals), parameters=parameters,
+        record=ReleaseRecord(plan, ledger, n, fitted["seeded"], str(fitted.get("domain_source", "")), tuple(caveats),
+                             str(doc.get("library_version", "0.1.0"))),
+        degree=k if k is not None else (learned or network).degree, algorithm=fitted["algorithm"],
+        differentially_private=dp, mechanism=mechanism, learned_network=learned,
         potentials=tuple(potentials) if potentials is not None else None)
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -56,8 +55,9 @@ def add_parser(commands: Any, method: str | None = None) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from privbayes.core.errors import InferredDomainWarning
-    from privbayes.synthesizers.contract import INFERRED, INFERRED_WARNING, open_private
+    """The fit template of the release contract (:meth:`PrivateEstimator.open` then
+    :meth:`~PrivateEstimator.fit_opened`), with the dry run, the warnings on stderr and the checked write around it."""
+    from privbayes.synthesizers.contract import INFERRED_WARNING
     from privbayes.synthesizers.registry import method
 
     chosen = method(args.method or DEFAULT_METHOD)
@@ -75,31 +75,29 @@ def run(args: argparse.Namespace) -> None:
     if args.dry_run and not n_public:
         _dry_run_private_n(args, estimator)
         return
-    table, domain_source = open_private(arguments.table(args, args.data), args.schema, args.infer_schema,
-                                        args.backend, allow_empty=not n_public)
-    if domain_source == INFERRED or table.schema.inferred:
+    opened = estimator.open(arguments.table(args, args.data), args.schema, backend=args.backend,
+                            infer_schema_from_data=args.infer_schema)
+    if opened.inferred:
         print(f"privbayes: warning: {INFERRED_WARNING}", file=sys.stderr)
-    if n_public:  # n private: nothing here may use it; the fit plans and checks at its noisy count
-        plan = estimator.plan(table.n, table.schema)
-        if args.dry_run:
-            print(f"budget plan for {args.data} ({chosen.name}, n = {table.n}, public; every row read and "
-                  "validated to count it); nothing has been measured:")
-            _print_plan(estimator, plan, table.schema)
-            return
-        cost = estimator.cost_estimate(plan, table.schema)
-        if cost is not None:
-            cost.check()
-            if cost.time_class != "seconds":
-                print(f"privbayes: warning: {cost.describe()}; a smaller --epsilon goes faster (--dry-run shows "
-                      "the estimate without fitting)", file=sys.stderr)
-    with warnings.catch_warnings():  # said above, once
-        warnings.simplefilter("ignore", InferredDomainWarning)
-        _interruptible(lambda: estimator.fit(table))
+    if args.dry_run:  # n public here
+        print(f"budget plan for {args.data} ({chosen.name}, n = {opened.table.n}, public; every row read and "
+              "validated to count it); nothing has been measured:")
+        _print_plan(estimator, estimator.plan(opened.table.n, opened.table.schema), opened.table.schema)
+        return
+    # n private: nothing here may use it; the fit plans and guards at its noisy count, and says nothing of the cost
+    _interruptible(lambda: estimator.fit_opened(opened, on_cost=_warn_if_slow if n_public else None))
     write_checked(estimator.released_, args.output)
     report = estimator.privacy_report()
     spent = ("" if report["epsilon"] is None
              else f", ε spent {report['epsilon_spent']:g} of {report['epsilon']:g}")
     print(f"wrote {args.output}: {chosen.name}, {summary(estimator.released_)}{spent}")
+
+
+def _warn_if_slow(cost: Any) -> None:
+    """The fit's cost estimate, when it will take minutes or more (said once, before any table is counted)."""
+    if cost.time_class != "seconds":
+        print(f"privbayes: warning: {cost.describe()}; a smaller --epsilon goes faster (--dry-run shows "
+              "the estimate without fitting)", file=sys.stderr)
 
 
 def summary(released: Any) -> str:

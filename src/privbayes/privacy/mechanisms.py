@@ -184,6 +184,14 @@ class PermuteAndFlip(_Selection):
         return permute_and_flip_choice(scores, self.factor, rng)
 
 
+COUNT_SHARE = Fraction(1, 100)
+"""Share of ε a fit under add/remove neighbours spends on its noisy count (PrivBayes, adaptive marginals): only
+what the papers derive from n uses it (θ-usefulness, the rounds, the default sample size), and a relative error
+of a few percent changes that little (docs/decisions.md)."""
+COUNT_STEP = "count n"
+"""The ledger step of that noisy count."""
+
+
 def count_mechanism(epsilon: Fraction) -> DiscreteLaplace:
     """The noisy count n̂ of an add/remove fit: discrete Laplace at sensitivity 1 (one tuple more or less)."""
     return DiscreteLaplace(epsilon, ADD_REMOVE.count_sensitivity)

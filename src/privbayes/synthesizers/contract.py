@@ -6,14 +6,19 @@
       .settings()                       the parameters validated once, as a frozen value
       .plan(n, schema) -> BudgetPlan    every release, its mechanism, sensitivity and exact cost; no data read
       .fit(source | PrivateTable, schema=None, *, backend=...) -> self
-      .released_                        the frozen released value (also ``model_``)
+          = .open(source, schema, ...) -> Opened, then .fit_opened(opened) (what ``privbayes fit`` calls)
+      .released_                        the frozen released value (also ``model_``), carrying its ReleaseRecord
     Released.sample(n, *, random_state=None) / .privacy_report() -> PrivacyReport / .describe()
     privbayes.load(path) -> Released    dispatch on the file's format; plan recomputed, ledger checked
 
 :class:`PrivateEstimator` holds what every estimator shares: the scikit-learn parameter protocol,
-opening the data through :func:`privbayes.counting.open` (the empty table only where the
-relation makes n private), the warning for a domain read from the data, and the views of the
-released value.  An estimator supplies ``settings``, ``plan`` and ``_release`` (the fit proper).
+and the one fit template (:meth:`PrivateEstimator.fit_opened`, docs/architecture.md, "The release
+contract"): open the data through :func:`privbayes.counting.open` (the empty table only where the
+relation makes n private), release the noisy count where n is private, plan, refuse a fit over the
+memory guard, then the one step a method writes (:meth:`PrivateEstimator._measure`: measure through
+mechanisms and estimate), check the plan against the ledger, add the caveats every method shares, and
+write the :class:`~privbayes.privacy.record.ReleaseRecord` the released value carries.  ``privbayes
+fit`` runs the same steps.
 """
 
 from __future__ import annotations
@@ -22,18 +27,26 @@ import difflib
 import inspect
 import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import pandas as pd
 
 from privbayes import counting
 from privbayes.core.errors import InferredDomainWarning, InputError
+from privbayes.core.progress import Progress
 from privbayes.counting import PrivateTable
+from privbayes.privacy.accountant import Accountant
+from privbayes.privacy.mechanisms import COUNT_STEP, noisy_count
 from privbayes.privacy.neighbours import draft_cost
 from privbayes.privacy.plan import BudgetPlan
-from privbayes.privacy.report import PrivacyReport
+from privbayes.privacy.record import ReleaseRecord
+from privbayes.privacy.report import READ_FROM_DATA_CAVEAT, SEEDED_CAVEAT, PrivacyReport
+from privbayes.privacy.samplers import RandomSource, random_source
 from privbayes.schema import Schema
+from privbayes.synthesizers.costs import CostEstimate
 
 GIVEN = "given by the user (public)"
 INFERRED = "inferred from the private data: NOT covered by epsilon"
@@ -45,8 +58,20 @@ INFERRED_WARNING = ("the schema is inferred from the data (an unreviewed draft: 
 class Released(Protocol):
     """What a fit publishes: a frozen value that samples, reports and saves without the data."""
 
-    schema: Schema
-    plan: BudgetPlan
+    @property
+    def schema(self) -> Schema:
+        """The public domain it was released over."""
+        ...
+
+    @property
+    def plan(self) -> BudgetPlan:
+        """Every release it paid for (checked against its ledger)."""
+        ...
+
+    @property
+    def record(self) -> ReleaseRecord:
+        """The plan, ledger, n, seeded noise, domain source and caveats of the release."""
+        ...
 
     @property
     def method(self) -> str:
@@ -105,6 +130,54 @@ class Released(Protocol):
             The model file (JSON); :func:`privbayes.load` reads it back and re-checks its plan and ledger.
         """
         ...
+
+
+@dataclass(frozen=True)
+class Opened:
+    """The private table of a fit and where its domain came from (:data:`GIVEN` or :data:`INFERRED`)."""
+
+    table: PrivateTable
+    domain_source: str
+
+    @property
+    def inferred(self) -> bool:
+        """Whether the domain was read from the data (not covered by ε): the fit warns."""
+        return self.domain_source == INFERRED or self.table.schema.inferred
+
+
+@dataclass(frozen=True)
+class FitContext:
+    """What the template hands a method's measure-and-estimate step: the ``table`` as the method counts
+    it (:meth:`PrivateEstimator._prepare`: e.g. encoded), the public ``schema``, ``n`` (public, the noisy
+    count, or None: private and not released), the ``plan`` fixed before any count, the ``accountant``
+    every mechanism charges, the DP random source and the progress display."""
+
+    table: PrivateTable
+    schema: Schema
+    n: int | None
+    plan: BudgetPlan
+    accountant: Accountant
+    rng: RandomSource
+    progress: Progress
+
+    @property
+    def planned_n(self) -> int:
+        """n as the plan used it (public, or the noisy count); refused where n is private and unreleased."""
+        if self.n is None:
+            raise ValueError("n is private and was not released: nothing may use it")
+        return self.n
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What a method's measure-and-estimate step returns: the released value's parts as ``build``, which
+    the template calls with the :class:`ReleaseRecord` once the ledger matches the plan; the method's
+    own ``caveats`` (before those every method shares); ``n``: the released n when the method estimates
+    it (an MRF's N from its noisy tables), else the template's."""
+
+    build: Callable[[ReleaseRecord], Released]
+    caveats: tuple[str, ...] = ()
+    n: float | None = None
 
 
 class PrivateEstimator:
@@ -180,11 +253,15 @@ class PrivateEstimator:
 
     def plan(self, n: int, schema: Schema) -> BudgetPlan:
         """Every release of a fit on n rows of ``schema`` (under add/remove: the noisy count), before any data."""
+        return self._plan(self.settings(), schema, n)
+
+    def _plan(self, settings: Any, schema: Schema, n: int) -> BudgetPlan:
+        """The plan from validated ``settings`` (the fit's step; :meth:`plan` is its public face)."""
         raise NotImplementedError
 
-    def _release(self, settings: Any, table: PrivateTable, domain_source: str) -> Released:
-        """The fit proper: measure ``table`` through mechanisms, check the ledger against the plan, and
-        return the released value."""
+    def _measure(self, settings: Any, fit: FitContext) -> Measured:
+        """The one step a method writes: measure ``fit.table`` through mechanisms charging ``fit.accountant``
+        (with ``fit.rng``), estimate by post-processing, and return the released value's parts."""
         raise NotImplementedError
 
     def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None) -> Any:
@@ -193,6 +270,24 @@ class PrivateEstimator:
         when the plan does not state it, e.g. ``--assume-n`` under add/remove); None where the method
         has no estimate."""
         return None
+
+    def _guard_estimate(self, settings: Any, plan: BudgetPlan, schema: Schema, n: int | None) -> CostEstimate | None:
+        """The estimate the fit's memory guard checks (default :meth:`cost_estimate`; a method may skip the
+        time terms, which the guard does not read)."""
+        estimate: CostEstimate | None = self.cost_estimate(plan, schema, n)
+        return estimate
+
+    def _prepare(self, settings: Any, table: PrivateTable) -> PrivateTable:
+        """The table as the method counts it (default: as opened; the network methods encode it)."""
+        return table
+
+    def _count_epsilon(self, settings: Any) -> Fraction | None:
+        """ε of the noisy count released first where n is private (None: the method sizes no release by n)."""
+        return None
+
+    def _progress_title(self, settings: Any) -> str:
+        """The progress bar's title (shown with the estimator's ``progress=True``)."""
+        return self.method
 
     def private_n_note(self) -> str:
         """How the plan is fixed when n is private (``fit --dry-run`` under add/remove neighbours)."""
@@ -207,22 +302,74 @@ class PrivateEstimator:
         """Validate the parameters (one-line InputError naming the first bad one)."""
         self.settings()
 
-    # --- fitting ------------------------------------------------------------------------------------
+    # --- fitting: the template ----------------------------------------------------------------------
 
     def fit(self, data: Any, schema: Any = None, *, backend: Any = "numpy",
             infer_schema_from_data: bool = False) -> PrivateEstimator:
         """Release a private model of ``data``: a :class:`PrivateTable`, a DataFrame, or a CSV/Parquet/.dat
         path, with its public ``schema`` (or one inferred from the data when asked: not covered by ε)."""
-        settings = self.settings()
-        table, domain_source = open_private(data, schema, infer_schema_from_data, backend,
-                                            allow_empty=not self.n_public(settings))
-        if domain_source == INFERRED or table.schema.inferred:
+        opened = self.open(data, schema, backend=backend, infer_schema_from_data=infer_schema_from_data)
+        if opened.inferred:
             warnings.warn(INFERRED_WARNING, InferredDomainWarning, stacklevel=2)
+        return self.fit_opened(opened)
+
+    def open(self, data: Any, schema: Any = None, *, backend: Any = "numpy",
+             infer_schema_from_data: bool = False) -> Opened:
+        """Step 1: the private table through :func:`privbayes.counting.open` (the empty table accepted only
+        where the relation makes n private)."""
+        table, domain_source = open_private(data, schema, infer_schema_from_data, backend,
+                                            allow_empty=not self.n_public(self.settings()))
+        return Opened(table, domain_source)
+
+    def fit_opened(self, opened: Opened, *,
+                   on_cost: Callable[[CostEstimate], None] | None = None) -> PrivateEstimator:
+        """The fit template after opening: the noisy count where n is private, the plan, the memory guard
+        (``on_cost``: also shown the full estimate, as ``privbayes fit`` does), :meth:`_measure`, the
+        plan = ledger check, the shared caveats and the release record."""
+        self.released_ = self._release(self.settings(), opened.table, opened.domain_source, on_cost)
+        return self
+
+    def _release(self, settings: Any, table: PrivateTable, domain_source: str,
+                 on_cost: Callable[[CostEstimate], None] | None = None) -> Released:
+        """The template's steps in order; the noise is drawn in this order for a fixed seed (the count first)."""
         relation = getattr(settings, "relation", None)
         if table.schema.private_draft is not None and relation is not None:
             draft_cost(table.schema.private_draft, relation)  # a private draft's relation must compose with the fit's
-        self.released_ = self._release(settings, table, domain_source)
-        return self
+        rng = random_source(getattr(self, "random_state", None))
+        schema = table.schema
+        table = self._prepare(settings, table)
+        accountant = self._accountant(settings, table.n if self.n_public(settings) else None)
+        n = self._count(settings, table, accountant, rng)
+        plan = self._plan(settings, schema, 0 if n is None else n)  # n None: the plan does not depend on it
+        cost = self.cost_estimate(plan, schema, n) if on_cost is not None else \
+            self._guard_estimate(settings, plan, schema, n)
+        if cost is not None:
+            cost.check()  # refused before any table is counted
+            if on_cost is not None:
+                on_cost(cost)
+        with Progress(self._progress_title(settings), enabled=bool(getattr(self, "progress", False))) as progress:
+            measured = self._measure(settings, FitContext(table, schema, n, plan, accountant, rng, progress))
+        plan.check(accountant.ledger)
+        caveats = list(measured.caveats)
+        if domain_source != GIVEN:
+            caveats.append(READ_FROM_DATA_CAVEAT)
+        if rng.seeded:
+            caveats.append(SEEDED_CAVEAT)
+        released_n = measured.n if measured.n is not None else n
+        return measured.build(ReleaseRecord(plan, accountant.ledger, released_n, rng.seeded, domain_source,
+                                            tuple(caveats)))
+
+    def _accountant(self, settings: Any, public_n: int | None) -> Accountant:
+        """The accountant of a fit: ε of the settings (``public_n``: n where it is public, for a δ sized by it)."""
+        return Accountant(settings.epsilon)
+
+    def _count(self, settings: Any, table: PrivateTable, accountant: Accountant, rng: RandomSource) -> int | None:
+        """n where public; else the noisy count (:func:`~privbayes.privacy.mechanisms.noisy_count`) where the
+        method releases one, or None."""
+        if self.n_public(settings):
+            return table.n
+        epsilon = self._count_epsilon(settings)
+        return None if epsilon is None else noisy_count(table.n, epsilon, accountant, rng, step=COUNT_STEP)
 
     # --- views of the released value ----------------------------------------------------------------
 

@@ -17,23 +17,20 @@ and model files work as for PrivBayes; each ledger entry names the marginal it m
 
 from __future__ import annotations
 
-from privbayes._version import __version__
+from fractions import Fraction
+
 from privbayes.bayesnet.model import BayesNetModel
 from privbayes.bayesnet.potentials import network_of, potentials_of
-from privbayes.core.progress import Progress
 from privbayes.core.validation import check_seed
 from privbayes.counting import PrivateTable
 from privbayes.methods.adaptive import rounds
 from privbayes.methods.adaptive.cost import adaptive_cost
-from privbayes.methods.adaptive.settings import COUNT_STEP, MECHANISM, AdaptiveSettings, first_groups
-from privbayes.privacy.accountant import Accountant
-from privbayes.privacy.mechanisms import count_mechanism, noisy_count
+from privbayes.methods.adaptive.settings import MECHANISM, AdaptiveSettings, first_groups
+from privbayes.privacy.mechanisms import count_mechanism
 from privbayes.privacy.plan import BudgetPlan
-from privbayes.privacy.report import READ_FROM_DATA_CAVEAT, SEEDED_CAVEAT
-from privbayes.privacy.samplers import RandomSource, random_source
 from privbayes.schema import Schema
-from privbayes.synthesizers.contract import GIVEN, PrivateEstimator
-from privbayes.synthesizers.costs import CostEstimate, check_cost
+from privbayes.synthesizers.contract import FitContext, Measured, PrivateEstimator
+from privbayes.synthesizers.costs import CostEstimate
 from privbayes.synthesizers.fitted import BayesNetViews
 
 
@@ -92,10 +89,9 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
                                 selection=self.selection, joint=self.joint,
                                 max_network_degree=self.max_network_degree)
 
-    def plan(self, n: int, schema: Schema) -> BudgetPlan:
+    def _plan(self, settings: AdaptiveSettings, schema: Schema, n: int) -> BudgetPlan:
         """The budget plan of a fit on n rows of ``schema`` (the noisy count under add/remove), before any
         table is counted."""
-        settings = self.settings()
         return settings.plan(n, settings.encoding_for(schema))
 
     def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None) -> CostEstimate:
@@ -108,48 +104,32 @@ class AdaptiveMarginals(BayesNetViews, PrivateEstimator):
         return (f"the fit first releases a noisy count (discrete Laplace, ε = {float(count):g}); the number of "
                 "rounds follows from it")
 
-    def _release(self, settings: AdaptiveSettings, table: PrivateTable, domain_source: str) -> BayesNetModel:  # type: ignore[override]
-        with Progress("adaptive", enabled=self.progress) as progress:
-            return _fit_table(settings, table, domain_source, random_source(self.random_state), progress)
+    def _prepare(self, settings: AdaptiveSettings, table: PrivateTable) -> PrivateTable:
+        return table.encoded(settings.encoding_for(table.schema))
 
+    def _count_epsilon(self, settings: AdaptiveSettings) -> Fraction:
+        return settings.count_epsilon()
 
-def _fit_table(settings: AdaptiveSettings, table: PrivateTable, domain_source: str, rng: RandomSource,
-               progress: Progress) -> BayesNetModel:
-    schema = table.schema
-    encoding = settings.encoding_for(schema)
-    table = table.encoded(encoding)
-    relation = settings.relation
-    accountant = Accountant(settings.epsilon)
-    if relation.n_public:
-        n, count_scale = table.n, None
-    else:
-        n = noisy_count(table.n, settings.count_epsilon(), accountant, rng, step=COUNT_STEP)
-        count_scale = count_mechanism(settings.count_epsilon()).scale
-    plan = settings.plan(n, encoding)
-    # refuse, before any table, a fit that would not fit in memory: under add/remove at the noisy count, which
-    # the command line's guard (run before the data is opened) cannot know
-    check_cost(adaptive_cost(settings, plan, encoding))
-    progress.stage("measuring and fitting", plan.setting("rounds"))
-    fitted = rounds.run(table, encoding, plan, degree=plan.setting("marginal degree"),
-                        max_model_cells=plan.setting("max model cells"), sensitivity=relation.count_sensitivity,
-                        accountant=accountant, rng=rng, n=n,
-                        count_scale=count_scale, progress=progress.update,
-                        groups=first_groups(encoding, settings.joint))
-    # Post-processing from here: the model is a function of the measurements only.
-    potentials = potentials_of(fitted.measurements, fitted.estimate.log_potentials)
-    network, conditionals = network_of(encoding, potentials)  # as its model file will rebuild it
-    plan.check(accountant.ledger)
-    caveats = []
-    if domain_source != GIVEN:
-        caveats.append(READ_FROM_DATA_CAVEAT)
-    if rng.seeded:
-        caveats.append(SEEDED_CAVEAT)
-    return BayesNetModel(
-        schema=schema, encoding=encoding, network=network, conditionals=tuple(conditionals), plan=plan,
-        ledger=accountant.ledger, parameters=settings.to_parameters(), n=n, degree=network.degree,
-        algorithm=plan.setting("algorithm"), seeded=rng.seeded, domain_source=domain_source,
-        differentially_private=True, caveats=tuple(caveats), mechanism=MECHANISM, library_version=__version__,
-        potentials=potentials)
+    def _measure(self, settings: AdaptiveSettings, fit: FitContext) -> Measured:
+        """The first measurements, then the rounds (:mod:`privbayes.methods.adaptive.rounds`); the released
+        network is the calibrated junction tree's."""
+        encoding = settings.encoding_for(fit.schema)
+        plan, relation = fit.plan, settings.relation
+        count_scale = None if relation.n_public else count_mechanism(settings.count_epsilon()).scale
+        fit.progress.stage("measuring and fitting", plan.setting("rounds"))
+        fitted = rounds.run(fit.table, encoding, plan, degree=plan.setting("marginal degree"),
+                            max_model_cells=plan.setting("max model cells"), sensitivity=relation.count_sensitivity,
+                            accountant=fit.accountant, rng=fit.rng, n=fit.planned_n,
+                            count_scale=count_scale, progress=fit.progress.update,
+                            groups=first_groups(encoding, settings.joint))
+        # Post-processing from here: the model is a function of the measurements only.
+        potentials = potentials_of(fitted.measurements, fitted.estimate.log_potentials)
+        network, conditionals = network_of(encoding, potentials)  # as its model file will rebuild it
+        return Measured(lambda record: BayesNetModel(
+            schema=fit.schema, encoding=encoding, network=network, conditionals=tuple(conditionals),
+            parameters=settings.to_parameters(), record=record, degree=network.degree,
+            algorithm=plan.setting("algorithm"), differentially_private=True, mechanism=MECHANISM,
+            potentials=potentials))
 
 
 __all__ = ["AdaptiveMarginals"]

@@ -52,6 +52,7 @@ from privbayes.core.validation import (
 )
 from privbayes.inference import MAX_EXACT_CELLS
 from privbayes.methods.adaptive.candidates import iter_leaf_candidates
+from privbayes.privacy.mechanisms import COUNT_SHARE, COUNT_STEP
 from privbayes.privacy.neighbours import RELATIONS, REPLACE_ONE, Neighbours, neighbours
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
 from privbayes.schema import Schema
@@ -59,9 +60,6 @@ from privbayes.schema.encoding import Encoding
 
 METHOD = "adaptive"
 MECHANISM = "adaptive marginals (AIM-style selection under pure ε, consistent estimation on a junction tree)"
-COUNT_SHARE = Fraction(1, 100)
-"""Share of ε spent on the noisy count under add/remove neighbours (as PrivBayes)."""
-COUNT_STEP = "count n"
 MAX_ROUNDS_PER_ATTRIBUTE = 2
 """The rounds rule gives at most this many rounds per attribute (each round refits the model)."""
 RAMP = Fraction(4)

@@ -18,12 +18,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privbayes._version import __version__
 from privbayes.core.errors import UncoveredColumnsWarning
 from privbayes.core.validation import check_seed
-from privbayes.counting import PrivateTable
 from privbayes.inference import Domain
 from privbayes.methods.mrf.cliques import clique_indices
+from privbayes.methods.mrf.cost import mrf_cost
 from privbayes.methods.mrf.estimation import CGMOptions, auto_estimate, calibrated_mle, cgm_em, naive_mle
 from privbayes.methods.mrf.measurements import measure
 from privbayes.methods.mrf.model import LogLinearModel
@@ -32,10 +31,9 @@ from privbayes.methods.mrf.released import ReleasedMRF
 from privbayes.methods.mrf.settings import METHOD, MRFSettings
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.plan import BudgetPlan
-from privbayes.privacy.report import READ_FROM_DATA_CAVEAT, SEEDED_CAVEAT
-from privbayes.privacy.samplers import random_source
 from privbayes.schema import Schema
-from privbayes.synthesizers.contract import GIVEN, PrivateEstimator
+from privbayes.schema.encoding import Encoding
+from privbayes.synthesizers.contract import FitContext, Measured, PrivateEstimator
 from privbayes.synthesizers.costs import CostEstimate
 
 
@@ -77,45 +75,50 @@ class PrivateMRF(PrivateEstimator):
                            inference=self.inference, psgd_steps=self.psgd_steps,
                            psgd_learning_rate=self.psgd_learning_rate, delta=self.delta)  # type: ignore[arg-type]
 
-    def plan(self, n: int, schema: Schema) -> BudgetPlan:
-        return self.settings().plan(n, schema, self.cliques)
+    def _plan(self, settings: MRFSettings, schema: Schema, n: int) -> BudgetPlan:
+        return settings.plan(n, schema, self.cliques)
 
     def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None) -> CostEstimate | None:
-        """Time, peak memory and model-file size of a fit on n rows (:mod:`privbayes.synthesizers.costs.others`);
+        """Time, peak memory and model-file size of a fit on n rows (:mod:`privbayes.methods.mrf.cost`);
         None when n is neither in the plan (add/remove) nor given."""
-        from privbayes.methods.mrf.cost import mrf_cost
-        from privbayes.schema.encoding import Encoding
-
         size = plan.setting("n") if n is None else n
         if not isinstance(size, int):
             return None
         return mrf_cost(plan, Encoding.build(schema, "vanilla"), clique_indices(self.cliques, schema), size)
 
+    def _guard_estimate(self, settings: MRFSettings, plan: BudgetPlan, schema: Schema,
+                        n: int | None) -> CostEstimate:
+        """The memory guard's estimate, also under add/remove neighbours: the working memory (the clique
+        tables and the junction tree) does not depend on n, so a private n is planned as 0."""
+        return mrf_cost(plan, Encoding.build(schema, "vanilla"), clique_indices(self.cliques, schema),
+                        0 if n is None else n)
+
     def private_n_note(self) -> str:
         return "no release is sized by n (N is estimated from the noisy tables afterwards)"
 
-    def _release(self, settings: MRFSettings, table: PrivateTable, domain_source: str) -> ReleasedMRF:  # type: ignore[override]
-        schema = table.schema
+    def _accountant(self, settings: MRFSettings, public_n: int | None) -> Accountant:
+        if settings.estimation == "psgd":  # replace-one only: n is public, and δ defaults to 1/n
+            return Accountant(settings.epsilon, settings.delta_for(public_n or 0))
+        return Accountant(settings.epsilon)
+
+    def _measure(self, settings: MRFSettings, fit: FitContext) -> Measured:
+        """The clique tables released once (naive, cgm, auto) and θ estimated from them, or psgd's noisy gradients."""
+        schema, table, accountant = fit.schema, fit.table, fit.accountant
         cliques = clique_indices(self.cliques, schema)
-        plan = settings.plan(table.n if settings.relation.n_public else 0, schema, self.cliques)
         domain = Domain(tuple(a.size for a in schema.attributes))
         counts = [table.counts(list(c)) for c in cliques]
         start = LogLinearModel.uniform(domain, cliques, settings.inference)  # type: ignore[arg-type]
-        rng = random_source(self.random_state)
         if settings.estimation == "psgd":
-            public_n = table.n  # psgd is replace-one only: n is public
-            delta = settings.delta_for(public_n)
-            accountant = Accountant(settings.epsilon, delta)
+            public_n = fit.planned_n  # psgd is replace-one only: n is public
             noise = np.random.default_rng(self.random_state)  # float Gaussian noise: the documented exception
-            model = psgd(start, counts, public_n, settings.epsilon, delta, accountant, noise,
+            model = psgd(start, counts, public_n, settings.epsilon, settings.delta_for(public_n), accountant, noise,
                          steps=settings.psgd_steps, learning_rate=settings.psgd_learning_rate, lam=settings.lam or 0.0)
             n = float(public_n)
             estimate = ""
         else:
-            accountant = Accountant(settings.epsilon)
             names = [",".join(schema.names[v] for v in c) for c in cliques]
-            stats = measure(counts, table.n if settings.relation.n_public else 0, cliques, names,
-                            settings.epsilon, settings.neighbours, accountant, rng)  # type: ignore[arg-type]
+            stats = measure(counts, 0 if fit.n is None else fit.n, cliques, names,
+                            settings.epsilon, settings.neighbours, accountant, fit.rng)  # type: ignore[arg-type]
             del counts
             n = stats.n
             lam = settings.lam
@@ -127,20 +130,15 @@ class PrivateMRF(PrivateEstimator):
             else:
                 options = self.cgm if self.cgm is not None else CGMOptions(lam=lam or 0.0)
                 model, self.trace_ = cgm_em(start, stats, options)
-        plan.check(accountant.ledger)
         caveats = []
         uncovered = [a.name for j, a in enumerate(schema.attributes) if not any(j in c for c in cliques)]
         if uncovered:
             note = (f"column(s) {', '.join(repr(u) for u in uncovered)} lie in no clique: the model knows nothing of "
                     "them and samples them uniformly")
-            warnings.warn(note, UncoveredColumnsWarning, stacklevel=3)
+            warnings.warn(note, UncoveredColumnsWarning, stacklevel=5)
             caveats.append(note)
-        if domain_source != GIVEN:
-            caveats.append(READ_FROM_DATA_CAVEAT)
-        if rng.seeded:
-            caveats.append(SEEDED_CAVEAT)
-        return ReleasedMRF(schema, cliques, model, settings.to_parameters(), plan, n, accountant.ledger, rng.seeded,
-                           domain_source, tuple(caveats), __version__, estimate)
+        return Measured(lambda record: ReleasedMRF(schema, cliques, model, settings.to_parameters(), record, estimate),
+                        tuple(caveats), n)
 
     # --- views of the released value ----------------------------------------------------------------
 

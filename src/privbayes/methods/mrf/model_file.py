@@ -29,6 +29,7 @@ from privbayes.methods.mrf.released import FORMAT, VERSION, ReleasedMRF
 from privbayes.methods.mrf.settings import MRFSettings
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.plan import PlanMismatchError
+from privbayes.privacy.record import ReleaseRecord
 from privbayes.schema import Schema
 
 READABLE_VERSIONS = (1, 2, VERSION)
@@ -113,9 +114,10 @@ def _from_document(doc: Any, source: str) -> ReleasedMRF:
     _require(isinstance(estimate, str) and len(estimate) <= MAX_ESTIMATE_TEXT, source,
              f"estimate must be text of at most {MAX_ESTIMATE_TEXT} characters")
     return ReleasedMRF(schema, cliques, LogLinearModel(domain, cliques, tuple(theta), settings.inference),  # type: ignore[arg-type]
-                       settings.to_parameters(), plan, n, ledger, fitted["seeded"],
-                       str(fitted.get("domain_source", "given by the user (public)")), tuple(caveats),
-                       str(doc.get("library_version", "0.2.0")), estimate)
+                       settings.to_parameters(),
+                       ReleaseRecord(plan, ledger, n, fitted["seeded"],
+                                     str(fitted.get("domain_source", "given by the user (public)")), tuple(caveats),
+                                     str(doc.get("library_version", "0.2.0"))), estimate)
 
 
 def _theta(raw: Any, shapes: list[list[int]], source: str, as_blocks: bool) -> list[np.ndarray]:

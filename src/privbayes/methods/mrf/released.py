@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privbayes._version import __version__
 from privbayes.core.errors import InputError
 from privbayes.core.validation import check_count, check_seed
 from privbayes.files import blocks
@@ -32,7 +31,8 @@ from privbayes.methods.mrf.settings import MECHANISM, METHOD
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.neighbours import neighbours
 from privbayes.privacy.plan import BudgetPlan
-from privbayes.privacy.report import PrivacyReport, domain_caveats, draft_total
+from privbayes.privacy.record import ReleaseRecord
+from privbayes.privacy.report import PrivacyReport
 from privbayes.schema import Schema
 from privbayes.schema.values import fixed_values, leaf_conditions
 
@@ -55,33 +55,55 @@ class ReleasedMRF:
     cliques: tuple[tuple[int, ...], ...]
     model: LogLinearModel
     parameters: Mapping[str, Any]
-    plan: BudgetPlan
-    n: float
-    ledger: tuple[LedgerEntry, ...]
-    seeded: bool
-    domain_source: str = "given by the user (public)"
-    caveats: tuple[str, ...] = ()
-    library_version: str = __version__
+    record: ReleaseRecord
+    """The plan (recomputed from the parameters on load), ledger, n, seeded noise, domain source and caveats."""
     estimate: str = ""
 
     def __post_init__(self) -> None:
         if tuple(self.model.cliques) != tuple(self.cliques):
             raise ValueError("the model's cliques must be the released cliques")
         object.__setattr__(self, "parameters", MappingProxyType(dict(self.parameters)))
-        object.__setattr__(self, "ledger", tuple(self.ledger))
-        object.__setattr__(self, "caveats", tuple(self.caveats))
 
     @property
     def method(self) -> str:
         return METHOD
 
     @property
+    def plan(self) -> BudgetPlan:
+        return self.record.plan
+
+    @property
+    def ledger(self) -> tuple[LedgerEntry, ...]:
+        return self.record.ledger
+
+    @property
+    def n(self) -> float:
+        """The public n, or N estimated from the noisy tables under add/remove neighbours."""
+        return self.record.n if self.record.n is not None else 0.0
+
+    @property
+    def seeded(self) -> bool:
+        return self.record.seeded
+
+    @property
+    def domain_source(self) -> str:
+        return self.record.domain_source
+
+    @property
+    def caveats(self) -> tuple[str, ...]:
+        return self.record.caveats
+
+    @property
+    def library_version(self) -> str:
+        return self.record.library_version
+
+    @property
     def epsilon_spent(self) -> float:
-        return float(sum(entry.epsilon for entry in self.ledger))
+        return self.record.epsilon_spent
 
     @property
     def delta_spent(self) -> float:
-        return float(sum(entry.delta for entry in self.ledger))
+        return self.record.delta_spent
 
     def marginal(self, attributes: Sequence[str]) -> np.ndarray:
         """p(x_attributes), one axis per attribute (leaf codes, in the given order)."""
@@ -137,38 +159,17 @@ class ReleasedMRF:
         """What was spent, on what, under which neighbouring relation, and what is not covered."""
         estimation = self.parameters["estimation"]
         relation = neighbours(self.parameters["neighbours"])
-        caveats = list(self.caveats)
+        caveats = []
         if estimation == "psgd":
             caveats.append(f"(ε, δ)-DP with δ = {self.delta_spent:.3g}, not pure ε-DP; Gaussian noise is drawn in "
                            "floating point (numpy), not by an exact sampler")
         if not relation.n_public:
             caveats.append("each table at sensitivity 1 (add/remove one tuple); N was estimated from the noisy tables")
         caveats.append("the cliques are public inputs chosen by the user, not covered by epsilon")
-        domain_source, caveats = domain_caveats(self.domain_source, self.schema, caveats, relation=relation,
-                                                epsilon=self.plan.total)
-        return PrivacyReport({
-            "method": METHOD,
-            "mechanism": MECHANISM,
-            "guarantee": (f"(ε, δ)-differential privacy ({relation.name} neighbours)" if estimation == "psgd"
-                          else f"ε-differential privacy ({relation.name} neighbours)"),
-            "differentially_private": True,
-            "epsilon": float(self.plan.total),
-            "epsilon_spent": self.epsilon_spent,
-            "delta_spent": self.delta_spent,
-            "neighbouring_relation": relation.description,
-            "n": self.n,
-            "n_public": relation.n_public,
-            "domain_source": domain_source,
-            **draft_total(self.schema, self.plan.total, relation),
-            "seeded": self.seeded,
-            "algorithm": ALGORITHMS[estimation],
-            "estimation": estimation,
-            "cliques": [[self.schema.names[v] for v in c] for c in self.cliques],
-            "caveats": caveats,
-            "plan": self.plan.to_dict(),
-            "ledger": [entry.to_dict() for entry in self.ledger],
-            "library_version": self.library_version,
-        })
+        return self.record.report(
+            method=METHOD, mechanism=MECHANISM, algorithm=ALGORITHMS[estimation], schema=self.schema,
+            relation=relation, differentially_private=True, approximate=estimation == "psgd", caveats=caveats,
+            settings={"estimation": estimation, "cliques": [[self.schema.names[v] for v in c] for c in self.cliques]})
 
     def describe(self) -> list[str]:
         """One readable line per clique (``privbayes inspect``)."""

@@ -53,10 +53,12 @@ class SafeNBC(PrivateEstimator):
                 raise InputError(f"{self.prior}: the prior must map every class label to a probability")
         return NBCSettings(gamma=self.gamma, breach=self.breach, prior=prior, r=self.r, condition=self.condition)  # type: ignore[arg-type]
 
-    def plan(self, n: int, schema: Schema) -> BudgetPlan:
-        self.settings()
+    def _plan(self, settings: NBCSettings, schema: Schema, n: int) -> BudgetPlan:
         schema.index(self.class_name)  # the class column must be in the schema
         return nbc_plan()
 
-    def _release(self, settings: NBCSettings, table: PrivateTable, domain_source: str) -> NBCRelease:  # type: ignore[override]
+    def _release(self, settings: NBCSettings, table: PrivateTable, domain_source: str,  # type: ignore[override]
+                 on_cost: Any = None) -> NBCRelease:
+        """Not the DP template: nothing is counted with noise, paid for or seeded; the views' own release
+        record (:attr:`NBCRelease.record`) says so."""
         return publish(table, self.class_name, settings)

@@ -26,7 +26,6 @@ from typing import Any
 
 import pandas as pd
 
-from privbayes._version import __version__
 from privbayes.core.errors import InputError
 from privbayes.core.validation import check_seed
 from privbayes.counting import PrivateTable
@@ -37,6 +36,7 @@ from privbayes.methods.nbc.views import NBCViews, views_from_table
 from privbayes.methods.nbc.viewsfile import from_document, parse_fraction, privacy_report, to_document
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.plan import BudgetPlan
+from privbayes.privacy.record import ReleaseRecord
 from privbayes.privacy.report import PrivacyReport
 from privbayes.schema import Schema
 
@@ -241,11 +241,11 @@ class NBCRelease:
         return (f"NBC views of {self.views.class_name!r} over {self.views.n} attributes ({self.safe.method}, "
                 f"{bound} achieved {float(self.safe.achieved):.6g}; NOT differential privacy)")
 
-    def privacy_report(self) -> PrivacyReport:
-        """The report: the release contract's common fields (no ε, no ledger: nothing is spent,
-        nothing is differentially private) and the views file's own fields (the bound, the
-        condition, k-SIND, Bob's large-count posterior measured on the published counts)."""
-        own = privacy_report(self.safe)
+    @property
+    def record(self) -> ReleaseRecord:
+        """The release record, derived from the views (a views file carries no fit facts): nothing paid
+        (empty plan and ledger), no count released, no noise; the caveats say first that this is NOT
+        differential privacy."""
         caveats = [NOT_DP, CONDITION_CAVEATS[self.safe.condition], SMALL_COUNTS]
         if self.safe.method == "identity":
             caveats.append("the original counts were already within the bound and are published unchanged (§6.3)")
@@ -254,12 +254,17 @@ class NBCRelease:
             domain = DRAFT
             caveats.append("the schema is an unreviewed draft read from the data ('inferred: true'): its categories, "
                            "bounds and special values are published as value names and are not protected")
-        core = {"method": METHOD, "mechanism": MECHANISMS[self.safe.method], "guarantee": own["guarantee"],
-                "differentially_private": False, "epsilon": None, "epsilon_spent": None, "delta_spent": None,
-                "neighbouring_relation": None, "n": None, "n_public": False, "domain_source": domain,
-                "seeded": False, "algorithm": self.safe.method, "caveats": caveats, "plan": self.plan.to_dict(),
-                "ledger": [], "library_version": __version__, "parameters": self.settings.to_parameters()}
-        return PrivacyReport({**core, **{key: value for key, value in own.items() if key not in core}})
+        return ReleaseRecord(self.plan, self.ledger, None, False, domain, tuple(caveats))
+
+    def privacy_report(self) -> PrivacyReport:
+        """The report: the release contract's common fields (no ε, no ledger: nothing is spent,
+        nothing is differentially private) and the views file's own fields (the bound, the
+        condition, k-SIND, Bob's large-count posterior measured on the published counts)."""
+        own = privacy_report(self.safe)
+        return self.record.report(method=METHOD, mechanism=MECHANISMS[self.safe.method], algorithm=self.safe.method,
+                                  schema=self.schema, relation=None, differentially_private=False,
+                                  guarantee=own["guarantee"],
+                                  extra={"parameters": self.settings.to_parameters(), **own})
 
     def to_document(self) -> dict[str, Any]:
         """The views file (format ``privbayes-nbc-views``, version 2) with the schema, the parameters

@@ -19,7 +19,6 @@ import warnings
 from fractions import Fraction
 from typing import Literal
 
-from privbayes._version import __version__
 from privbayes.bayesnet.conditionals import conditionals_from_tables
 from privbayes.bayesnet.consistent import TreeTooLarge, estimate
 from privbayes.bayesnet.greedy import fixed_degree_candidates, greedy_bayes, maximal_parent_candidates
@@ -29,19 +28,16 @@ from privbayes.bayesnet.network import APPair, Network
 from privbayes.bayesnet.potentials import network_of, potentials_of
 from privbayes.bayesnet.registry import get_score
 from privbayes.core.errors import IndependentColumnsWarning
-from privbayes.core.progress import Progress
 from privbayes.core.validation import check_seed
 from privbayes.counting import PrivateTable
-from privbayes.methods.privbayes.cost import CostEstimate, check_cost, cost_estimate
-from privbayes.methods.privbayes.settings import COUNT_STEP, METHOD, PrivBayesSettings, measured_pairs
-from privbayes.privacy.accountant import Accountant
-from privbayes.privacy.mechanisms import count_mechanism, noisy_count
+from privbayes.methods.privbayes.cost import CostEstimate, cost_estimate
+from privbayes.methods.privbayes.settings import METHOD, PrivBayesSettings, measured_pairs
+from privbayes.privacy.mechanisms import count_mechanism
 from privbayes.privacy.plan import BudgetPlan
-from privbayes.privacy.report import READ_FROM_DATA_CAVEAT, SEEDED_CAVEAT
-from privbayes.privacy.samplers import RandomSource, random_source
+from privbayes.privacy.samplers import RandomSource
 from privbayes.schema import Schema
 from privbayes.schema.encoding import Encoding
-from privbayes.synthesizers.contract import GIVEN, PrivateEstimator
+from privbayes.synthesizers.contract import FitContext, Measured, PrivateEstimator
 from privbayes.synthesizers.fitted import BayesNetViews
 
 INDEPENDENT_COLUMNS = ("the network has degree 0: at ε = {epsilon:g} and θ = {theta:g} the table is too small for "
@@ -104,38 +100,42 @@ class PrivBayes(BayesNetViews, PrivateEstimator):
     def encoding_for(self, schema: Schema) -> Encoding:
         return self.settings().encoding_for(schema)
 
-    def plan(self, n: int, schema: Schema) -> BudgetPlan:
+    def _plan(self, settings: PrivBayesSettings, schema: Schema, n: int) -> BudgetPlan:
         """The budget plan of a fit on n rows of ``schema`` (the noisy count under add/remove
         neighbours), before any table is counted."""
-        settings = self.settings()
         return settings.plan(n, settings.encoding_for(schema))
 
     def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None) -> CostEstimate:
         settings = self.settings()
         return cost_estimate(settings, plan, settings.encoding_for(schema))
 
+    def _guard_estimate(self, settings: PrivBayesSettings, plan: BudgetPlan, schema: Schema,
+                        n: int | None) -> CostEstimate:
+        return cost_estimate(settings, plan, settings.encoding_for(schema), detailed=False)  # memory only
+
     def private_n_note(self) -> str:
         count = self.settings().count_epsilon()
         return f"the fit first releases a noisy count (discrete Laplace, ε = {float(count):g}) and plans from it"
 
-    def _release(self, settings: PrivBayesSettings, table: PrivateTable, domain_source: str) -> BayesNetModel:  # type: ignore[override]
-        with Progress("PrivBayes", enabled=self.progress) as progress:
-            return _fit_table(settings, table, domain_source, random_source(self.random_state), progress)
+    def _prepare(self, settings: PrivBayesSettings, table: PrivateTable) -> PrivateTable:
+        return table.encoded(settings.encoding_for(table.schema))
+
+    def _count_epsilon(self, settings: PrivBayesSettings) -> Fraction:
+        return settings.count_epsilon()
+
+    def _progress_title(self, settings: PrivBayesSettings) -> str:
+        return "PrivBayes"
+
+    def _measure(self, settings: PrivBayesSettings, fit: FitContext) -> Measured:
+        return _measure_and_estimate(settings, fit)
 
 
-def _fit_table(settings: PrivBayesSettings, table: PrivateTable, domain_source: str, rng: RandomSource,
-               progress: Progress) -> BayesNetModel:
+def _measure_and_estimate(settings: PrivBayesSettings, fit: FitContext) -> Measured:
     """TODS 2017 §3: GreedyBayes with ε1, NoisyConditionals with ε2, then estimation (post-processing)."""
-    schema = table.schema
-    encoding = settings.encoding_for(schema)
-    table = table.encoded(encoding)
+    encoding = settings.encoding_for(fit.schema)
+    table, plan, accountant, rng, progress = fit.table, fit.plan, fit.accountant, fit.rng, fit.progress
+    n = fit.planned_n
     relation = settings.relation
-    accountant = Accountant(settings.epsilon)
-    n = table.n if relation.n_public else noisy_count(table.n, settings.count_epsilon(), accountant, rng,
-                                                          step=COUNT_STEP)
-    plan = settings.plan(n, encoding)
-    # refuse, before any table, a fit that would not fit in memory
-    check_cost(cost_estimate(settings, plan, encoding, detailed=False))
     k = plan.setting("degree")
     score = get_score(settings.score_for(encoding), relation)
     eps1, eps2 = settings.phase_budgets()
@@ -169,25 +169,18 @@ def _fit_table(settings: PrivBayesSettings, table: PrivateTable, domain_source: 
     else:
         conditionals = conditionals_from_tables(network, measurements, total, k,  # type: ignore[arg-type, assignment]
                                                 projected=settings.estimation == "projected")
-    plan.check(accountant.ledger)
     degree = k if k is not None else learned.degree
     if degree == 0 and settings.degree is None and d > 1:
         warnings.warn(INDEPENDENT_COLUMNS.format(epsilon=float(settings.epsilon), theta=settings.theta),
-                      IndependentColumnsWarning, stacklevel=4)
-    if domain_source != GIVEN:
-        caveats.append(READ_FROM_DATA_CAVEAT)
+                      IndependentColumnsWarning, stacklevel=6)
     if settings.non_private_phase:
         caveats.append(f"the {settings.non_private_phase} phase ran WITHOUT noise (analysis mode): "
                        "this model is NOT differentially private")
-    if rng.seeded:
-        caveats.append(SEEDED_CAVEAT)
-    return BayesNetModel(
-        schema=schema, encoding=encoding, network=network, conditionals=tuple(conditionals), plan=plan,
-        ledger=accountant.ledger, parameters=settings.to_parameters(encoding), n=n,
-        degree=degree, algorithm=plan.setting("algorithm"), seeded=rng.seeded,
-        domain_source=domain_source, differentially_private=settings.differentially_private,
-        caveats=tuple(caveats), library_version=__version__,
-        learned_network=learned if network is not learned else None, potentials=potentials)
+    return Measured(lambda record: BayesNetModel(
+        schema=fit.schema, encoding=encoding, network=network, conditionals=tuple(conditionals),
+        parameters=settings.to_parameters(encoding), record=record, degree=degree,
+        algorithm=plan.setting("algorithm"), differentially_private=settings.differentially_private,
+        learned_network=learned if network is not learned else None, potentials=potentials), tuple(caveats))
 
 
 def _random_order(d: int, rng: RandomSource) -> Network:

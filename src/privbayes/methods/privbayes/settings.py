@@ -34,6 +34,7 @@ from privbayes.core.validation import (
     exact_parameter,
     is_real,
 )
+from privbayes.privacy.mechanisms import COUNT_SHARE, COUNT_STEP
 from privbayes.privacy.neighbours import RELATIONS, REPLACE_ONE, Neighbours, neighbours
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
 from privbayes.schema import Schema
@@ -43,10 +44,6 @@ METHOD = "privbayes"
 MECHANISM = "PrivBayes (Zhang et al., ACM TODS 2017)"
 ESTIMATIONS = ("consistent", "projected", "paper")
 PHASES = ("network", "marginals")
-COUNT_SHARE = Fraction(1, 100)
-"""Share of ε spent on the noisy count under add/remove neighbours (only θ-usefulness and the
-default sample size use it, and a relative error of a few percent changes them little)."""
-COUNT_STEP = "count n"
 
 
 @dataclass(frozen=True)

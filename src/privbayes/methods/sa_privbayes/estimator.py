@@ -22,11 +22,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from privbayes._version import __version__
 from privbayes.bayesnet.conditionals import noisy_conditionals
 from privbayes.bayesnet.model import BayesNetModel
 from privbayes.core.errors import InputError
-from privbayes.core.progress import Progress
 from privbayes.core.validation import check_seed
 from privbayes.counting import PrivateTable
 from privbayes.methods.sa_privbayes.allocation import node_budgets, strict_node_budgets
@@ -36,11 +34,10 @@ from privbayes.methods.sa_privbayes.screening import paper_screening, strict_scr
 from privbayes.methods.sa_privbayes.settings import FAITHFUL_CAVEATS, METHOD, SASettings
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.plan import BudgetPlan
-from privbayes.privacy.report import READ_FROM_DATA_CAVEAT, SEEDED_CAVEAT
-from privbayes.privacy.samplers import RandomSource, random_source
+from privbayes.privacy.samplers import RandomSource
 from privbayes.schema import Schema
 from privbayes.schema.encoding import Encoding
-from privbayes.synthesizers.contract import GIVEN, PrivateEstimator
+from privbayes.synthesizers.contract import FitContext, Measured, PrivateEstimator
 from privbayes.synthesizers.costs import CostEstimate
 from privbayes.synthesizers.fitted import BayesNetViews
 
@@ -89,32 +86,30 @@ class SAPrivBayes(BayesNetViews, PrivateEstimator):
         """SA-PrivBayes works on the attributes as they are (no generalisation)."""
         return Encoding.build(schema, "vanilla")
 
-    def plan(self, n: int, schema: Schema) -> BudgetPlan:
+    def _plan(self, settings: SASettings, schema: Schema, n: int) -> BudgetPlan:
         """The budget plan of a fit on n rows of ``schema``, before any data is read."""
-        return self.settings().plan(n, self.encoding_for(schema))
+        return settings.plan(n, self.encoding_for(schema))
 
     def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None) -> CostEstimate:
-        """Time, peak memory and model-file size of a fit with ``plan`` (:mod:`privbayes.synthesizers.costs.others`)."""
+        """Time, peak memory and model-file size of a fit with ``plan`` (:mod:`privbayes.methods.sa_privbayes.cost`)."""
         from privbayes.methods.sa_privbayes.cost import sa_cost
 
         return sa_cost(plan, self.encoding_for(schema))
 
     # --- fitting -----------------------------------------------------------------------------------
 
-    def _release(self, settings: SASettings, table: PrivateTable, domain_source: str) -> BayesNetModel:  # type: ignore[override]
-        with Progress(f"SA-PrivBayes ({settings.mode})", enabled=self.progress) as progress:
-            return self._fit_table(settings, table, domain_source, progress)
+    def _prepare(self, settings: SASettings, table: PrivateTable) -> PrivateTable:
+        return table.encoded(self.encoding_for(table.schema))
 
-    def _fit_table(self, settings: SASettings, table: PrivateTable, domain_source: str,
-                   progress: Progress) -> BayesNetModel:
-        schema = table.schema
-        encoding = self.encoding_for(schema)
-        table = table.encoded(encoding)
-        plan = settings.plan(table.n, encoding)
+    def _progress_title(self, settings: SASettings) -> str:
+        return f"SA-PrivBayes ({settings.mode})"
+
+    def _measure(self, settings: SASettings, fit: FitContext) -> Measured:
+        """Alg. 1 (AMI order, screening, exponential mechanism) then Alg. 2 (budgets by score cluster)."""
+        encoding = self.encoding_for(fit.schema)
+        table, plan, accountant, rng, progress = fit.table, fit.plan, fit.accountant, fit.rng, fit.progress
         d, k = len(encoding.attributes), plan.setting("degree")
         sizes = [a.size for a in encoding.attributes]
-        rng = random_source(self.random_state)
-        accountant = Accountant(settings.epsilon)
         progress.stage("mutual-information matrix", None)
         exact = mutual_information_matrix(table, d)  # leaves only through the exponential mechanism (strict)
         if settings.mode == "strict":
@@ -133,18 +128,11 @@ class SAPrivBayes(BayesNetViews, PrivateEstimator):
         else:
             budgets = node_budgets([exact.total(c, ps) for c, ps in measured], settings.epsilon2, settings.q)
         conditionals = noisy_conditionals(table, network, dict(zip(range(k, d), budgets)), accountant, rng, degree=k)
-        plan.check(accountant.ledger)
-        caveats = [] if settings.differentially_private else list(FAITHFUL_CAVEATS)
-        if domain_source != GIVEN:
-            caveats.append(READ_FROM_DATA_CAVEAT)
-        if rng.seeded:
-            caveats.append(SEEDED_CAVEAT)
-        return BayesNetModel(
-            schema=schema, encoding=encoding, network=network, conditionals=tuple(conditionals), plan=plan,
-            ledger=accountant.ledger, parameters=settings.to_parameters(), n=table.n, degree=k,
-            algorithm=plan.setting("algorithm"), seeded=rng.seeded, domain_source=domain_source,
-            differentially_private=settings.differentially_private, caveats=tuple(caveats),
-            mechanism=settings.mechanism, library_version=__version__)
+        caveats = () if settings.differentially_private else tuple(FAITHFUL_CAVEATS)
+        return Measured(lambda record: BayesNetModel(
+            schema=fit.schema, encoding=encoding, network=network, conditionals=tuple(conditionals),
+            parameters=settings.to_parameters(), record=record, degree=k, algorithm=plan.setting("algorithm"),
+            differentially_private=settings.differentially_private, mechanism=settings.mechanism), caveats)
 
 
 def _paper_rule(settings: SASettings, n: int, sizes: list[int], exact: Any, accountant: Accountant,

@@ -16,10 +16,11 @@ from __future__ import annotations
 from fractions import Fraction
 
 from privbayes.bayesnet.greedy import fixed_degree_candidates, greedy_bayes, maximal_parent_candidates
-from privbayes.bayesnet.measurements import NoisyTable, measure_tables
+from privbayes.bayesnet.measurements import measure_tables
 from privbayes.bayesnet.network import APPair, Network
 from privbayes.bayesnet.registry import get_score
 from privbayes.counting import PrivateTable
+from privbayes.estimation.measurements import NoisyTable
 from privbayes.methods.privbayes.settings import COUNT_SHARE, privbayes_plan
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.neighbours import Neighbours

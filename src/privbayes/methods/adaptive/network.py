@@ -24,7 +24,7 @@ from privbayes.estimation.measurements import NoisyTable
 from privbayes.methods.privbayes.settings import COUNT_SHARE, privbayes_plan
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.neighbours import Neighbours
-from privbayes.privacy.plan import BudgetPlan, PlannedRelease
+from privbayes.privacy.plan import BudgetPlan
 from privbayes.privacy.samplers import RandomSource
 from privbayes.schema.encoding import Encoding
 
@@ -51,10 +51,6 @@ def network_plan(budget: Fraction, n: int, encoding: Encoding, relation: Neighbo
         plan = plan_at(max_degree)
     releases = tuple(r for r in plan.releases if r.kind != "count")
     return BudgetPlan(budget, releases, plan.settings)
-
-
-def network_releases(budget: Fraction, n: int, encoding: Encoding, relation: Neighbours) -> tuple[PlannedRelease, ...]:
-    return network_plan(budget, n, encoding, relation).releases
 
 
 def measure_network(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, n: int, relation: Neighbours,

@@ -122,8 +122,8 @@ class EngineTable(PrivateTable):
         return self.counts_many([(attributes, levels)])[0]
 
     def counts_many(self, requests: Sequence[Request]) -> list[np.ndarray]:
-        """Every request's table from few engine passes (issue 32): each distinct attribute set is
-        counted once at leaf level (its level variants and orders are derived in numpy); sets whose
+        """Every request's table from few engine passes (docs/decisions.md, "Fewer counting passes"): each distinct
+        attribute set is counted once at leaf level (its level variants and orders are derived in numpy); sets whose
         leaf table is small enough to hold densely are covered by bases
         (:func:`~privbayes.counting.cover.plan_bases`), each counted once and summed out; up to 64
         sets per engine pass (``GROUPING SETS``)."""

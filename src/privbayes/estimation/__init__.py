@@ -4,7 +4,7 @@ the adaptive method.
 
 The measurements (:mod:`.measurements`: a noisy table with its noise scale; n estimated from them), each
 table as a linear query on the leaf domain (:mod:`.queries`), the components fitted apart and joined
-(:mod:`.components`), mirror descent over a junction tree (:mod:`.consistent`), and the model kept as its
+(:mod:`.decomposition`), mirror descent over a junction tree (:mod:`.consistent`), and the model kept as its
 log-potentials, which a model file stores and a loader calibrates again (:mod:`.potentials`).  It sees
 measurements only, never a table: everything here is post-processing.  The released Bayesian network of
 an estimate is the networks layer's (:mod:`privbayes.bayesnet.junction`).
@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from privbayes.core.lazy import lazy_exports
 
-_EXPORTS = {"ComponentFit": "components", "components": "components", "one_leaf_attribute": "components",
-            "product": "components", "Estimate": "consistent", "GeneralisedModel": "consistent",
-            "TreeTooLarge": "consistent", "estimate": "consistent", "noise_weights": "consistent",
+_EXPORTS = {"Estimate": "consistent", "GeneralisedModel": "consistent", "TreeTooLarge": "consistent",
+            "estimate": "consistent", "noise_weights": "consistent", "ComponentFit": "decomposition",
+            "components": "decomposition", "one_leaf_attribute": "decomposition", "product": "decomposition",
             "NoisyTable": "measurements", "Variable": "measurements", "estimated_total": "measurements",
             "Potential": "potentials", "ZeroMass": "potentials", "calibrate": "potentials",
             "potentials_of": "potentials", "sizes_of": "potentials", "Query": "queries",

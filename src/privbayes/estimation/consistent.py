@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from privbayes.core.errors import InputError
-from privbayes.estimation.components import ComponentFit, components, one_leaf_attribute, product
+from privbayes.estimation.decomposition import ComponentFit, components, one_leaf_attribute, product
 from privbayes.estimation.measurements import NoisyTable
 from privbayes.estimation.queries import Query
 from privbayes.estimation.tables import conditional_from_joint

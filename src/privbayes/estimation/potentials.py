@@ -24,7 +24,7 @@ from typing import cast
 
 import numpy as np
 
-from privbayes.estimation.components import ComponentFit, components, one_leaf_attribute, product
+from privbayes.estimation.decomposition import ComponentFit, components, one_leaf_attribute, product
 from privbayes.estimation.measurements import NoisyTable, Variable
 from privbayes.estimation.queries import Query
 from privbayes.inference import (

@@ -86,7 +86,7 @@ def noise_weights(variances: np.ndarray) -> np.ndarray:
     noiseless = variances <= NOISELESS
     if noiseless.any():
         return np.where(noiseless, 1.0, NOISELESS / np.where(noiseless, 1.0, variances))
-    return variances.min() / variances
+    return np.asarray(variances.min() / variances, dtype=np.float64)
 
 
 class TreeTooLarge(InputError):
@@ -153,7 +153,8 @@ def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: float, *
     return Estimate(product(parts), tuple(theta), sum(p.loss for p in parts), max(p.iterations for p in parts))
 
 
-def _one_attribute(variables, members, targets, weights) -> ComponentFit:
+def _one_attribute(variables: tuple[int, ...], members: tuple[int, ...], targets: Sequence[np.ndarray],
+                   weights: np.ndarray) -> ComponentFit:
     """A component of one attribute measured at its leaves, by one table or several: L is then
     ½ Σ_i w_i‖μ − y_i/n‖² = ½ W‖μ − ȳ‖² + const over the simplex (ȳ the w-weighted mean of the
     tables, W = Σ w_i), whose minimiser is the Euclidean projection of ȳ (exact)."""
@@ -168,8 +169,10 @@ def _one_attribute(variables, members, targets, weights) -> ComponentFit:
     return ComponentFit(variables, members, thetas, CalibratedTree(tree, (theta,), 0.0), loss, 0)
 
 
-def _mirror_descent(variables, members, sizes, queries, targets, weights, start, max_iterations, tolerance,
-                    noise_loss) -> ComponentFit:
+def _mirror_descent(variables: tuple[int, ...], members: tuple[int, ...], sizes: tuple[int, ...],
+                    queries: Sequence[Query], targets: Sequence[np.ndarray], weights: np.ndarray,
+                    start: Sequence[np.ndarray], max_iterations: int | None, tolerance: float,
+                    noise_loss: float) -> ComponentFit:
     """ICML 2019, Alg. 1 on one component, over its own domain (variables renumbered 0..m-1);
     ``noise_loss``: the loss its noise is expected to leave at the truth (0 for exact tables).
 

@@ -1,5 +1,6 @@
 """The engine-neutral base of the counting back-ends on SQL engines (DuckDB in
-:mod:`privbayes.counting.duckdb`, Spark in :mod:`privbayes.counting.spark`).
+:mod:`privbayes.counting.duckdb`, Spark in :mod:`privbayes.counting.spark`; docs/scale.md, "How counting scales
+out").
 
 Both follow one recipe, so results are identical to the numpy back-end's by construction:
 

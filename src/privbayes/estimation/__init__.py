@@ -14,18 +14,14 @@ from __future__ import annotations
 
 from privbayes.core.lazy import lazy_exports
 
-_EXPORTS = {"Estimate": "consistent", "GeneralisedModel": "consistent", "TreeTooLarge": "consistent",
-            "estimate": "consistent", "noise_weights": "consistent", "ComponentFit": "decomposition",
-            "components": "decomposition", "one_leaf_attribute": "decomposition", "product": "decomposition",
-            "NoisyTable": "measurements", "Variable": "measurements", "estimated_total": "measurements",
+_EXPORTS = {"Estimate": "consistent", "TreeTooLarge": "consistent", "estimate": "consistent",
+            "noise_weights": "consistent", "NoisyTable": "measurements", "estimated_total": "measurements",
             "Potential": "potentials", "ZeroMass": "potentials", "calibrate": "potentials",
-            "potentials_of": "potentials", "sizes_of": "potentials", "Query": "queries",
-            "conditional_from_joint": "tables"}
+            "potentials_of": "potentials", "sizes_of": "potentials", "conditional_from_joint": "tables"}
 """Public names and their submodules, imported on first use (PEP 562): a module that needs the measurement
 record does not load the estimator."""
 
 __getattr__ = lazy_exports(__name__, _EXPORTS)
 
-__all__ = ["ComponentFit", "Estimate", "GeneralisedModel", "NoisyTable", "Potential", "Query", "TreeTooLarge",
-           "Variable", "ZeroMass", "calibrate", "components", "conditional_from_joint", "estimate",
-           "estimated_total", "noise_weights", "one_leaf_attribute", "potentials_of", "product", "sizes_of"]
+__all__ = ["Estimate", "NoisyTable", "Potential", "TreeTooLarge", "ZeroMass", "calibrate", "conditional_from_joint",
+           "estimate", "estimated_total", "noise_weights", "potentials_of", "sizes_of"]

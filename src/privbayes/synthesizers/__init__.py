@@ -7,11 +7,10 @@ from __future__ import annotations
 from privbayes.core.lazy import lazy_exports
 
 _EXPORTS = {"PrivateEstimator": "contract", "Released": "contract", "CostEstimate": "costs",
-            "PrivateDraft": "private_draft", "DEFAULT_METHOD": "registry", "load": "registry",
-            "synthesizer": "registry"}
+            "PrivateDraft": "private_draft", "load": "registry", "synthesizer": "registry"}
 """Public names and their submodules, imported on first use (PEP 562): ``privbayes --help`` reads the registry
 without loading numpy."""
 
 __getattr__ = lazy_exports(__name__, _EXPORTS)
 
-__all__ = ["CostEstimate", "DEFAULT_METHOD", "PrivateDraft", "PrivateEstimator", "Released", "load", "synthesizer"]
+__all__ = ["CostEstimate", "PrivateDraft", "PrivateEstimator", "Released", "load", "synthesizer"]

@@ -1,4 +1,5 @@
-"""Adaptive marginals (issue 31): AIM's adaptive selection under pure ε, on this library's pieces.
+"""Adaptive marginals
+(docs/decisions.md, "Adaptive marginals"): AIM's adaptive selection under pure ε, on this library's pieces.
 
 ``settings`` (parameters, the rounds rule and the budget plan), ``candidates`` (the candidate marginals and
 their workload weights), ``marginals`` (the model's marginal over any attribute set; the junction tree's
@@ -12,10 +13,10 @@ from __future__ import annotations
 
 from privbayes.core.lazy import lazy_exports
 
-_EXPORTS = {"AdaptiveMarginals": "estimator", "AdaptiveSettings": "settings", "adaptive_plan": "settings"}
+_EXPORTS = {"AdaptiveMarginals": "estimator"}
 """Public names and their submodules, imported on first use (PEP 562): importing one module of the package
 does not load the others."""
 
 __getattr__ = lazy_exports(__name__, _EXPORTS)
 
-__all__ = ["AdaptiveMarginals", "AdaptiveSettings", "adaptive_plan"]
+__all__ = ["AdaptiveMarginals"]

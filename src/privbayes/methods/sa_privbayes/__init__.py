@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from privbayes.core.lazy import lazy_exports
 
-_EXPORTS = {"SAPrivBayes": "estimator", "SASettings": "settings"}
+_EXPORTS = {"SAPrivBayes": "estimator"}
 """Public names and their submodules, imported on first use (PEP 562): importing one module of the package
 does not load the others."""
 
 __getattr__ = lazy_exports(__name__, _EXPORTS)
 
-__all__ = ["SAPrivBayes", "SASettings"]
+__all__ = ["SAPrivBayes"]

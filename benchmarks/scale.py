@@ -126,15 +126,15 @@ def cell(backend: str, n: int, d: int, folder: Path, kind: str = "sampled") -> d
     schema = wide_schema(d)
     engine = backend
     if backend == "duckdb-engine":  # count every table in DuckDB, never in memory
-        from privbayes.counting import duckdb as duckdb_backend
+        from privbayes.counting import engine as engine_base
 
-        duckdb_backend.LOCAL_MEMORY_SHARE, engine = 0.0, "duckdb"
+        engine_base.LOCAL_MEMORY_SHARE, engine = 0.0, "duckdb"
     if backend == "duckdb-lim":  # DuckDB held to 3 GB (spilling to the data folder), coded rows in memory up to 1/4
         import duckdb
 
-        from privbayes.counting import duckdb as duckdb_backend
+        from privbayes.counting import engine as engine_base
 
-        duckdb_backend.LOCAL_MEMORY_SHARE = 0.25
+        engine_base.LOCAL_MEMORY_SHARE = 0.25
         engine = duckdb.connect()
         engine.execute(f"SET memory_limit = '3GB'; SET temp_directory = '{folder}'")
     if backend == "spark":

@@ -12,7 +12,6 @@ import pytest
 from helpers import categorical_schema, correlated_frame
 
 from privbayes import AdaptiveMarginals, counting
-from privbayes.bayesnet.measurements import discrete_laplace_variance
 from privbayes.core.errors import InputError
 from privbayes.inference import Domain, make_engine
 from privbayes.methods.adaptive.candidates import Candidate, leaf_candidates, workload_weights
@@ -34,6 +33,7 @@ from privbayes.methods.adaptive.settings import (
     oneway_weights,
     round_budgets,
 )
+from privbayes.privacy.mechanisms import discrete_laplace_variance
 from privbayes.privacy.plan import PlanMismatchError
 from privbayes.privacy.samplers import discrete_laplace, random_source
 from privbayes.schema.encoding import Encoding
@@ -432,8 +432,8 @@ def test_mean_absolute_noise_is_the_discrete_laplace_mean_of_abs():
 # --- estimation pieces -------------------------------------------------------------------------------
 
 def test_repeated_one_attribute_measurements_are_solved_in_closed_form():
-    from privbayes.bayesnet.consistent import estimate
-    from privbayes.bayesnet.measurements import NoisyTable
+    from privbayes.estimation.consistent import estimate
+    from privbayes.estimation.measurements import NoisyTable
 
     encoding = Encoding.build(categorical_schema([4, 2]), "vanilla")
     tables = [NoisyTable(0, ((0, 0),), np.array([50, 30, -5, 25]), Fraction(2)),

@@ -15,13 +15,14 @@ import privbayes
 import privbayes.privacy.mechanisms as mechanisms_module
 from privbayes import counting
 from privbayes.audit.distinguish import binary_schema, cells_pair, distinguish, miss_probability, support_event
-from privbayes.bayesnet.measurements import NoisyTable, discrete_laplace_variance, estimated_total
 from privbayes.bayesnet.registry import get_score
 from privbayes.bayesnet.scores import CountIndependenceDistance
 from privbayes.bayesnet.usefulness import binary_usefulness, domain_bound
 from privbayes.core.errors import InputError
+from privbayes.estimation.measurements import NoisyTable, estimated_total
 from privbayes.methods.privbayes.estimator import PrivBayes
 from privbayes.methods.privbayes.settings import COUNT_SHARE, COUNT_STEP
+from privbayes.privacy.mechanisms import discrete_laplace_variance
 from privbayes.privacy.neighbours import ADD_REMOVE, REPLACE_ONE, neighbours
 from privbayes.privacy.samplers import discrete_laplace, random_source
 from privbayes.schema import Attribute, Schema

@@ -183,6 +183,7 @@ LAYERS = (
     ("privacy", ("privbayes.privacy",)),
     ("counting", ("privbayes.counting",)),
     ("inference", ("privbayes.inference",)),
+    ("estimation", ("privbayes.estimation",)),
     ("networks", ("privbayes.bayesnet",)),
     ("contract", ("privbayes.synthesizers",)),
     ("methods", ("privbayes.methods",)),
@@ -193,10 +194,12 @@ LAYERS = (
                 "privbayes.baselines.classification")),
 )
 APART = {("privbayes.privacy", "privbayes.counting"), ("privbayes.counting", "privbayes.privacy"),
-         ("privbayes.inference", "privbayes.counting"), ("privbayes.inference", "privbayes.privacy")}
+         ("privbayes.inference", "privbayes.counting"), ("privbayes.inference", "privbayes.privacy"),
+         ("privbayes.estimation", "privbayes.counting")}
 """Layers that must not import each other although the order alone would allow it: mechanisms never see
-rows and the counting layer never adds noise; inference is shared by every model and knows neither."""
-ALGORITHMS = ("networks", "methods", "baselines")
+rows and the counting layer never adds noise; inference is shared by every model and knows neither;
+estimation sees measurements only, never a table."""
+ALGORITHMS = ("estimation", "networks", "methods", "baselines")
 """The layers of algorithms (they measure a table, never read it)."""
 ALGORITHMS_MAY_USE = ("privbayes.counting", "privbayes.counting.base")
 """Of the counting layer, algorithms see the PrivateTable protocol only (the package's face and its base)."""
@@ -232,6 +235,8 @@ def test_the_layer_check_sees_a_violation():
     assert _layer_violations({"privbayes.schema": {"privbayes.counting"}, "privbayes.counting": set()})
     assert _layer_violations({"privbayes.privacy.plan": {"privbayes.counting"}, "privbayes.counting": set()})
     assert _layer_violations({"privbayes.bayesnet.greedy": {"privbayes.counting.reading"}})
+    assert _layer_violations({"privbayes.estimation.consistent": {"privbayes.counting"}})
+    assert _layer_violations({"privbayes.estimation.consistent": {"privbayes.bayesnet.network"}})
     assert not _layer_violations({"privbayes.bayesnet.greedy": {"privbayes.counting", "privbayes.privacy"}})
 
 

@@ -28,7 +28,7 @@ duckdb = pytest.importorskip("duckdb")
 def count_in_the_engine(monkeypatch):
     """Engine tables count in the engine here (they move small coded rows into memory otherwise;
     that path is checked by test_small_coded_rows_are_counted_in_memory_alike)."""
-    from privbayes.counting import duckdb as engine
+    from privbayes.counting import engine
 
     monkeypatch.setattr(engine, "LOCAL_MEMORY_SHARE", 0.0)
 
@@ -104,7 +104,7 @@ def test_duckdb_counts_equal_numpy(tmp_path, seed, form):
 
 @pytest.mark.parametrize("form", ["parquet", "frame"])
 def test_small_coded_rows_are_counted_in_memory_alike(tmp_path, monkeypatch, form):
-    from privbayes.counting import duckdb as engine
+    from privbayes.counting import engine
 
     monkeypatch.setattr(engine, "LOCAL_MEMORY_SHARE", 1.0)
     schema, frame = random_case(7)

@@ -197,7 +197,7 @@ def test_both_estimator_families_weigh_a_release_by_the_mechanisms_variance(rela
     """PrivBayes's noisy tables and the MRF's noisy statistics carry the variance of the mechanism that
     released them (one noise model: ``DiscreteLaplace.variance``), so the consistent estimator and the MRF
     estimators weigh the same release alike."""
-    from privbayes.bayesnet.measurements import NoisyTable
+    from privbayes.estimation.measurements import NoisyTable
     from privbayes.privacy.neighbours import neighbours
 
     epsilon, cliques = Fraction(3, 10), ((0, 1), (1, 2))

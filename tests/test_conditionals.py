@@ -8,9 +8,10 @@ from helpers import categorical_schema, correlated_frame
 
 import privbayes.bayesnet.measurements as measurements_module
 from privbayes import counting
-from privbayes.bayesnet.conditionals import conditional_from_joint, noisy_conditionals
+from privbayes.bayesnet.conditionals import noisy_conditionals
 from privbayes.bayesnet.network import APPair, Network
 from privbayes.bayesnet.sampling import ancestral_sample
+from privbayes.estimation.tables import conditional_from_joint
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import random_source
 from privbayes.schema.encoding import Encoding

@@ -8,14 +8,13 @@ import pytest
 
 import privbayes
 from privbayes import PrivBayes, counting
-from privbayes.bayesnet.conditionals import (
-    _normalised,
-    conditional_from_joint,
-    noisy_conditionals,
-)
-from privbayes.bayesnet.consistent import _Generalised, _Query, estimate, junction_tree_network
+from privbayes.bayesnet.conditionals import _normalised, noisy_conditionals
+from privbayes.bayesnet.junction import junction_tree_network
 from privbayes.bayesnet.measurements import measure_tables
 from privbayes.core.errors import InputError
+from privbayes.estimation.consistent import GeneralisedModel, estimate
+from privbayes.estimation.queries import Query
+from privbayes.estimation.tables import conditional_from_joint
 from privbayes.inference import BruteForceEngine, Domain, make_engine
 from privbayes.methods.privbayes.settings import measured_pairs
 from privbayes.privacy.accountant import Accountant
@@ -86,7 +85,7 @@ def test_exact_measurements_are_reproduced(mixed):
     joint = _bayes_net_joint(network, conditionals, sizes)
     bound = np.sqrt(2 * result.loss) + 1e-9
     for m in measurements:
-        error = np.abs(_measured_marginal(joint, _Query(fitted.encoding, m)) - m.counts / table.n)
+        error = np.abs(_measured_marginal(joint, Query(fitted.encoding, m)) - m.counts / table.n)
         assert error.max() <= bound
     # From the TODS model with no floor (empty cells impossible from the start) the fit is exact.
     assert estimate(fitted.encoding, measurements, table.n, floor=0.0).loss < 1e-20
@@ -101,7 +100,7 @@ def test_the_released_network_is_the_estimated_distribution(mixed):
     measurements = measure_tables(table, fitted.network, measured_pairs(fitted.plan), Accountant(1), random_source(3))
     result = estimate(fitted.encoding, measurements, table.n, max_iterations=20)
     sizes = tuple(a.size for a in fitted.encoding.attributes)
-    queries = [_Query(fitted.encoding, m) for m in measurements]
+    queries = [Query(fitted.encoding, m) for m in measurements]
     brute = BruteForceEngine(Domain(sizes), [q.scope for q in queries]).infer(
         [q.spread(t) for q, t in zip(queries, result.log_potentials)])
     expected = np.exp(brute.log_joint - brute.log_z)
@@ -116,12 +115,12 @@ def test_generalised_parents_as_variables_give_the_leaf_models_marginals(mixed):
     table = _table(frame, schema)
     fitted = PrivBayes(1.0, random_state=4, estimation="projected").fit(table).model_
     measurements = measure_tables(table, fitted.network, measured_pairs(fitted.plan), Accountant(1), random_source(5))
-    queries = [_Query(fitted.encoding, m) for m in measurements]
+    queries = [Query(fitted.encoding, m) for m in measurements]
     assert any(any(q.levels) for q in queries), "want a generalised parent"
     domain = Domain(tuple(a.size for a in fitted.encoding.attributes))
     scopes = [q.scope for q in queries]
-    leaf = _Generalised(make_engine(domain, scopes), scopes, [], queries)
-    extended = _Generalised._extended(domain, queries, scopes)
+    leaf = GeneralisedModel(make_engine(domain, scopes), scopes, [], queries)
+    extended = GeneralisedModel._extended(domain, queries, scopes)
     assert extended is not None and extended.queries is None
     rng = np.random.default_rng(0)
     targets = [m.counts / table.n for m in measurements]
@@ -213,7 +212,7 @@ def test_estimation_is_validated(mixed):
 def test_a_tree_too_large_falls_back_to_projected_with_a_caveat(mixed, monkeypatch):
     # Force the size check to fail: the fit must neither refuse nor measure again; it keeps the
     # same paid-for tables and turns them into conditionals as estimation="projected" does.
-    import privbayes.bayesnet.consistent as consistent_module
+    import privbayes.estimation.consistent as consistent_module
 
     real = consistent_module.make_engine
     monkeypatch.setattr(consistent_module, "make_engine",

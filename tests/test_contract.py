@@ -205,7 +205,7 @@ def test_the_default_method_is_the_same_for_the_command_line_and_python():
     """``privbayes fit`` without --method and ``privbayes.synthesizer()`` build the registry's default,
     the adaptive method of issue 31; ``--method privbayes`` keeps TODS 2017's algorithm."""
     import privbayes
-    from privbayes.cli import _parser
+    from privbayes.cli.program import _parser
     from privbayes.synthesizers.registry import DEFAULT_METHOD
 
     assert DEFAULT_METHOD == "adaptive"

@@ -19,19 +19,16 @@ import pytest
 from helpers import categorical_schema, correlated_frame, run_cli
 
 import privbayes
-from privbayes.bayesnet.consistent import (
-    NOISELESS,
-    estimate,
-    junction_tree_network,
-    noise_weights,
-)
-from privbayes.bayesnet.measurements import NoisyTable, discrete_laplace_variance
-from privbayes.bayesnet.potentials import network_of, potentials_of
+from privbayes.bayesnet.junction import junction_tree_network, network_of
 from privbayes.cli import main
 from privbayes.core.errors import InputError
+from privbayes.estimation.consistent import NOISELESS, estimate, noise_weights
+from privbayes.estimation.measurements import NoisyTable
+from privbayes.estimation.potentials import potentials_of
 from privbayes.files import blocks
 from privbayes.methods.adaptive.estimator import AdaptiveMarginals
 from privbayes.methods.privbayes.estimator import PrivBayes
+from privbayes.privacy.mechanisms import discrete_laplace_variance
 from privbayes.schema.encoding import Encoding
 from privbayes.synthesizers.registry import load_document
 

@@ -117,7 +117,7 @@ def outcome(source: Any, schema: Schema, backend: Any) -> tuple:
 @pytest.fixture(scope="module")
 def engine():
     """One DuckDB connection for the module, counting in the engine (not moved to memory)."""
-    from privbayes.counting import duckdb as module
+    from privbayes.counting import engine as module
 
     share, module.LOCAL_MEMORY_SHARE = module.LOCAL_MEMORY_SHARE, 0.0
     connection = duckdb.connect()

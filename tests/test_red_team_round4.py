@@ -470,7 +470,7 @@ def test_conditional_sampling_refuses_a_wide_network_before_triangulating_it():
 def test_a_model_files_potentials_are_capped_before_triangulating():
     """Main: a 5.6 MB model file of potentials over many attributes triangulated for 22 s before its cap."""
     result = subprocess_python(
-        _SCOPES + "from privbayes.bayesnet.potentials import Potential, sizes_of\n"
+        _SCOPES + "from privbayes.estimation.potentials import Potential, sizes_of\n"
         "from privbayes.schema.encoding import Encoding\n"
         "from privbayes.schema import Schema\n"
         "from privbayes.schema.attribute import Attribute\n"

@@ -250,8 +250,8 @@ def test_swapping_table_budgets_within_the_multiset_still_loads(fitted, tmp_path
 
 def _build(argv):
     """The estimator ``privbayes fit --method … <argv>`` builds, its parameters checked."""
-    from privbayes.cli import _parser
     from privbayes.cli.arguments import checked, estimator_arguments
+    from privbayes.cli.program import _parser
     from privbayes.synthesizers.registry import DEFAULT_METHOD, method
 
     args = _parser().parse_args(["fit", "data.csv", *argv])

@@ -9,10 +9,10 @@ synthetic data sampled from them.  Private data enters only through
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from privbayes._version import __version__
+from privbayes.core.lazy import lazy_exports
 
 _EXPORTS = {
     "Accountant": "privbayes.privacy.accountant",
@@ -49,16 +49,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from privbayes.synthesizers.registry import load, synthesizer
 
 
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name]), name)
-    else:
-        try:
-            value = importlib.import_module(f"{__name__}.{name}")  # privbayes.counting and other subpackages
-        except ModuleNotFoundError:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS)  # and privbayes.counting and the other subpackages
 
 
 def __dir__() -> list[str]:

@@ -22,9 +22,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from privbayes.bayesnet.measurements import NoisyTable, measure_tables
+from privbayes.bayesnet.measurements import measure_tables
 from privbayes.bayesnet.network import APPair, Network, Parent
 from privbayes.counting import PrivateTable
+from privbayes.estimation.measurements import NoisyTable
+from privbayes.estimation.tables import conditional_from_joint
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import RandomSource
 
@@ -54,16 +56,6 @@ def _normalised(table: np.ndarray, total: int | None = None) -> np.ndarray:
     if mass <= 0:
         return np.full(clipped.shape, 1.0 / clipped.size)
     return clipped / mass
-
-
-def conditional_from_joint(joint: np.ndarray) -> np.ndarray:
-    """Pr[X | Π] from a joint over (Π…, X); empty parent rows use Pr[X] (or uniform)."""
-    flat = joint.reshape(-1, joint.shape[-1])
-    mass = flat.sum(axis=1, keepdims=True)
-    marginal = flat.sum(axis=0)
-    fallback = marginal / marginal.sum() if marginal.sum() > 0 else np.full(flat.shape[1], 1.0 / flat.shape[1])
-    cond = np.where(mass > 0, flat / np.where(mass > 0, mass, 1.0), fallback)
-    return cond.reshape(joint.shape)
 
 
 def _marginalise(joint: np.ndarray, axes: list[Parent], keep: list[Parent]) -> np.ndarray:

@@ -35,14 +35,14 @@ from privbayes.schema.encoding import Encoding
 from privbayes.schema.values import fixed_values
 
 if TYPE_CHECKING:
-    from privbayes.bayesnet.potentials import Potential
+    from privbayes.estimation.potentials import Potential
 
 
 FORMAT = "privbayes-model"
 VERSION = 4
 """Version 3: ε and β kept as exact text beside their numbers; typed plan entries.  Version 4 (issue
 32): arrays as compact blocks (:mod:`privbayes.files.blocks`), and a consistent model as its potentials
-(:mod:`privbayes.bayesnet.potentials`) instead of its junction tree's conditionals."""
+(:mod:`privbayes.estimation.potentials`) instead of its junction tree's conditionals."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,7 +68,7 @@ class BayesNetModel:
 
     potentials: tuple[Potential, ...] | None = None
     """The log-potentials a consistent model was calibrated from, one per measured table, when the
-    ``conditionals`` are their junction tree's (:func:`privbayes.bayesnet.potentials.network_of`): the
+    ``conditionals`` are their junction tree's (:func:`privbayes.bayesnet.junction.network_of`): the
     model file stores these, a fraction of the conditionals' size, and the loader rebuilds the rest."""
 
     def __post_init__(self) -> None:

@@ -22,12 +22,13 @@ from typing import Any
 import numpy as np
 
 from privbayes._version import __version__
+from privbayes.bayesnet.junction import network_of
 from privbayes.bayesnet.model import FORMAT, VERSION, BayesNetModel
 from privbayes.bayesnet.network import Network
-from privbayes.bayesnet.potentials import Potential, ZeroMass, network_of, sizes_of
 from privbayes.core.errors import InputError
 from privbayes.core.limits import check_cells, limits
 from privbayes.core.validation import check_choice, check_count
+from privbayes.estimation.potentials import Potential, ZeroMass, sizes_of
 from privbayes.files import blocks
 from privbayes.files.documents import ledger_problem
 from privbayes.inference import MAX_EXACT_CELLS

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from privbayes.estimation.measurements import Variable
 from privbayes.schema.encoding import Encoding
 
-Parent = tuple[int, int]
+Parent = Variable
 """An encoded attribute and the generalisation level it enters the parent set at."""
 
 

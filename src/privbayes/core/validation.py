@@ -76,20 +76,6 @@ def check_epsilon(value: Any, name: str = "epsilon", *, binary: bool = False) ->
     return Fraction(value) if binary else exact(value, name)
 
 
-def check_delta(value: Any, name: str = "delta") -> Fraction:
-    """δ as an exact rational in [0, 1)."""
-    if not is_real(value) or not 0 <= value < 1:
-        raise InputError(f"{name} ({value!r}) must be a number in [0, 1)")
-    return value if isinstance(value, Fraction) else Fraction(value)
-
-
-def check_open_unit(value: Any, name: str) -> float:
-    """A share such as β: a number in (0, 1)."""
-    if not is_real(value) or not 0 < value < 1:
-        raise InputError(f"{name} ({value!r}) must be in (0, 1)")
-    return value
-
-
 def check_share(value: Any, name: str, *, closed: bool = False) -> Fraction:
     """A share such as β as an exact rational (:func:`exact`) in (0, 1) (``closed``: (0, 1])."""
     share = exact(value, name)

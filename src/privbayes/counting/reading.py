@@ -78,12 +78,6 @@ class TableFile(os.PathLike[str]):
         return self.path
 
 
-def header_line(path: Path, encoding: str) -> str:
-    """The header of a text table (its first non-empty line, decompressed), read no further than
-    the line cap: the only line separator detection looks at."""
-    return TextLines(path, encoding).header  # type: ignore[return-value]
-
-
 def detect_separator(header: str) -> str:
     """The separator of a CSV from its header line alone: the most frequent of , ; TAB | outside
     quotes (ties: that order); ``,`` when none occurs (a one-column file)."""

@@ -1,6 +1,6 @@
 """Counting back-end on Apache Spark (a cluster; ``local[*]`` on one machine).
 
-The recipe of :mod:`privbayes.counting.duckdb` in Spark SQL: Spark reads a CSV file's lines
+The recipe of :mod:`privbayes.counting.engine` in Spark SQL: Spark reads a CSV file's lines
 (its text source: no CSV parser, no schema inference) and its Python workers split them by the
 strict dialect's own code (:mod:`privbayes.counting.dialect`, shipped with the task), after the
 driver has streamed the file once through the same bounded reader (caps, UTF-8, line length,
@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 
 from privbayes.core.errors import InputError
-from privbayes.counting.duckdb import (
+from privbayes.counting.engine import (
     EngineTable,
-    _Refused,
+    Refused,
     check_columns,
     code_type,
     label_distinct,
@@ -130,7 +130,7 @@ def spark_from_file(path: Any, suffix: str, schema: Schema, session: Any = None,
             column = _column(distinct, j)
             try:
                 keys, codes = label_distinct(schema, j, column, where, null_is_malformed=text)
-            except _Refused as refused:
+            except Refused as refused:
                 rows = _rows_of(spark, f"{prefix}_src", attr.name, refused.values, "_i" if text else None)
                 raise InvalidValuesError(str(refused), rows) from None
             maps.append((keys, pa.array(codes, code_type(attr.size))))

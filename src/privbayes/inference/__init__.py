@@ -9,10 +9,6 @@ configurations (exactly on junction trees, by Gibbs otherwise).  Used by
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import numpy as np
-
 from privbayes.inference.brute_force import BruteForceEngine
 from privbayes.inference.engine import make_engine
 from privbayes.inference.exact import CalibratedTree, JunctionTreeEngine
@@ -20,16 +16,7 @@ from privbayes.inference.factor import Domain, Factor, logsumexp
 from privbayes.inference.junction_tree import CliqueTooLarge, JunctionTree, build_junction_tree, elimination_order
 from privbayes.inference.loopy import LoopyBeliefs, LoopyBPEngine
 from privbayes.inference.protocol import MAX_EXACT_CELLS, Beliefs, InferenceEngine
-from privbayes.inference.sampling import gibbs_sample, sample_junction_tree
-
-
-def sample(engine: InferenceEngine, log_potentials: Sequence[np.ndarray], n: int, rng: np.random.Generator,
-           *, sweeps: int = 200) -> np.ndarray:
-    """``n`` configurations (n × T codes): exact for a junction-tree engine, Gibbs otherwise."""
-    if isinstance(engine, JunctionTreeEngine):
-        return sample_junction_tree(engine.infer(log_potentials), engine.domain, n, rng)
-    return gibbs_sample(engine.domain, engine.scopes, log_potentials, n, rng, sweeps=sweeps)
-
+from privbayes.inference.sampling import gibbs_sample, sample, sample_junction_tree
 
 __all__ = [
     "Beliefs", "BruteForceEngine", "CalibratedTree", "CliqueTooLarge", "Domain", "Factor", "InferenceEngine",

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from privbayes.inference.exact import CalibratedTree
+from privbayes.inference.exact import CalibratedTree, JunctionTreeEngine
 from privbayes.inference.factor import Domain, Factor, logsumexp
-from privbayes.inference.protocol import check_potentials
+from privbayes.inference.protocol import InferenceEngine, check_potentials
 
 
 def draw_rows(probabilities: np.ndarray, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -76,3 +76,11 @@ def gibbs_sample(domain: Domain, scopes: Sequence[Sequence[int]], log_potentials
                 logits += table[tuple(state[:, u] for u in others)] if others else table
             state[:, v] = np.argmax(logits + rng.gumbel(size=logits.shape), axis=1)  # Gumbel-max = softmax draw
     return state
+
+
+def sample(engine: InferenceEngine, log_potentials: Sequence[np.ndarray], n: int, rng: np.random.Generator,
+           *, sweeps: int = 200) -> np.ndarray:
+    """``n`` configurations (n × T codes): exact for a junction-tree engine, Gibbs otherwise."""
+    if isinstance(engine, JunctionTreeEngine):
+        return sample_junction_tree(engine.infer(log_potentials), engine.domain, n, rng)
+    return gibbs_sample(engine.domain, engine.scopes, log_potentials, n, rng, sweeps=sweeps)

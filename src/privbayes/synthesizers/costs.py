@@ -142,13 +142,6 @@ def numba_loaded(visits: float) -> float:
     return 1.0 if visits >= NUMPY_VISITS else 0.0
 
 
-def file_size(arrays_cells: int, arrays: int, header: int) -> int:
-    """A bound on a model file of ``arrays`` compact blocks holding ``arrays_cells`` numbers in all."""
-    from privbayes.files.blocks import encoded_size
-
-    return 4096 + header + arrays * 200 + encoded_size(arrays_cells) + arrays * 32
-
-
 def check_cost(cost: CostEstimate) -> None:
     """Refuse a fit whose memory estimate exceeds the guard (one line, with the settings to change)."""
     cap = limits().max_fit_bytes

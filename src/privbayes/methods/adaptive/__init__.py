@@ -8,3 +8,15 @@ first measurements, then select → measure → re-fit).  The estimator is
 :class:`privbayes.methods.adaptive.estimator.AdaptiveMarginals`; the design and its sources are in
 docs/decisions.md, "Adaptive marginals", and the privacy proof in docs/privacy-assurance.md.
 """
+
+from __future__ import annotations
+
+from privbayes.core.lazy import lazy_exports
+
+_EXPORTS = {"AdaptiveMarginals": "estimator"}
+"""Public names and their submodules, imported on first use (PEP 562): importing one module of the package
+does not load the others."""
+
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+
+__all__ = ["AdaptiveMarginals"]

@@ -32,7 +32,7 @@ class Candidate:
 
     @property
     def variables(self) -> tuple[tuple[int, int], ...]:
-        """(attribute, level) per axis, the form :class:`~privbayes.bayesnet.measurements.NoisyTable` keeps."""
+        """(attribute, level) per axis, the form :class:`~privbayes.estimation.measurements.NoisyTable` keeps."""
         return tuple(zip(self.attributes, self.levels))
 
     def shape(self, encoding: Encoding) -> tuple[int, ...]:

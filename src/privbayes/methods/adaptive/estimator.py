@@ -5,7 +5,7 @@ The fit (:mod:`privbayes.methods.adaptive`): under add/remove neighbours a noisy
 every attribute (small attributes measured jointly); then T rounds, each selecting by permute-and-flip
 the marginal that the current model fits worst, net of the noise its measurement would carry (AIM, McKenna et al., VLDB
 2022), measuring it with discrete Laplace noise and re-fitting one model to every measurement so far
-(the consistent estimator of :mod:`privbayes.bayesnet.consistent`, Private-PGM's objective on an exact
+(the consistent estimator of :mod:`privbayes.estimation.consistent`, Private-PGM's objective on an exact
 junction tree).  Every budget is fixed by the plan before any count is taken, so the release is ε-DP
 by sequential composition of its releases (docs/privacy-assurance.md, "Adaptive marginals"), under
 replace-one (n public, count tables Δ = 2) or add/remove (n private, Δ = 1) neighbours.
@@ -19,10 +19,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from privbayes.bayesnet.junction import network_of
 from privbayes.bayesnet.model import BayesNetModel
-from privbayes.bayesnet.potentials import network_of, potentials_of
 from privbayes.core.validation import check_seed
 from privbayes.counting import PrivateTable
+from privbayes.estimation.potentials import potentials_of
 from privbayes.methods.adaptive import rounds
 from privbayes.methods.adaptive.cost import adaptive_cost
 from privbayes.methods.adaptive.settings import MECHANISM, AdaptiveSettings, first_groups

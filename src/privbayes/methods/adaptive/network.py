@@ -16,14 +16,15 @@ from __future__ import annotations
 from fractions import Fraction
 
 from privbayes.bayesnet.greedy import fixed_degree_candidates, greedy_bayes, maximal_parent_candidates
-from privbayes.bayesnet.measurements import NoisyTable, measure_tables
+from privbayes.bayesnet.measurements import measure_tables
 from privbayes.bayesnet.network import APPair, Network
 from privbayes.bayesnet.registry import get_score
 from privbayes.counting import PrivateTable
+from privbayes.estimation.measurements import NoisyTable
 from privbayes.methods.privbayes.settings import COUNT_SHARE, privbayes_plan
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.neighbours import Neighbours
-from privbayes.privacy.plan import BudgetPlan, PlannedRelease
+from privbayes.privacy.plan import BudgetPlan
 from privbayes.privacy.samplers import RandomSource
 from privbayes.schema.encoding import Encoding
 
@@ -50,10 +51,6 @@ def network_plan(budget: Fraction, n: int, encoding: Encoding, relation: Neighbo
         plan = plan_at(max_degree)
     releases = tuple(r for r in plan.releases if r.kind != "count")
     return BudgetPlan(budget, releases, plan.settings)
-
-
-def network_releases(budget: Fraction, n: int, encoding: Encoding, relation: Neighbours) -> tuple[PlannedRelease, ...]:
-    return network_plan(budget, n, encoding, relation).releases
 
 
 def measure_network(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, n: int, relation: Neighbours,

@@ -18,7 +18,7 @@ this library's pieces:
 * a candidate whose attribute set would grow the model's junction tree beyond ``max_model_cells``
   is left out (AIM's model-size filter; the test reads only released selections);
 * the model is re-fitted after each round by the consistent estimator
-  (:func:`privbayes.bayesnet.consistent.estimate`, Private-PGM's objective), warm-started from the
+  (:func:`privbayes.estimation.consistent.estimate`, Private-PGM's objective), warm-started from the
   previous round's log-potentials.
 
 The budgets come from the plan (:mod:`privbayes.methods.adaptive.settings`), fixed before any count is taken;
@@ -34,9 +34,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from privbayes.bayesnet.consistent import FLOOR, MAX_ITERATIONS, Estimate, estimate
-from privbayes.bayesnet.measurements import NoisyTable, estimated_total
 from privbayes.counting import PrivateTable
+from privbayes.estimation.consistent import FLOOR, MAX_ITERATIONS, Estimate, estimate
+from privbayes.estimation.measurements import NoisyTable, estimated_total
 from privbayes.methods.adaptive.candidates import Candidate, leaf_candidates, workload_weights
 from privbayes.methods.adaptive.marginals import MarginalOracle, tree_cells
 from privbayes.privacy.accountant import Accountant

@@ -2,7 +2,7 @@
 Classifiers: Privacy without Accuracy Loss", VLDB 2009).
 
 NBC-enabling views (:mod:`.views`), SafetyTransform (:mod:`.safety`), EST for a known prior
-(:mod:`.est`), breach parameters (:mod:`.breach`), the exhaustive equivalence check
+(:func:`.est.est`), breach parameters (:mod:`.breach`), the exhaustive equivalence check
 (:mod:`.equivalence`), Bob's possible-worlds attack (:mod:`.attack`), synthetic tables
 (:mod:`.synthesis`), the ``views.json`` format (:mod:`.viewsfile`) and the one-call entry point
 (:mod:`.release`: :class:`NBCSettings` in, :class:`NBCRelease` with its privacy report out).
@@ -17,7 +17,7 @@ from privbayes.core.lazy import lazy_exports
 
 _EXPORTS = {"amplification": "breach", "gamma_from_breach": "breach", "k_sind": "breach",
             "satisfies_corollary4": "breach", "check_equivalence": "equivalence",
-            "exhaustive_equivalence": "equivalence", "est": "est", "NBCRelease": "release", "NBCSettings": "release",
+            "exhaustive_equivalence": "equivalence", "NBCRelease": "release", "NBCSettings": "release",
             "publish": "release",
             "SafeViews": "safety", "normalised": "safety", "safety_transform": "safety",
             "AttributeCounts": "views", "NBCViews": "views", "views_from_table": "views"}
@@ -29,5 +29,5 @@ __getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 __all__ = ["AttributeCounts", "NBCRelease", "NBCSettings", "NBCViews", "SafeViews", "amplification",
-           "check_equivalence", "est", "exhaustive_equivalence", "gamma_from_breach", "k_sind", "normalised", "publish",
+           "check_equivalence", "exhaustive_equivalence", "gamma_from_breach", "k_sind", "normalised", "publish",
            "safety_transform", "satisfies_corollary4", "views_from_table"]

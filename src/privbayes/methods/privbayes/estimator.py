@@ -20,16 +20,18 @@ from fractions import Fraction
 from typing import Literal
 
 from privbayes.bayesnet.conditionals import conditionals_from_tables
-from privbayes.bayesnet.consistent import TreeTooLarge, estimate
 from privbayes.bayesnet.greedy import fixed_degree_candidates, greedy_bayes, maximal_parent_candidates
-from privbayes.bayesnet.measurements import estimated_total, measure_tables
+from privbayes.bayesnet.junction import network_of
+from privbayes.bayesnet.measurements import measure_tables
 from privbayes.bayesnet.model import BayesNetModel
 from privbayes.bayesnet.network import APPair, Network
-from privbayes.bayesnet.potentials import network_of, potentials_of
 from privbayes.bayesnet.registry import get_score
 from privbayes.core.errors import IndependentColumnsWarning
 from privbayes.core.validation import check_seed
 from privbayes.counting import PrivateTable
+from privbayes.estimation.consistent import TreeTooLarge, estimate
+from privbayes.estimation.measurements import estimated_total
+from privbayes.estimation.potentials import potentials_of
 from privbayes.methods.privbayes.cost import CostEstimate, cost_estimate
 from privbayes.methods.privbayes.settings import METHOD, PrivBayesSettings, measured_pairs
 from privbayes.privacy.mechanisms import count_mechanism
@@ -61,7 +63,7 @@ class PrivBayes(BayesNetViews, PrivateEstimator):
     noise (the paper's BestNetwork / BestMarginal analysis, §6.4: NOT private);
     ``estimation`` how the noisy tables become the model (all post-processing of the same
     paid-for tables, same ledger): "consistent" (default) fits one model to all tables
-    (ICML 2019 objective, :mod:`privbayes.bayesnet.consistent`; when the junction tree is too
+    (ICML 2019 objective, :mod:`privbayes.estimation.consistent`; when the junction tree is too
     large for exact inference, the projected conditionals, with a caveat); "projected"
     projects each table onto the simplex (its total is the public n) and takes its
     conditional; "paper" clips negative cells and normalises (TODS 2017, Alg. 1/3; the

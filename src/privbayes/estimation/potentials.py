@@ -1,7 +1,7 @@
 """A consistent model kept as what it is made of: one log-potential per paid-for table
 (docs/decisions.md, "Model files that load").
 
-``estimation="consistent"`` (:mod:`privbayes.bayesnet.consistent`) and the adaptive method release
+``estimation="consistent"`` (:mod:`privbayes.estimation.consistent`) and the adaptive method release
 the Bayesian network of a calibrated junction tree.  Triangulation merges the measured families into
 cliques far larger than any measured table (Adult at ε = 1.6: 5·10⁶ conditional cells from tables of
 a few thousand), so a file of those conditionals weighs tens of megabytes, while the model is fully
@@ -24,9 +24,9 @@ from typing import cast
 
 import numpy as np
 
-from privbayes.bayesnet.consistent import _components, _Part, _product, _Query
-from privbayes.bayesnet.measurements import NoisyTable
-from privbayes.bayesnet.network import Network, Parent
+from privbayes.estimation.decomposition import ComponentFit, components, one_leaf_attribute, product
+from privbayes.estimation.measurements import NoisyTable, Variable
+from privbayes.estimation.queries import Query
 from privbayes.inference import (
     MAX_EXACT_CELLS,
     CalibratedTree,
@@ -43,7 +43,7 @@ from privbayes.schema.encoding import Encoding
 class Potential:
     """θ over ``variables`` ((attribute, level) pairs, the measured table's axes), of that table's shape."""
 
-    variables: tuple[Parent, ...]
+    variables: tuple[Variable, ...]
     theta: np.ndarray
 
     def __post_init__(self) -> None:
@@ -64,7 +64,7 @@ def sizes_of(encoding: Encoding, potentials: Sequence[Potential]) -> tuple[int, 
     sizes = tuple(a.size for a in encoding.attributes)
     scopes = [tuple(a for a, _ in p.variables) for p in potentials]
     largest = conditional_cells = 0
-    for variables, members in _components(len(sizes), scopes):
+    for variables, members in components(len(sizes), scopes):
         local = {v: j for j, v in enumerate(variables)}
         domain = Domain(tuple(sizes[v] for v in variables))
         try:
@@ -83,19 +83,19 @@ def sizes_of(encoding: Encoding, potentials: Sequence[Potential]) -> tuple[int, 
 
 def calibrate(encoding: Encoding, potentials: Sequence[Potential]) -> CalibratedTree:
     """The calibrated junction tree of ``potentials`` on the leaf domain of ``encoding``: the model
-    :func:`privbayes.bayesnet.consistent.estimate` returned when its log-potentials were these
+    :func:`privbayes.estimation.consistent.estimate` returned when its log-potentials were these
     (``ValueError`` if a component's tree exceeds exact inference's cap)."""
     if sizes_of(encoding, potentials)[0] > MAX_EXACT_CELLS:
         raise ValueError(f"the junction tree of these potentials has more than {MAX_EXACT_CELLS:,} cells")
     tables = [NoisyTable(i, p.variables, np.zeros(p.theta.shape), None) for i, p in enumerate(potentials)]
-    queries = [_Query(encoding, t) for t in tables]
+    queries = [Query(encoding, t) for t in tables]
     sizes = tuple(a.size for a in encoding.attributes)
     parts = [_part_calibration(variables, members, sizes, queries, [p.theta for p in potentials])
-             for variables, members in _components(len(sizes), [q.scope for q in queries])]
+             for variables, members in components(len(sizes), [q.scope for q in queries])]
     for part in parts:
         if not np.isfinite(_log_mass(part)):
             raise ZeroMass(part.variables)
-    return _product(parts)
+    return product(parts)
 
 
 class ZeroMass(ValueError):
@@ -108,7 +108,7 @@ class ZeroMass(ValueError):
         self.variables = variables
 
 
-def _log_mass(part: _Part) -> float:
+def _log_mass(part: ComponentFit) -> float:
     """log Σ_x Π exp θ of one component: the log-sum-exp of its first clique's beliefs (log p(x_C) + log Z), which
     for the one-attribute closed form is that θ's own mass; NaN or ±∞ when the potentials define no distribution."""
     with np.errstate(all="ignore"):
@@ -118,12 +118,12 @@ def _log_mass(part: _Part) -> float:
 
 
 def _part_calibration(variables: tuple[int, ...], members: tuple[int, ...], sizes: tuple[int, ...],
-                      queries: list[_Query], theta: list[np.ndarray]) -> _Part:
-    """One component's calibrated tree, as :func:`~privbayes.bayesnet.consistent.estimate` computes it
+                      queries: list[Query], theta: list[np.ndarray]) -> ComponentFit:
+    """One component's calibrated tree, as :func:`~privbayes.estimation.consistent.estimate` computes it
     after its last step: a component of one attribute measured at its leaves holds its normalised
     log-probabilities in its first table's θ (the closed form, ``_one_attribute``); any other is one
     calibration of the leaf junction tree with the spread potentials (``_mirror_descent``)."""
-    if members and len(variables) == 1 and all(queries[i].onehot[0] is None for i in members):
+    if one_leaf_attribute(variables, members, queries):
         first = theta[members[0]]
         calibrated = CalibratedTree(JunctionTree(((0,),), ()), (first,), 0.0)
     else:
@@ -131,12 +131,4 @@ def _part_calibration(variables: tuple[int, ...], members: tuple[int, ...], size
         domain = Domain(tuple(sizes[v] for v in variables))
         engine = make_engine(domain, [tuple(local[v] for v in queries[i].scope) for i in members])
         calibrated = cast(CalibratedTree, engine.infer([queries[i].spread(theta[i]) for i in members]))
-    return _Part(variables, members, tuple(theta[i] for i in members), calibrated, 0.0, 0)
-
-
-def network_of(encoding: Encoding, potentials: Sequence[Potential]) -> tuple[Network, tuple[np.ndarray, ...]]:
-    """The released network and conditionals of ``potentials`` (the junction tree's Bayesian network)."""
-    from privbayes.bayesnet.consistent import junction_tree_network
-
-    with np.errstate(all="ignore"):  # a hostile θ may overflow: the caller validates the conditionals
-        return junction_tree_network(calibrate(encoding, potentials))
+    return ComponentFit(variables, members, tuple(theta[i] for i in members), calibrated, 0.0, 0)

@@ -1,4 +1,5 @@
-"""Consistent, noise-aware estimation for PrivBayes: one model fitted to all noisy tables at once.
+"""Consistent, noise-aware estimation: one model fitted to all noisy tables at once (PrivBayes's
+``estimation="consistent"`` and every round of the adaptive method).
 
 PrivBayes turns each noisy table Pr*[X_i, Π_i] into a conditional on its own (TODS 2017,
 Alg. 1/3): overlapping tables disagree and negative cells are clipped.  Here every paid-for
@@ -18,8 +19,8 @@ the step size is found by backtracking (sufficient decrease against the linear p
 It is post-processing: :func:`estimate` receives the measurements only (never the table) and
 releases nothing new, so the ledger is the one the measurements paid for (Dwork & Roth 2014,
 Prop. 2.1).  The estimated model is released as the Bayesian network the calibrated junction
-tree defines (root clique, then each clique's new variables given its separator): ancestral
-sampling from it is exact sampling from p (Koller & Friedman 2009, §10.2 and §12.1).
+tree defines (:func:`privbayes.bayesnet.junction.junction_tree_network`): ancestral sampling from
+it is exact sampling from p (Koller & Friedman 2009, §10.2 and §12.1).
 """
 
 from __future__ import annotations
@@ -29,10 +30,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privbayes.bayesnet.conditionals import conditional_from_joint
-from privbayes.bayesnet.measurements import NoisyTable
-from privbayes.bayesnet.network import APPair, Network
 from privbayes.core.errors import InputError
+from privbayes.estimation.decomposition import ComponentFit, components, one_leaf_attribute, product
+from privbayes.estimation.measurements import NoisyTable
+from privbayes.estimation.queries import Query
+from privbayes.estimation.tables import conditional_from_joint
 from privbayes.inference import (
     MAX_EXACT_CELLS,
     CalibratedTree,
@@ -84,7 +86,7 @@ def noise_weights(variances: np.ndarray) -> np.ndarray:
     noiseless = variances <= NOISELESS
     if noiseless.any():
         return np.where(noiseless, 1.0, NOISELESS / np.where(noiseless, 1.0, variances))
-    return variances.min() / variances
+    return np.asarray(variances.min() / variances, dtype=np.float64)
 
 
 class TreeTooLarge(InputError):
@@ -100,36 +102,6 @@ class Estimate:
     log_potentials: tuple[np.ndarray, ...]
     loss: float
     iterations: int
-
-
-class _Query:
-    """A_i: leaf marginal over a pair's attributes → its (generalised) measured cells, and Aᵀ."""
-
-    def __init__(self, encoding: Encoding, measurement: NoisyTable) -> None:
-        attrs = encoding.attributes
-        self.scope = tuple(a for a, _ in measurement.variables)
-        self.levels = tuple(level for _, level in measurement.variables)
-        self.maps = [np.asarray(attrs[a].levels[level], dtype=np.int64) for a, level in measurement.variables]
-        self.shape = tuple(attrs[a].level_size(level) for a, level in measurement.variables)
-        if self.shape != measurement.counts.shape:
-            raise ValueError(f"the table of pair {measurement.pair + 1} has shape {measurement.counts.shape}, "
-                             f"its variables {self.shape}")
-        self.onehot = [np.eye(size)[m] if level else None for m, size, (_, level)
-                       in zip(self.maps, self.shape, measurement.variables)]
-        self.leaf = all(level == 0 for level in self.levels)  # A is the identity: nothing to map
-
-    def project(self, leaf: np.ndarray) -> np.ndarray:
-        """A μ: sum the leaf cells of each generalised parent value."""
-        if self.leaf:
-            return leaf
-        for axis, onehot in enumerate(self.onehot):
-            if onehot is not None:
-                leaf = np.moveaxis(np.tensordot(leaf, onehot, axes=([axis], [0])), -1, axis)
-        return leaf
-
-    def spread(self, cells: np.ndarray) -> np.ndarray:
-        """Aᵀ as a potential: every leaf cell gets the value of its generalised cell."""
-        return cells if self.leaf else cells[np.ix_(*self.maps)]
 
 
 def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: float, *,
@@ -157,7 +129,7 @@ def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: float, *
         raise ValueError("measurements are either all exact or all noisy")
     variances = np.array([0.0 if m.scale is None else m.variance for m in measurements])
     weights = noise_weights(variances)
-    queries = [_Query(encoding, m) for m in measurements]
+    queries = [Query(encoding, m) for m in measurements]
     targets = [np.asarray(m.counts, dtype=np.float64) / n for m in measurements]
     sizes = tuple(a.size for a in encoding.attributes)
     initial = _paper_start(measurements, floor)
@@ -168,10 +140,8 @@ def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: float, *
     noise_loss = [0.0 if v <= NOISELESS else 0.5 * w * m.counts.size * v / n**2
                   for m, w, v in zip(measurements, weights, variances)]
     parts = []
-    for variables, members in _components(len(sizes), [q.scope for q in queries]):
-        one_leaf_attribute = bool(members) and len(variables) == 1 and all(
-            queries[i].onehot[0] is None for i in members)
-        if one_leaf_attribute and max_iterations != 0:
+    for variables, members in components(len(sizes), [q.scope for q in queries]):
+        if one_leaf_attribute(variables, members, queries) and max_iterations != 0:
             parts.append(_one_attribute(variables, members, targets, weights))
         else:
             parts.append(_mirror_descent(variables, members, sizes, queries, targets, weights, initial,
@@ -180,45 +150,11 @@ def estimate(encoding: Encoding, measurements: Sequence[NoisyTable], n: float, *
     for part in parts:
         for i, t in zip(part.members, part.theta):
             theta[i] = t
-    return Estimate(_product(parts), tuple(theta), sum(p.loss for p in parts), max(p.iterations for p in parts))
+    return Estimate(product(parts), tuple(theta), sum(p.loss for p in parts), max(p.iterations for p in parts))
 
 
-@dataclass(frozen=True)
-class _Part:
-    """One component's fit: its variables (global ids), the measurements it explains, their
-    log-potentials, and its calibrated tree over local ids 0..len(variables)-1."""
-
-    variables: tuple[int, ...]
-    members: tuple[int, ...]
-    theta: tuple[np.ndarray, ...]
-    calibrated: CalibratedTree
-    loss: float
-    iterations: int
-
-
-def _components(d: int, scopes: Sequence[tuple[int, ...]]) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
-    """(variables, measurement indices) of each connected component of the scopes, in order of
-    their first variable; a variable no scope covers is a component without measurements."""
-    parent = list(range(d))
-
-    def root(v: int) -> int:
-        while parent[v] != v:
-            parent[v] = parent[parent[v]]
-            v = parent[v]
-        return v
-
-    for scope in scopes:
-        for v in scope[1:]:
-            parent[root(v)] = root(scope[0])
-    groups: dict[int, tuple[list[int], list[int]]] = {}
-    for v in range(d):
-        groups.setdefault(root(v), ([], []))[0].append(v)
-    for i, scope in enumerate(scopes):
-        groups[root(scope[0])][1].append(i)
-    return [(tuple(variables), tuple(members)) for variables, members in groups.values()]
-
-
-def _one_attribute(variables, members, targets, weights) -> _Part:
+def _one_attribute(variables: tuple[int, ...], members: tuple[int, ...], targets: Sequence[np.ndarray],
+                   weights: np.ndarray) -> ComponentFit:
     """A component of one attribute measured at its leaves, by one table or several: L is then
     ½ Σ_i w_i‖μ − y_i/n‖² = ½ W‖μ − ȳ‖² + const over the simplex (ȳ the w-weighted mean of the
     tables, W = Σ w_i), whose minimiser is the Euclidean projection of ȳ (exact)."""
@@ -230,15 +166,17 @@ def _one_attribute(variables, members, targets, weights) -> _Part:
     loss = 0.5 * sum(float(weights[i]) * float(np.sum((p - targets[i]) ** 2)) for i in members)
     tree = JunctionTree(((0,),), ())
     thetas = (theta,) + tuple(np.zeros_like(theta) for _ in members[1:])
-    return _Part(variables, members, thetas, CalibratedTree(tree, (theta,), 0.0), loss, 0)
+    return ComponentFit(variables, members, thetas, CalibratedTree(tree, (theta,), 0.0), loss, 0)
 
 
-def _mirror_descent(variables, members, sizes, queries, targets, weights, start, max_iterations, tolerance,
-                    noise_loss) -> _Part:
+def _mirror_descent(variables: tuple[int, ...], members: tuple[int, ...], sizes: tuple[int, ...],
+                    queries: Sequence[Query], targets: Sequence[np.ndarray], weights: np.ndarray,
+                    start: Sequence[np.ndarray], max_iterations: int | None, tolerance: float,
+                    noise_loss: float) -> ComponentFit:
     """ICML 2019, Alg. 1 on one component, over its own domain (variables renumbered 0..m-1);
     ``noise_loss``: the loss its noise is expected to leave at the truth (0 for exact tables).
 
-    The iterations run on the cheaper of two equivalent models (:class:`_Generalised`): the leaf
+    The iterations run on the cheaper of two equivalent models (:class:`GeneralisedModel`): the leaf
     model, or one with a variable per generalised parent tied to its leaves by fixed 0/−∞ factors;
     the returned tree is the leaf model's, calibrated once at the end."""
     local = {v: j for j, v in enumerate(variables)}
@@ -251,7 +189,7 @@ def _mirror_descent(variables, members, sizes, queries, targets, weights, start,
     if not isinstance(engine, JunctionTreeEngine):
         raise TreeTooLarge(f"estimation='consistent' needs exact inference, but the junction tree of this network has "
                            f"more than {MAX_EXACT_CELLS:,} cells")
-    model = _Generalised.of(engine, domain, queries, scopes)
+    model = GeneralisedModel.of(engine, domain, queries, scopes)
 
     if max_iterations is None:
         max_iterations = min(MAX_ITERATIONS, max(MIN_ITERATIONS, WORK // model.cells))
@@ -278,10 +216,10 @@ def _mirror_descent(variables, members, sizes, queries, targets, weights, start,
         if decrease < tolerance * scale:
             break
     calibrated = engine.infer([q.spread(t) for q, t in zip(queries, theta)])
-    return _Part(variables, members, tuple(theta), calibrated, loss, iterations)
+    return ComponentFit(variables, members, tuple(theta), calibrated, loss, iterations)
 
 
-class _Generalised:
+class GeneralisedModel:
     """The model mirror descent iterates on: μ_i = A_i μ of each measured table from log-potentials
     on the measured cells.
 
@@ -294,20 +232,20 @@ class _Generalised:
     often far smaller; the cheaper of the two (total clique cells) is used."""
 
     def __init__(self, engine: JunctionTreeEngine, scopes: list[tuple[int, ...]], fixed: list[np.ndarray],
-                 queries: list[_Query] | None) -> None:
+                 queries: list[Query] | None) -> None:
         self.engine, self.scopes, self.fixed, self.queries = engine, scopes, fixed, queries
         self.cells = sum(engine.domain.cells(c) for c in engine.tree.cliques)
 
     @classmethod
-    def of(cls, leaf_engine: JunctionTreeEngine, domain: Domain, queries: list[_Query],
-           scopes: list[tuple[int, ...]]) -> _Generalised:
+    def of(cls, leaf_engine: JunctionTreeEngine, domain: Domain, queries: list[Query],
+           scopes: list[tuple[int, ...]]) -> GeneralisedModel:
         leaf = cls(leaf_engine, scopes, [], queries)
         extended = cls._extended(domain, queries, scopes)
         return extended if extended is not None and extended.cells < leaf.cells else leaf
 
     @classmethod
-    def _extended(cls, domain: Domain, queries: list[_Query],
-                  scopes: list[tuple[int, ...]]) -> _Generalised | None:
+    def _extended(cls, domain: Domain, queries: list[Query],
+                  scopes: list[tuple[int, ...]]) -> GeneralisedModel | None:
         sizes = list(domain.sizes)
         levels: dict[int, dict[int, tuple[np.ndarray, int]]] = {}  # leaf variable → level → (leaf map, size)
         for q, scope in zip(queries, scopes):
@@ -349,24 +287,6 @@ class _Generalised:
         return mu, loss
 
 
-def _product(parts: Sequence[_Part]) -> CalibratedTree:
-    """The components' calibrated trees as one over the global variables: cliques renumbered, each
-    component's root joined to the first clique by an empty separator, beliefs normalised per
-    component (log p(x_C), log Z = 0), so the joint is the product of the components'."""
-    cliques: list[tuple[int, ...]] = []
-    edges: list[tuple[int, int]] = []
-    beliefs: list[np.ndarray] = []
-    for part in parts:
-        offset = len(cliques)
-        tree = part.calibrated.tree
-        cliques += [tuple(part.variables[v] for v in clique) for clique in tree.cliques]
-        if offset:
-            edges.append((0, offset))
-        edges += [(offset + a, offset + b) for a, b in tree.edges]
-        beliefs += [b - part.calibrated.log_z for b in part.calibrated.log_beliefs]
-    return CalibratedTree(JunctionTree(tuple(cliques), tuple(edges)), tuple(beliefs), 0.0)
-
-
 def _paper_start(measurements: Sequence[NoisyTable], floor: float) -> list[np.ndarray]:
     """The TODS model as log-potentials: log Pr*[first measured table], then log Pr*[X_i | Π_i]
     (Alg. 1/3 with negatives clipped), each cell floored at ``floor``/cells.  Alg. 1's unmeasured
@@ -380,21 +300,3 @@ def _paper_start(measurements: Sequence[NoisyTable], floor: float) -> list[np.nd
         with np.errstate(divide="ignore"):  # floor 0 (exact tables): impossible cells stay impossible
             theta.append(np.log(table if j == 0 else conditional_from_joint(table)))
     return theta
-
-
-def junction_tree_network(calibrated: CalibratedTree) -> tuple[Network, tuple[np.ndarray, ...]]:
-    """The Bayesian network of a calibrated junction tree, with its exact conditionals.
-
-    The root clique's variables in order, each given the ones before; then, walking the tree
-    from the root, each clique's new variables given its separator and the new ones before.
-    Its joint is Π_C p(x_C) / Π_S p(x_S) = p, so ancestral sampling from it is exact."""
-    tree = calibrated.tree
-    order = [(0, ())] + [(child, tree.separator(parent, child)) for parent, child in tree.edges]
-    pairs, conditionals = [], []
-    for clique, separator in order:
-        given = list(separator)
-        for v in (v for v in tree.cliques[clique] if v not in separator):
-            pairs.append(APPair(v, tuple((p, 0) for p in given)))
-            conditionals.append(conditional_from_joint(calibrated.marginal(given + [v])))
-            given.append(v)
-    return Network(tuple(pairs)), tuple(conditionals)

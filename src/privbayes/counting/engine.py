@@ -1,0 +1,360 @@
+"""The engine-neutral base of the counting back-ends on SQL engines (DuckDB in
+:mod:`privbayes.counting.duckdb`, Spark in :mod:`privbayes.counting.spark`; docs/scale.md, "How counting scales
+out").
+
+Both follow one recipe, so results are identical to the numpy back-end's by construction:
+
+1. the engine reads the file in place — CSV as text only (every column VARCHAR, no NA
+   words; an empty field is the empty text, as in :mod:`privbayes.counting.reading`),
+   Parquet in its own types;
+2. each column's *distinct* values come back to Python and are labelled by
+   :func:`privbayes.counting.labels.label_column` — the same per-value rule and the same
+   value-free errors as in memory (a value's code depends on that value only, so
+   labelling the distinct values is labelling every row) (:func:`label_distinct`);
+3. the value → leaf-code maps go back into the engine and a JOIN codes every row; the
+   coded rows are kept as distinct rows with multiplicities ``w``;
+4. counts are ``GROUP BY`` over leaf codes packed into one integer key, many tables in
+   one pass with ``GROUPING SETS``; the sparse answer is spread over the full domain
+   (empty cells present) and generalised to taxonomy levels in numpy (:class:`EngineTable`).
+
+The size cap (:func:`privbayes.core.limits.check_cells`) is checked before a query runs.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Sequence
+from typing import Any, Self
+
+import numpy as np
+
+from privbayes.core.errors import InputError
+from privbayes.core.limits import check_cells
+from privbayes.counting.base import EncodedView, PrivateTable, Request, check_request
+from privbayes.counting.cover import CountingStats, Levels, derive, plan_bases
+from privbayes.counting.labels import InvalidValuesError, label_column
+from privbayes.schema import Schema
+from privbayes.schema.encoding import Encoding
+
+_KEY_LIMIT = 2**62
+"""Packed leaf keys must stay below this (BIGINT arithmetic)."""
+_SETS_PER_QUERY = 64
+"""Tables counted by one GROUPING SETS query."""
+_KEEP_ENGINE_ROWS = 2**28
+"""Bytes of in-memory codes above which the engine's copy of the coded rows is dropped once they are
+in memory (then the table counts in memory only)."""
+_DENSE_CELLS = 2**22
+"""Leaf tables of at most this many cells are held densely, so that smaller ones can be summed
+out of them (≈ 32 MB of int64)."""
+
+
+LOCAL_MEMORY_SHARE = 1 / 8
+"""Coded distinct rows (with the numpy back-end's working columns) smaller than this share of physical memory are
+counted in memory by the numpy back-end (same counts, faster for GreedyBayes's many small tables);
+larger ones are counted by the engine."""
+
+
+class EngineTable(PrivateTable):
+    """A :class:`PrivateTable` over an engine table ``rows(c0, …, c{d-1}, w)`` of distinct
+    leaf-code rows and their multiplicities.  Subclasses provide :meth:`_fetch`.
+
+    After :meth:`localise`, counting happens in memory on those distinct rows when they fit
+    (reading, labelling and coding — the memory-hungry part — stayed in the engine)."""
+
+    rows_name: str
+
+    def __init__(self, schema: Schema, n: int) -> None:
+        self.schema, self.encoding, self._n = schema, Encoding.build(schema, "hierarchical"), n
+        self.local: PrivateTable | None = None
+        self.stats = CountingStats()
+
+    @property
+    def n(self) -> int:
+        return self._n
+
+    def _fetch(self, sql: str) -> Any:
+        """The result of ``sql`` as a pyarrow Table."""
+        raise NotImplementedError
+
+    def localise(self, share: float | None = None) -> Self:
+        """Count in memory from now on if the coded distinct rows take less than ``share``
+        (default :data:`LOCAL_MEMORY_SHARE`) of physical memory.  They are streamed into one
+        narrow code matrix (:func:`~privbayes.counting.memory.code_matrix`: a byte a code for
+        domains up to 256 values) and their multiplicities; the engine's copy is dropped."""
+        from privbayes.counting.memory import InMemoryTable, code_matrix
+
+        share = LOCAL_MEMORY_SHARE if share is None else share
+        d = len(self.schema.attributes)
+        distinct = self._fetch(f"SELECT COUNT(*) AS m FROM {self.rows_name}").column("m")[0].as_py()
+        width = np.dtype(code_matrix(self.encoding, 0).dtype).itemsize
+        if distinct * (2 * width * d + 16) > share * physical_memory():  # codes, a generalised code a column, weights
+            return self
+        matrix = code_matrix(self.encoding, distinct)
+        weights = np.empty(distinct, np.int64)
+        first = 0
+        for batch in self._batches(f"SELECT * FROM {self.rows_name}"):  # one scan: one row order for all columns
+            rows = batch.num_rows
+            for j in range(d):
+                matrix[j, first:first + rows] = batch.column(j).to_numpy()
+            weights[first:first + rows] = batch.column(d).to_numpy()
+            first += rows
+        if first != distinct:  # pragma: no cover - the engine changed the table under us
+            raise RuntimeError("the coded rows changed while they were read")
+        local = InMemoryTable._from_matrix(matrix, weights, self.encoding)
+        local.stats = self.stats  # one account for the table, wherever it counts
+        self.local = local
+        if matrix.nbytes > _KEEP_ENGINE_ROWS:  # large: do not hold the coded rows twice
+            self._release_rows()
+        return self
+
+    def _batches(self, sql: str) -> Any:
+        """The result of ``sql`` as pyarrow record batches (bounded memory)."""
+        yield from self._fetch(sql).to_batches()
+
+    def _release_rows(self) -> None:
+        """Drop the engine's coded rows once they are held in memory (engines may keep them)."""
+
+    def binary_families(self, parents: np.ndarray, children: np.ndarray) -> np.ndarray | None:
+        return None if self.local is None else self.local.binary_families(parents, children)
+
+    def counts(self, attributes: Sequence[int], levels: Sequence[int] | None = None) -> np.ndarray:
+        return self.counts_many([(attributes, levels)])[0]
+
+    def counts_many(self, requests: Sequence[Request]) -> list[np.ndarray]:
+        """Every request's table from few engine passes (docs/decisions.md, "Fewer counting passes"): each distinct
+        attribute set is counted once at leaf level (its level variants and orders are derived in numpy); sets whose
+        leaf table is small enough to hold densely are covered by bases
+        (:func:`~privbayes.counting.cover.plan_bases`), each counted once and summed out; up to 64
+        sets per engine pass (``GROUPING SETS``)."""
+        if self.local is not None:
+            return self.local.counts_many(requests)
+        normal = [check_request(self.encoding, attributes, levels) for attributes, levels in requests]
+        keys = list(dict.fromkeys(tuple(sorted(a)) for a, _ in normal if a))
+        attrs = self.encoding.attributes
+        dense = [k for k in keys if math.prod(attrs[a].size for a in k) <= _DENSE_CELLS]
+        levels = Levels(self.encoding)
+        plan = plan_bases(self.encoding, levels, [tuple((a, 0) for a in k) for k in dense], self.n)
+        queries = [tuple(a for a, _ in variables) for variables, _ in plan]
+        members = {query: [dense[m] for m in chosen] for query, (_, chosen) in zip(queries, plan)}
+        queries += [k for k in keys if k not in set(dense)]
+        asked: dict[tuple[int, ...], list[int]] = {}
+        for i, (a, _) in enumerate(normal):
+            if a:
+                asked.setdefault(tuple(sorted(a)), []).append(i)
+        answers: list[np.ndarray | None] = [None if a else np.array(self.n, dtype=np.int64) for a, _ in normal]
+        for first in range(0, len(queries), _SETS_PER_QUERY):
+            chunk = queries[first:first + _SETS_PER_QUERY]
+            start = time.perf_counter()
+            sparse = self._leaf_counts(chunk)
+            self.stats.passes += 1
+            self.stats.counted += len(chunk)
+            self.stats.seconds += time.perf_counter() - start
+            for query in chunk:
+                if query not in members:  # too large to hold densely at leaf level: spread per request
+                    for i in asked[query]:
+                        answers[i] = spread(self.encoding, query, *sparse[query], *normal[i])
+                    continue
+                variables = tuple((a, 0) for a in query)
+                base = spread(self.encoding, query, *sparse[query], list(query), [0] * len(query))
+                for key in members[query]:
+                    own_leaf = tuple((a, 0) for a in key)
+                    leaf = base if own_leaf == variables else derive(base, variables, own_leaf, levels)
+                    self.stats.derived += int(own_leaf != variables)
+                    for i in asked[key]:
+                        attributes, lv = normal[i]
+                        own = tuple(sorted(zip(attributes, lv)))
+                        out = leaf if own == own_leaf else derive(leaf, own_leaf, own, levels)
+                        answers[i] = np.transpose(out, [list(key).index(a) for a in attributes])
+        return answers  # type: ignore[return-value]
+
+    @property
+    def passes(self) -> int:
+        """Passes over the rows so far (engine queries, or in-memory passes once localised)."""
+        return self.stats.passes
+
+    def encoded(self, encoding: Encoding) -> PrivateTable:
+        """This table for its own encoding; otherwise a view whose batches stay batched."""
+        if encoding.schema != self.schema:
+            raise ValueError("the encoding must be of the table's schema")
+        if self.local is not None:
+            return self.local.encoded(encoding)
+        return self if encoding == self.encoding else BatchedEncodedView(self, encoding)
+
+    def _leaf_counts(self, keys: list[tuple[int, ...]]) -> dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]]:
+        """Sparse leaf tables (packed key, count) of each attribute set, in one query."""
+        packed = [pack_sql(self.encoding, key) for key in keys]
+        inner = ", ".join(f"{expr} AS k{i}" for i, expr in enumerate(packed))
+        outer = ", ".join(f"k{i}" for i in range(len(keys)))
+        sets = ", ".join(f"(k{i})" for i in range(len(keys)))
+        result = self._fetch(f"SELECT {outer}, CAST(SUM(w) AS BIGINT) AS cnt FROM "
+                             f"(SELECT {inner}, w FROM {self.rows_name}) AS t GROUP BY GROUPING SETS ({sets})")
+        counts = result.column("cnt").to_numpy()
+        out = {}
+        for i, key in enumerate(keys):
+            column = result.column(f"k{i}")
+            mine = column.is_valid().to_numpy(zero_copy_only=False)  # a set's rows have its key, NULL elsewhere
+            out[key] = (column.fill_null(0).to_numpy()[mine].astype(np.int64), counts[mine])
+        return out
+
+
+class BatchedEncodedView(EncodedView):
+    """:class:`EncodedView` whose ``counts_many`` asks the engine for every leaf table in one batch."""
+
+    def counts_many(self, requests: Sequence[Request]) -> list[np.ndarray]:
+        variables = self.encoding.attributes
+        keys = [tuple(sorted({variables[v].source for v in attributes})) for attributes, _ in requests]
+        unique = list(dict.fromkeys(k for k in keys if k))
+        for key in unique:
+            check_cells([self.schema.attributes[s].size for s in key], "the leaf table behind an encoded table")
+        base = self.base
+        self.base = _Prefetched(base.n, dict(zip(unique, base.counts_many([(list(k), None) for k in unique]))))  # type: ignore[assignment]
+        try:
+            return [self.counts(attributes, levels) for attributes, levels in requests]
+        finally:
+            self.base = base
+
+
+class _Prefetched:
+    """Leaf tables already counted, served to :meth:`EncodedView.counts`."""
+
+    def __init__(self, n: int, tables: dict[tuple[int, ...], np.ndarray]) -> None:
+        self.n, self._tables = n, tables
+
+    def counts(self, attributes: Sequence[int], levels: Sequence[int] | None = None) -> np.ndarray:
+        return self._tables[tuple(attributes)]
+
+
+def physical_memory() -> int:
+    """Bytes of physical memory (a large default where the system does not say)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - systems without sysconf
+        return 2**34
+
+
+def pack_sql(encoding: Encoding, key: tuple[int, ...]) -> str:
+    """SQL of the row-major index of the leaf cell of ``key``'s attributes (first most significant)."""
+    sizes = [encoding.attributes[a].size for a in key]
+    if math.prod(sizes) >= _KEY_LIMIT:
+        raise InputError(f"a counted table over attributes {list(key)} has too many leaf cells for an engine key")
+    expr = f"CAST(c{key[0]} AS BIGINT)"
+    for a, size in zip(key[1:], sizes[1:]):
+        expr = f"({expr} * {size} + c{a})"
+    return expr
+
+
+def spread(encoding: Encoding, key: tuple[int, ...], index: np.ndarray, count: np.ndarray,
+           attributes: list[int], levels: list[int]) -> np.ndarray:
+    """The dense table over ``attributes`` at ``levels`` from sparse leaf counts over ``key``.
+
+    Weights are summed in float64: exact, every partial sum is at most n < 2^53."""
+    attrs = encoding.attributes
+    leaves = np.unravel_index(index, [attrs[a].size for a in key]) if len(index) else [index] * len(key)
+    shape = tuple(attrs[a].level_size(l) for a, l in zip(attributes, levels))
+    flat = np.zeros(len(index), np.int64)
+    for a, l, size in zip(attributes, levels, shape):
+        flat = flat * size + attrs[a].levels[l][leaves[key.index(a)]]
+    return np.bincount(flat, weights=count, minlength=math.prod(shape)).astype(np.int64).reshape(shape)
+
+
+def check_columns(columns: list[str], schema: Schema, where: str) -> None:
+    """The column checks of :func:`privbayes.counting.reading.raw_columns` (duplicates, absent
+    columns, a note on columns left out), run on the names alone."""
+    from privbayes.counting.reading import check_names
+
+    check_names(list(columns), [c for c in columns if c not in schema.names], schema, where)
+
+
+def distinct_values(column: Any) -> tuple[np.ndarray, bool]:
+    """A column of distinct engine values (pyarrow) as labelling sees it, and whether it has a null:
+    the conversion of :mod:`privbayes.counting.reading` for Parquet (numbers stay exact numbers,
+    other types become text)."""
+    import pyarrow as pa
+
+    from privbayes.counting.reading import is_binary, is_text
+
+    has_null = column.null_count > 0
+    column = column.drop_null()
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        column, kind = column.cast(kind.value_type), kind.value_type
+    if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
+        values = np.array(column.to_pylist(), dtype=object) if has_null else column.to_numpy()
+    elif is_text(kind) or is_binary(kind):  # binary: bytes, read as UTF-8 by labelling
+        values = np.array(column.to_pylist(), dtype=object)
+    else:
+        values = np.array(column.cast(pa.string()).to_pylist(), dtype=object)
+    return values, has_null
+
+
+def label_distinct(schema: Schema, attribute: int, column: Any, where: str, *,
+                   null_is_malformed: bool = False) -> tuple[Any, np.ndarray]:
+    """Leaf codes of an engine column's distinct values, via :func:`label_column`.
+
+    Returns the distinct values (nulls last, as one null) and their codes.  A null is a missing
+    value, or a malformed row of a text table (``null_is_malformed``: every field of a
+    well-formed row is text).  When the schema refuses the column, raises :class:`Refused` with
+    the offending values, so that the caller re-raises the same error with row numbers from the
+    engine."""
+    import pyarrow as pa
+
+    from privbayes.counting.reading import MALFORMED
+
+    attr = schema.attributes[attribute]
+    values, has_null = distinct_values(column)
+    positions = np.arange(len(values) + has_null, dtype=np.int64)
+    positions[len(values):] = MALFORMED if null_is_malformed else -1
+    keys = pa.concat_arrays([column.drop_null().combine_chunks()] + ([pa.nulls(1, column.type)] if has_null else []))
+    name = f"{where}: column {attr.name!r}"
+    try:
+        return keys, label_column(attr, positions, values, name)
+    except InvalidValuesError as error:
+        message = str(error)
+    bad = []
+    for i, position in enumerate(positions):  # error path only: which values fail the same way
+        try:
+            label_column(attr, np.array([position if position < 0 else 0]), values[i:i + 1], name)
+        except InvalidValuesError as each:
+            if str(each) == message:
+                bad.append(i)
+    bad = pa.array(bad, pa.int64())
+    raise Refused(message, keys.take(bad), bad)
+
+
+class Refused(Exception):
+    """A column the schema refuses, and its offending distinct values and their positions among
+    the column's distinct values (for row numbers)."""
+
+    def __init__(self, message: str, values: Any, indices: Any) -> None:
+        super().__init__(message)
+        self.values, self.indices = values, indices
+
+
+def code_type(size: int) -> Any:
+    import pyarrow as pa
+
+    return pa.int16() if size < 2**15 else pa.int32()
+
+
+def unique_prefix() -> str:
+    """A fresh prefix for one table's engine objects (several tables may share a connection)."""
+    import uuid
+
+    return f"privbayes_{uuid.uuid4().hex[:16]}"
+
+
+def parquet_schema(path: str, schema: Schema, where: str) -> Any:
+    """The Arrow schema of a Parquet file, after refusing column types no attribute reads."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from privbayes.counting.reading import check_parquet_types
+
+    try:
+        arrow_schema = pq.read_schema(path)
+    except (pa.ArrowException, OSError):
+        raise InputError(f"{where}: not a readable Parquet file") from None
+    check_parquet_types(arrow_schema, schema.names, where)
+    return arrow_schema

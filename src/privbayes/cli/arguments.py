@@ -96,14 +96,14 @@ def _names(declared: tuple[Parameter, ...]) -> set[str]:
 
 def _add_parameter(parser: argparse.ArgumentParser | argparse._ArgumentGroup, p: Parameter,
                    methods: dict[str, tuple[Parameter, ...]], hidden: bool = False) -> None:
-    """``p``'s flag, derived from its declaration: its parser, its choices (those of every method that declares the
-    name), its help with the default."""
+    """``p``'s flag, derived from its declaration: its parser or its choices (when every method that declares the
+    name offers the same), its help with the default."""
     same = [q for declared in methods.values() for q in declared if q.name == p.name]
     options: dict[str, Any] = {"help": argparse.SUPPRESS if hidden else p.help_text().replace("%", "%%")}
     if isinstance(p.default, bool):
         options["action"] = argparse.BooleanOptionalAction
-    elif all(q.check.choices for q in same):
-        options["choices"] = tuple(dict.fromkeys(c for q in same for c in q.check.choices or ()))
+    elif p.check.choices and all(q.check.choices == p.check.choices for q in same):
+        options["choices"] = p.check.choices  # methods sharing the name but not the choices: each checks its own
     elif p.check.cli is not None:
         options["type"] = p.check.cli
     if p.nargs is not None:
@@ -132,9 +132,11 @@ def estimator_arguments(args: argparse.Namespace, estimator: Callable[..., Any],
     known = flags()
     given = {name: getattr(args, f"param_{name}") for name in known
              if getattr(args, f"param_{name}", None) is not None}
+    renamed = dict(getattr(estimator, "former_names", {}))
     for name in given:
         if name not in accepted:
-            raise InputError(f"{known[name].cli_flag} does not apply to --method {method}")
+            new = f" (renamed {flags()[renamed[name]].cli_flag})" if renamed.get(name) in known else ""
+            raise InputError(f"{known[name].cli_flag} does not apply to --method {method}{new}")
     for name, p in accepted.items():
         if p.default is p.empty and name not in given:
             raise InputError(f"--method {method} needs {known[name].cli_flag if name in known else name}")

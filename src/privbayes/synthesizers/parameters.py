@@ -230,6 +230,8 @@ class Parameter:
             return "yes" if self.default else "no"
         if isinstance(self.default, Fraction):
             return str(self.default) if self.default.denominator != 1 else str(self.default.numerator)
+        if isinstance(self.default, int) and self.default >= 10**4:
+            return f"{self.default:,}"
         return f"{self.default:g}" if isinstance(self.default, float) else str(self.default)
 
     def help_text(self) -> str:
@@ -420,7 +422,7 @@ EPSILON = Parameter("epsilon", "privacy budget ε > 0: smaller is more private a
                     "read as the decimal written (0.1 is exactly 1/10)", 1.0, epsilon_check(number),
                     stored="exact", positional=True)
 NEIGHBOURS = Parameter("neighbours", "neighbouring relation of the guarantee: replace-one (n public, TODS 2017) or "
-                       "add-remove (n private, as MST/AIM: 1% of ε buys a noisy count)", "replace-one",
+                       "add-remove (n private, as MST/AIM)", "replace-one",
                        choice_check(NEIGHBOURS_CHOICES))
 RANDOM_STATE = Parameter("random_state", "seed of the DP noise (reproducible experiments only; the privacy report "
                          "says so)", None, Check(lambda value, name: _seed(value, name), "int in [0, 2^63)", seed),

@@ -95,7 +95,8 @@ def test_declared_choices_are_the_registries():
     from privbayes.methods.mrf.parameters import ESTIMATIONS
     from privbayes.methods.nbc.breach import CONDITIONS
     from privbayes.methods.nbc.parameters import CONDITIONS as DECLARED_CONDITIONS
-    from privbayes.methods.privbayes.parameters import ENCODINGS, SCORES as DECLARED_SCORES
+    from privbayes.methods.privbayes.parameters import ENCODINGS
+    from privbayes.methods.privbayes.parameters import SCORES as DECLARED_SCORES
     from privbayes.privacy.neighbours import RELATIONS
     from privbayes.schema.encoding import ENCODINGS as ALL_ENCODINGS
     from privbayes.synthesizers.parameters import NEIGHBOURS_CHOICES
@@ -120,7 +121,8 @@ def test_fit_help_lists_common_options_first_then_one_group_per_method(capsys):
                             "--method privbayes:", "--method sa-privbayes:", "--method mrf:", "--method nbc:"]
     assert "--epsilon EPSILON" in groups["common parameters"] and "--seed SEED" in groups["common parameters"]
     assert "--rounds ROUNDS" in groups["--method adaptive (the default):"]
-    assert "--theta THETA" in groups["--method privbayes:"] and "--rounds-theta" in groups["--method adaptive (the default):"]
+    assert "--theta THETA" in groups["--method privbayes:"]
+    assert "--rounds-theta" in groups["--method adaptive (the default):"]
     assert "also --degree, --beta (listed above)" in groups["--method sa-privbayes:"]
     assert "--cliques" in groups["--method mrf:"] and "--class COLUMN" in groups["--method nbc:"]
 

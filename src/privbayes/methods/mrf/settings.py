@@ -70,12 +70,13 @@ class MRFSettings(DeclaredSettings):
         add/remove neighbours n is private and the plan does not depend on it (no release is sized by
         n; N is estimated from the noisy tables afterwards)."""
         indices = clique_indices(cliques, schema)
+        releases: tuple[PlannedRelease, ...]
         if self.estimation == "psgd":
             releases = (PlannedRelease(PSGD_STEP, "Gaussian (DP-GD, float noise)", self.epsilon, kind="gradients",
                                        delta=self.delta_for(n)),)
         else:
             share = self.epsilon / len(indices)
-            releases = tuple(PlannedRelease(table_step(schema, c), "discrete Laplace", share, kind="table", index=i,  # type: ignore[assignment]
+            releases = tuple(PlannedRelease(table_step(schema, c), "discrete Laplace", share, kind="table", index=i,
                                             sensitivity=self.relation.count_sensitivity)
                              for i, c in enumerate(indices))
         shown = n if self.relation.n_public else "private (estimated from the noisy tables)"

@@ -140,7 +140,9 @@ def privbayes_plan(*, epsilon: Fraction, beta: Fraction, theta: float, degree: i
     if k is None:
         _check_table_bound(n, d, eps2, theta, encoding, delta)
     both = eps1 + eps2  # ε less the noisy count's share
-    learn, release = {"network": (None, both), "marginals": (both, None)}.get(non_private_phase, (eps1, eps2))  # type: ignore[arg-type]
+    phases: dict[str | None, tuple[Fraction | None, Fraction | None]] = {
+        "network": (None, both), "marginals": (both, None), None: (eps1, eps2)}
+    learn, release = phases[non_private_phase]  # None: that phase runs without noise (§6.4)
     if k == 0 and release is not None:
         release = both
     releases = [] if relation.n_public else [

@@ -89,15 +89,20 @@ def ratio(text: str) -> str:
     return text.strip()
 
 
-class _Required:
+class _Marker:
+    """A named marker value (not a parameter value a user could give)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
     def __repr__(self) -> str:
-        return "REQUIRED"
+        return self.name
 
 
-REQUIRED: Any = _Required()
+REQUIRED: Any = _Marker("REQUIRED")
 """The default of a parameter the caller must give."""
 
-ABSENT: Any = _Required.__new__(_Required)
+ABSENT: Any = _Marker("ABSENT")
 """No value for an older model file that lacks the key (it reads as None)."""
 
 
@@ -123,17 +128,16 @@ def share_check(cli: Callable[[str], Any] | None = None) -> Check:
     return Check(lambda value, name: check_share(value, name), "float in (0, 1), Fraction or str (exact)", cli)
 
 
-def exact_check(low: Fraction, high: Fraction | None, *, closed_high: bool = False,
+def exact_check(low: Fraction, high: Fraction, *, closed_high: bool = False,
                 cli: Callable[[str], Any] | None = None) -> Check:
-    """An exact rational in (low, high) (``closed_high``: (low, high]; ``high`` None: unbounded)."""
+    """An exact rational in (low, high) (``closed_high``: (low, high])."""
+    bounds = f"({low}, {high}{']' if closed_high else ')'}"
+
     def coerce(value: Any, name: str) -> Fraction:
         number = exact(value, name)
-        if not (low < number and (high is None or number < high or closed_high and number == high)):
-            upper = "" if high is None else f", {high}{']' if closed_high else ')'}"
-            raise InputError(f"{name} ({float(number):g}) must be " +
-                             (f"in ({low}{upper}" if high is not None else f"> {low}"))
+        if not (low < number < high or closed_high and number == high):
+            raise InputError(f"{name} ({float(number):g}) must be in {bounds}")
         return number
-    bounds = f"({low}, {'∞' if high is None else high}{']' if closed_high else ')'}"
     return Check(coerce, f"float in {bounds}, Fraction or str (exact)", cli)
 
 
@@ -351,10 +355,6 @@ class DeclaredSettings:
 
     def check(self) -> None:
         """Rules across the coerced parameters (none by default)."""
-
-    def replace(self, **changes: Any) -> Any:
-        """A copy with ``changes`` (validated again)."""
-        return dataclasses.replace(self, **changes)
 
 
 def to_parameters(settings: DeclaredSettings, method: str, *, lead: Mapping[str, Any] | None = None,

@@ -29,10 +29,9 @@ class SafeNBC(DeclaredEstimator, PrivateEstimator):
 
     method = METHOD
     parameters = PARAMETERS
+    settings_class = NBCSettings
 
     def settings(self) -> NBCSettings:
-        if not isinstance(self.class_name, str) or not self.class_name:
-            raise InputError(f"class_name ({self.class_name!r}) must name the class column")
         prior = self.prior
         if isinstance(prior, (str, os.PathLike)):
             from privbayes.files.documents import read_document
@@ -40,8 +39,7 @@ class SafeNBC(DeclaredEstimator, PrivateEstimator):
             prior = read_document(prior, "prior")
             if not isinstance(prior, dict):
                 raise InputError(f"{self.prior}: the prior must map every class label to a probability")
-        settings: NBCSettings = NBCSettings(**{p.name: getattr(self, p.name) for p in PARAMETERS if p.setting}
-                                            | {"prior": prior})
+        settings: NBCSettings = self.declared_settings(prior=prior)
         return settings
 
     def plan(self, n: int, schema: Schema) -> BudgetPlan:

@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from privbayes.core.errors import InputError
-from privbayes.synthesizers.parameters import Check, Parameter, any_check, choice_check, ratio
+from privbayes.synthesizers.parameters import Check, Parameter, choice_check, ratio
 
 CONDITIONS = ("posterior", "corollary4")
 """The safety conditions (:data:`privbayes.methods.nbc.breach.CONDITIONS`; a test keeps the two equal)."""
@@ -59,6 +59,12 @@ def exact(value: Any, name: str) -> Fraction:
     return Fraction(int(value.numerator), int(value.denominator))
 
 
+def _column(value: Any, name: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise InputError(f"{name} ({value!r}) must name the class column")
+    return value
+
+
 def above_one(what: str) -> Check:
     """A ratio > 1 (``what`` it is, for the message)."""
     def coerce(value: Any, name: str) -> Fraction:
@@ -92,7 +98,7 @@ def _prior(raw: Any, name: str) -> tuple[tuple[str, Fraction], ...]:
 
 
 PARAMETERS: tuple[Parameter, ...] = (
-    Parameter("class_name", "the class (sensitive) column", check=any_check("str"), flag="--class",
+    Parameter("class_name", "the class (sensitive) column", check=Check(_column, "str"), flag="--class",
               metavar="COLUMN", positional=True, setting=False),
     Parameter("gamma", "amplification ratio γ > 1 (Corollary 4)", None, above_one("amplification γ"),
               optional=True, auto="none: give one of gamma, breach or prior with r"),

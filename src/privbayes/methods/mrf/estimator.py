@@ -80,7 +80,7 @@ class PrivateMRF(DeclaredEstimator, PrivateEstimator):
         plan = settings.plan(table.n if settings.relation.n_public else 0, schema, self.cliques)
         domain = Domain(tuple(a.size for a in schema.attributes))
         counts = [table.counts(list(c)) for c in cliques]
-        start = LogLinearModel.uniform(domain, cliques, settings.inference)  # type: ignore[arg-type]
+        start = LogLinearModel.uniform(domain, cliques, settings.inference)
         rng = random_source(self.random_state)
         if settings.estimation == "psgd":
             public_n = table.n  # psgd is replace-one only: n is public
@@ -96,7 +96,7 @@ class PrivateMRF(DeclaredEstimator, PrivateEstimator):
             accountant = Accountant(settings.epsilon)
             names = [",".join(schema.names[v] for v in c) for c in cliques]
             stats = measure(counts, table.n if settings.relation.n_public else 0, cliques, names,
-                            settings.epsilon, settings.neighbours, accountant, rng)  # type: ignore[arg-type]
+                            settings.epsilon, settings.neighbours, accountant, rng)
             del counts
             n = stats.n
             lam = settings.l2_weight

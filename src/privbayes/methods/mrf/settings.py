@@ -14,7 +14,9 @@ from typing import Any
 
 from privbayes.core.errors import InputError
 from privbayes.core.validation import check_choice, check_epsilon, is_real
+from privbayes.inference.protocol import Method
 from privbayes.methods.mrf.cliques import ALGORITHMS, clique_indices
+from privbayes.methods.mrf.measurements import Relation
 from privbayes.methods.mrf.parameters import ESTIMATIONS, INFERENCE, MAX_L2, PARAMETERS  # noqa: F401 (their home before)
 from privbayes.privacy.neighbours import Neighbours, neighbours
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
@@ -41,9 +43,9 @@ class MRFSettings(DeclaredSettings):
     parameters = PARAMETERS
     epsilon: Fraction
     estimation: str
-    neighbours: str
+    neighbours: Relation
     l2: float | None
-    inference: str
+    inference: Method
     psgd_steps: int
     psgd_learning_rate: float
     delta: Fraction | None

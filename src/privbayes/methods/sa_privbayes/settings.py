@@ -148,4 +148,6 @@ class SASettings(DeclaredSettings):
             epsilon = exact(epsilon, "epsilon")
         else:
             epsilon = check_epsilon(epsilon, binary=version < 3)
+        if params.get("alpha") is None:  # files always record the α in force (None is the estimator's "paper's α")
+            raise InputError("alpha (None) must be a finite number")
         return cls(**read_parameters(PARAMETERS, params, owner="SA-PrivBayes", given={"epsilon": epsilon}))

@@ -332,14 +332,14 @@ def test_the_same_seed_fits_the_same_model_on_spark(tmp_path, spark):
     assert a.ledger == b.ledger
 
 
-def test_the_readme_spark_snippet_runs_as_written(tmp_path, spark, monkeypatch):
-    """The README's Spark example, executed with its file names pointed at a tiny table (its
+def test_the_guide_spark_snippet_runs_as_written(tmp_path, spark, monkeypatch):
+    """The guide's Spark example (docs/guide/scale.md), executed with its file names pointed at a tiny table (its
     SparkSession.builder...getOrCreate() returns this module's session)."""
     import pathlib
     import re
 
-    readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
-    snippet = next(block for block in re.findall(r"```python\n(.*?)```", readme, re.S) if "backend=spark" in block)
+    guide = (pathlib.Path(__file__).parents[1] / "docs" / "guide" / "scale.md").read_text(encoding="utf-8")
+    snippet = next(block for block in re.findall(r"```python\n(.*?)```", guide, re.S) if "backend=spark" in block)
     assert spark.sparkContext.getConf().get("spark.ui.showConsoleProgress") == "false"
     assert spark.sparkContext.getConf().get("spark.log.level") == "ERROR"
     from helpers import categorical_schema, correlated_frame
@@ -348,7 +348,7 @@ def test_the_readme_spark_snippet_runs_as_written(tmp_path, spark, monkeypatch):
     (tmp_path / "census.yaml").write_text(yaml.safe_dump(categorical_schema([3, 2, 4]).to_dict()))
     monkeypatch.chdir(tmp_path)
     namespace: dict = {}
-    exec(compile(snippet.replace("50_000_000", "50"), "README.md", "exec"), namespace)  # noqa: S102
+    exec(compile(snippet.replace("50_000_000", "50"), "scale.md", "exec"), namespace)  # noqa: S102
     assert namespace["model"].method == "adaptive"
     assert len(pd.read_parquet(tmp_path / "synthetic.parquet")) == 50
 

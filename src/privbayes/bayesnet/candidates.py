@@ -1,4 +1,5 @@
-"""A public cap on GreedyBayes's candidate parent sets (TODS 2017, Alg. 4-6; issue 17).
+"""A public cap on GreedyBayes's candidate parent sets (TODS 2017, Alg. 4-6;
+docs/decisions.md, "A public cap on GreedyBayes's candidates").
 
 θ-usefulness (Alg. 4, line 6) lets a child X take parents whose domain is at most
 τ = nε2/(2dθ|dom(X)|).  τ grows with n·ε, and the maximal parent sets under τ
@@ -30,7 +31,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from privbayes.bayesnet.parentsets import count_parent_sets  # iterative: hundreds of attributes (issue 27)
+from privbayes.bayesnet.parentsets import count_parent_sets  # iterative: hundreds of attributes
 from privbayes.bayesnet.usefulness import PAPER_SENSITIVITY, domain_bound
 from privbayes.core.limits import limits
 from privbayes.schema.encoding import Encoding

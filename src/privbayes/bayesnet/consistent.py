@@ -71,7 +71,7 @@ def noise_weights(variances: np.ndarray) -> np.ndarray:
     """The weights w_i ∝ 1/σ_i² of the loss L, the largest 1 (only relative weights move the minimiser).
 
     When every table is noisy (σ_i² > :data:`NOISELESS`) this is σ_min²/σ_i².  As some σ_i² → 0 the
-    weight ratios diverge and σ_min²/σ_i² is 0/0 (NaN weights, issue 32): the limit of the problem is
+    weight ratios diverge and σ_min²/σ_i² is 0/0 (NaN weights): the limit of the problem is
     then to match the noiseless tables exactly.  Noiseless tables measure one distribution without
     error, so they agree, and every μ that matches them minimises their part of L whatever positive
     weights they carry: they get weight 1, as exact counts (analysis mode) do.  A noisy table beside

@@ -163,7 +163,7 @@ class _ScoreBook:
         """Score every unknown pair of ``jobs`` (rows × children of each candidate list of a step).
         Binary level-0 parent sets go, per list, to the back-end's batched family counts (§4.4's
         workload); the other tables of the whole step are asked for in few counting batches, so
-        the back-end can count their shared supersets once (issue 32)."""
+        the back-end can count their shared supersets once (docs/decisions.md, "Fewer counting passes")."""
         general: list[tuple[int, int]] = []  # (row, child) pairs to count as general tables
         for rows, children in jobs:
             known = self.known[np.ix_(rows, children)]  # type: ignore[arg-type]

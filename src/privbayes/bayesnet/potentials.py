@@ -1,4 +1,5 @@
-"""A consistent model kept as what it is made of: one log-potential per paid-for table (issue 32).
+"""A consistent model kept as what it is made of: one log-potential per paid-for table
+(docs/decisions.md, "Model files that load").
 
 ``estimation="consistent"`` (:mod:`privbayes.bayesnet.consistent`) and the adaptive method release
 the Bayesian network of a calibrated junction tree.  Triangulation merges the measured families into

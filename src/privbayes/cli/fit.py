@@ -117,8 +117,8 @@ def summary(released: Any) -> str:
 
 
 def write_checked(released: Any, path: str) -> None:
-    """Write ``released``'s model file only if loading will accept it (issue 32): its size against the
-    file cap and its values against the document caps, then the full verification a load runs (the
+    """Write ``released``'s model file only if loading will accept it (docs/decisions.md, "Model files that load"): its
+    size against the file cap and its values against the document caps, then the full verification a load runs (the
     plan recomputed, the ledger checked, the arrays' sizes capped and decoded), all on the text in
     memory; a refusal is one line naming the limit and its environment variable, and no file is written."""
     import json

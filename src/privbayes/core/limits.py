@@ -46,7 +46,8 @@ class Limits:
     max_model_cells: int = 2**24
     """Cells of all the arrays one model file declares or rebuilds, together (2^24 float64 = 128 MiB):
     compact blocks deflate, so a file's size no longer bounds them as the JSON text of every number did
-    (issue 32).  The largest Adult model of the paper's grid rebuilds 1.8·10⁶ cells."""
+    (docs/decisions.md, "Model files that load").  The largest Adult model of the paper's grid rebuilds 1.8·10⁶
+    cells."""
     max_file_bytes: int = 64 * 2**20
     """Size of a schema or model file."""
     max_fit_bytes: int = 12 * 2**30

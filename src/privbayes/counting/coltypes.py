@@ -1,4 +1,4 @@
-"""The type a column had when it went in, for the schema draft (issue 29: what goes in comes out).
+"""The type a column had when it went in, for the schema draft (docs/decisions.md, "What goes in comes out").
 
 A DataFrame's columns carry their pandas dtype; a Parquet file carries Arrow types and, when pandas
 wrote it, pandas' own description of each column (``object`` or ``str``, ``Int64``, an ordered

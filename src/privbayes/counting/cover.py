@@ -1,4 +1,4 @@
-"""Fewer passes over the rows: count shared supersets once and marginalise (issue 32).
+"""Fewer passes over the rows: count shared supersets once and marginalise (docs/decisions.md, "Fewer counting passes").
 
 A batch of requested tables often nests: GreedyBayes asks, in one step, for (X, Π) tables whose
 attribute sets are subsets of one another or differ in one attribute (TODS 2017, Alg. 4: the

@@ -1,4 +1,4 @@
-"""The strict, row-local CSV dialect: one definition, used by every back-end (issue 27).
+"""The strict, row-local CSV dialect: one definition, used by every back-end (docs/decisions.md, "Strict reading").
 
 A row is one line of :mod:`privbayes.counting.textstream` (or, with the schema's
 ``quoted_newlines: true``, one record).  Its fields are separated by the one-character

@@ -34,8 +34,8 @@ back-end.  A float column with ±inf gets ``invalid: clip``; numbers beyond ±1e
 type of the columns it declares: numerical, categorical or boolean, datetime, a key (dropped as an
 identifier), personal or other data (dropped).
 
-Every kept column records the type it went in with (issue 29): the ``dtype`` of a DataFrame's
-column or of a Parquet column (:mod:`privbayes.counting.coltypes`; ``ordered: true`` for an ordered
+Every kept column records the type it went in with (docs/decisions.md, "What goes in comes out"): the ``dtype`` of a
+DataFrame's column or of a Parquet column (:mod:`privbayes.counting.coltypes`; ``ordered: true`` for an ordered
 ``category``), so that sampled columns come back with it.  A CSV carries no types: its columns get
 no ``dtype`` (except time stamps, below) and are written back as text.  Categories are spelled one
 way per column: the values in their own type (bools, ints, floats: ``[0.0, 1.0, 5.5]``, never
@@ -172,7 +172,30 @@ def draft_schema(data: Any, max_categories: int = 64, bins: int = DEFAULT_BINS,
 
 def infer_schema(data: Any, max_categories: int = 64, bins: int = DEFAULT_BINS,
                  metadata: str | os.PathLike[str] | Mapping[str, Any] | None = None) -> Schema:
-    """The draft of :func:`draft_schema` as a Schema (marked inferred).  NOT private."""
+    """A schema drafted from the data itself: NOT private (docs/decisions.md, "Schema drafts: exact spelling,
+    outward rounding, point masses").
+
+    The schema is marked ``inferred``: a fit on it warns, and its privacy report says the domain was read
+    from the data and is not covered by ε.  Review it (``privbayes schema infer`` writes it commented) or
+    release it privately with :func:`privbayes.private_draft`.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or str or os.PathLike
+        The table: a DataFrame, or a CSV (possibly compressed), Parquet or ``.dat`` path.
+    max_categories : int, default 64
+        Columns with more distinct values are not proposed as categorical.
+    bins : int, default 16
+        Bins of each numeric attribute.
+    metadata : str or os.PathLike or Mapping, optional
+        SDV single-table metadata (a JSON file or its mapping) whose column types and keys replace the
+        draft's guesses; bounds and categories still come from the data.
+
+    Returns
+    -------
+    Schema
+        One attribute per kept column (identifiers and free text under ``drop``), ``inferred`` set.
+    """
     return draft_schema(data, max_categories, bins, metadata).schema()
 
 

@@ -1,4 +1,4 @@
-"""Counting back-ends on SQL engines, and the DuckDB one (issue 17).
+"""Counting back-ends on SQL engines, and the DuckDB one (docs/scale.md, "How counting scales out").
 
 Both engine back-ends (DuckDB here, Spark in :mod:`privbayes.counting.spark`) follow one
 recipe, so results are identical to the numpy back-end's by construction:
@@ -123,8 +123,8 @@ class EngineTable(PrivateTable):
         return self.counts_many([(attributes, levels)])[0]
 
     def counts_many(self, requests: Sequence[Request]) -> list[np.ndarray]:
-        """Every request's table from few engine passes (issue 32): each distinct attribute set is
-        counted once at leaf level (its level variants and orders are derived in numpy); sets whose
+        """Every request's table from few engine passes (docs/decisions.md, "Fewer counting passes"): each distinct
+        attribute set is counted once at leaf level (its level variants and orders are derived in numpy); sets whose
         leaf table is small enough to hold densely are covered by bases
         (:func:`~privbayes.counting.cover.plan_bases`), each counted once and summed out; up to 64
         sets per engine pass (``GROUPING SETS``)."""

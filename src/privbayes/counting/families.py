@@ -206,8 +206,8 @@ def contingency_tables(columns: np.ndarray, weights: np.ndarray, tables: list[tu
     (column ids, shape), one axis per column, in that order.  The tables are shared out among
     the threads (largest first, each to the least loaded); a thread reads the rows once, block
     by block, and adds every one of its tables' counts from a block while it is in cache: the
-    rows cross memory once per thread, not once per table (issue 32).  Rows that fit in the
-    cache are read whole, a pass per table (re-reading them costs nothing); when the rows far
+    rows cross memory once per thread, not once per table (docs/decisions.md, "Fewer counting passes").  Rows that fit
+    in the cache are read whole, a pass per table (re-reading them costs nothing); when the rows far
     outnumber the cells, the threads split the rows instead, each counting its slice of the rows
     into its own copy of the tables (also when a call has fewer tables than threads).  Tables come back as int32
     when the total weight is below 2³¹ (every count and every sum of counts fits), else int64.

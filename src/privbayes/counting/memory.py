@@ -151,8 +151,8 @@ class InMemoryTable(PrivateTable):
 
     def counts_many(self, requests: Sequence[Request]) -> list[np.ndarray]:
         """:meth:`counts` of many (attributes, levels) requests with as few passes over the rows as
-        the batch allows (issue 32): each request's table is summed out of a counted superset — a
-        cached leaf table, or a base of :func:`~privbayes.counting.cover.plan_bases` counted now —
+        the batch allows (docs/decisions.md, "Fewer counting passes"): each request's table is summed out of a counted
+        superset — a cached leaf table, or a base of :func:`~privbayes.counting.cover.plan_bases` counted now —
         and the bases of a batch are counted together (with numba, one blocked pass per thread)."""
         normal = [check_request(self.encoding, attributes, levels) for attributes, levels in requests]
         # What each request is summed out of: its leaf table when that may be cached (its other

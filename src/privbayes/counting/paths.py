@@ -1,4 +1,4 @@
-"""Literal paths for engines that read a path as a pattern (issue 27).
+"""Literal paths for engines that read a path as a pattern (docs/decisions.md, "Hostile files").
 
 DuckDB and Spark expand ``*``, ``?``, ``[…]`` (Spark/Hadoop also ``{a,b}`` and ``\\``) in the
 path they are given, so a private file literally named ``d*.csv`` would also pull in

@@ -74,13 +74,30 @@ def leaf_codes(source: Source, schema: Schema, *, allow_empty: bool = False) -> 
 
 def open(source: Source, schema: Any, backend: Any = "numpy", *,  # noqa: A001 - the entry point's name
          allow_empty: bool = False) -> PrivateTable:
-    """A :class:`PrivateTable` over ``source`` typed and validated by ``schema`` (a Schema,
-    a schema file path, or a schema dict), counted by ``backend`` (a name in
-    :data:`BACKENDS`, a DuckDB connection or a SparkSession).
+    """Open private data: the one way in for rows (the privacy boundary, docs/architecture.md).
 
-    Data without rows is refused unless ``allow_empty``: a mechanism whose guarantee makes n
-    private (add/remove neighbours) must not fail on the empty table, a neighbour of every
-    one-row table."""
+    Every row is read, typed and validated by the schema (its ``missing`` and ``invalid`` policies) before
+    anything is counted; errors name the file, column and kind of problem, never a value.
+
+    Parameters
+    ----------
+    source : str or os.PathLike or pandas.DataFrame
+        A CSV (with header; possibly compressed), Parquet or ``.dat`` file, or a DataFrame.
+    schema : Schema or str or os.PathLike or dict
+        The public domain: a :class:`~privbayes.Schema`, a schema file (YAML, JSON or ``.domain``) or its dict.
+    backend : str or duckdb.DuckDBPyConnection or pyspark.sql.SparkSession, default "numpy"
+        Who counts: ``"numpy"`` (in memory), ``"duckdb"``, ``"spark"``, ``"auto"`` (DuckDB for files larger
+        than 1/16 of memory), a DuckDB connection or a SparkSession.
+    allow_empty : bool, default False
+        Accept data without rows: a mechanism whose guarantee makes n private (add/remove neighbours) must
+        not fail on the empty table, a neighbour of every one-row table.
+
+    Returns
+    -------
+    PrivateTable
+        The row count and exact contingency tables behind a narrow interface; exact counts must only
+        flow into a mechanism of :mod:`privbayes.privacy` that pays for them.
+    """
     from privbayes.schema.files import as_schema
 
     check_source(source)

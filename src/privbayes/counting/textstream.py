@@ -1,7 +1,7 @@
 """A text table (CSV or ``.dat``, maybe compressed) as a bounded stream of lines.
 
 Everything a hostile file could use to exhaust memory or time is checked here, while the
-bytes stream in, before any parser sees them (issue 27):
+bytes stream in, before any parser sees them (docs/decisions.md, "Strict reading"):
 
 * the file is decompressed by its suffix (``.gz``, ``.bz2``, ``.xz``, ``.zip`` with one member,
   ``.zst``) in chunks of :data:`CHUNK` bytes; never whole;

@@ -1,4 +1,5 @@
-"""The privacy side of an evaluation, in a few lines that sit beside the verdict (issue 29).
+"""The privacy side of an evaluation, in a few lines that sit beside the verdict
+(docs/decisions.md, "The evaluation report for a data steward").
 
 A verdict says how useful the synthetic table is; a data steward must read in the same glance
 what protects it: the model's guarantee and ε, whether the domain was read from the data (an

@@ -50,7 +50,18 @@ class Target:
     positive: frozenset[int]
 
     def labels(self, codes: np.ndarray) -> np.ndarray:
-        """Boolean label of every row of an integer-coded table."""
+        """Boolean label of every row of an integer-coded table.
+
+        Parameters
+        ----------
+        codes : numpy.ndarray
+            An integer-coded table, n × d.
+
+        Returns
+        -------
+        numpy.ndarray
+            n booleans: the row's code in ``column`` is in ``positive``.
+        """
         return np.isin(np.asarray(codes)[:, self.column], list(self.positive))
 
 
@@ -98,7 +109,17 @@ PAPER_TARGETS: dict[str, tuple[Target, ...]] = {
 def train_test_split_indices(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Random 80/20 split of ``range(n)`` (TODS 2017, §6.1): sorted train and test indices.
 
-    The training part has ``floor(0.8 n)`` rows.
+    Parameters
+    ----------
+    n : int
+        Rows to split, at least 2.
+    seed : int
+        Seed of the permutation (numpy's default generator).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The train indices (``floor(0.8 n)`` of them) and the test indices, each sorted.
     """
     if n < 2:
         raise ValueError(f"n ({n}) must be at least 2 to split into train and test")
@@ -122,6 +143,25 @@ def svm_misclassification(
     still get a column.  If the training labels have a single class, that class is
     predicted for every test row.  liblinear's ConvergenceWarning is silenced
     (see ``_SVM_MAX_ITER``): the fit stops after at most that many passes.
+
+    Parameters
+    ----------
+    train_codes, test_codes : numpy.ndarray
+        Integer-coded tables over the same columns (the training table may be synthetic).
+    sizes : sequence of int
+        The number of codes of each column.
+    target : Target
+        The binary task: a column and its positive codes.
+
+    Returns
+    -------
+    float
+        The share of test rows misclassified, in [0, 1].
+
+    Raises
+    ------
+    InputError
+        scikit-learn is not installed (``pip install 'privbayes[eval]'``).
     """
     sizes_arr = check_sizes(sizes)
     train = check_codes(train_codes, sizes_arr, "train_codes")

@@ -1,6 +1,6 @@
 """``evaluate --json FILE``: every number ``evaluate`` prints, as one JSON document.
 
-Keys are fixed (the README lists them) and written in a fixed order; values are unrounded (the
+Keys are fixed (docs/guide/evaluation.md lists them) and written in a fixed order; values are unrounded (the
 text output rounds them to 4 decimals).  Per-column and per-pair values come with their
 references, sampling noise and flags (:mod:`privbayes.evaluation.pairs`), so a script can apply
 its own rule.  Written atomically.  Like everything in ``evaluate``, NOT private: the numbers
@@ -30,7 +30,7 @@ def _pairs(comparison: Comparison | None) -> list[dict[str, Any]] | None:
 
 def evaluation_document(ev: Evaluation, privacy: PrivacySummary, real_name: str = "REAL",
                         synth_name: str = "SYNTH") -> dict[str, Any]:
-    """The JSON document of an :class:`Evaluation` (keys documented in the README, "evaluate --json")."""
+    """The JSON document of an :class:`Evaluation` (keys listed in docs/guide/evaluation.md)."""
     refs = ev.references
     comparison = ev.comparison
     columns = {c.name: c for c in comparison.columns} if comparison is not None else {}

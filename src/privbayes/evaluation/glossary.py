@@ -1,4 +1,5 @@
-"""One line for each term the evaluation report uses, in words a data steward reads (issue 29).
+"""One line for each term the evaluation report uses, in words a data steward reads
+(docs/decisions.md, "The evaluation report for a data steward").
 
 :func:`glossary` picks the terms a given report shows: the privacy terms when a model file was
 given (δ only when some was spent), the network, clique or NBC terms by the model's kind, the

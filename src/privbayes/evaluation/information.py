@@ -28,7 +28,21 @@ def mutual_information(codes: np.ndarray, sizes: Sequence[int], child: int, pare
     """Empirical mutual information I(X, Π) in bits between column ``child`` and the
     joint variable formed by the columns ``parents`` (TODS 2017, Eq. 5).
 
-    An empty parent set gives 0.
+    Parameters
+    ----------
+    codes : numpy.ndarray
+        An integer-coded table, n × d: column j holds codes ``0 .. sizes[j] - 1``.
+    sizes : sequence of int
+        The number of codes of each column.
+    child : int
+        The column X.
+    parents : sequence of int
+        The columns forming Π (an empty set gives 0).
+
+    Returns
+    -------
+    float
+        I(X, Π) in bits, ≥ 0.
     """
     sizes_arr = check_sizes(sizes)
     arr = check_codes(codes, sizes_arr, "codes")
@@ -57,6 +71,20 @@ def network_mutual_information(
     ``network`` is a sequence of ``(child_index, parent_indices)`` pairs, e.g.
     ``[(0, ()), (1, (0,)), (2, (0, 1))]``.  Maximising this sum is equivalent to
     minimising KL(Pr[A] ‖ Pr_N[A]) (TODS 2017, Eq. 6).
+
+    Parameters
+    ----------
+    codes : numpy.ndarray
+        An integer-coded table, n × d: column j holds codes ``0 .. sizes[j] - 1``.
+    sizes : sequence of int
+        The number of codes of each column.
+    network : sequence of (int, sequence of int)
+        The (child, parents) pairs.
+
+    Returns
+    -------
+    float
+        The sum in bits.
     """
     total = 0.0
     for position, pair in enumerate(network):
@@ -70,8 +98,21 @@ def network_mutual_information(
 def kl_divergence(p: np.ndarray, q: np.ndarray) -> float:
     """KL(p ‖ q) = Σ p log2(p / q) in bits between two distributions of the same shape.
 
-    Both must be non-negative and sum to 1.  Raises ``ValueError`` if q is 0 on a
-    cell where p has mass, since the divergence is then infinite.
+    Parameters
+    ----------
+    p, q : numpy.ndarray
+        Distributions of the same shape: finite, non-negative, each summing to 1.
+
+    Returns
+    -------
+    float
+        The divergence in bits, ≥ 0.
+
+    Raises
+    ------
+    ValueError
+        The shapes differ, an array is not a distribution, or q is 0 on a cell where p has mass (the
+        divergence is then infinite).
     """
     p_arr = np.asarray(p, dtype=np.float64)
     q_arr = np.asarray(q, dtype=np.float64)

@@ -1,4 +1,5 @@
-"""Readable labels of an attribute's values for the evaluation report (issue 29).
+"""Readable labels of an attribute's values for the evaluation report
+(docs/decisions.md, "The evaluation report for a data steward").
 
 The schema's own bin labels (``[17, 21.56)``, ``[1.3e+04, 1.059e+05)``) are exact but written
 for a machine; ``sample --bin-labels`` and the NBC views keep them as value names.  A reader

@@ -106,8 +106,19 @@ def _marginal_tvds(
 def marginal(codes: np.ndarray, sizes: Sequence[int], attrs: Sequence[int]) -> np.ndarray:
     """Normalised marginal distribution of ``codes`` over the attributes ``attrs``.
 
-    The result has shape ``(sizes[attrs[0]], sizes[attrs[1]], ...)``, axes in the
-    order given by ``attrs``, and sums to 1.
+    Parameters
+    ----------
+    codes : numpy.ndarray
+        An integer-coded table, n × d: column j holds codes ``0 .. sizes[j] - 1``.
+    sizes : sequence of int
+        The number of codes of each column.
+    attrs : sequence of int
+        Distinct column indices; the result's axes follow their order.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(sizes[attrs[0]], sizes[attrs[1]], ...)``, summing to 1.
     """
     sizes_arr = check_sizes(sizes)
     arr = check_codes(codes, sizes_arr, "codes")
@@ -120,9 +131,22 @@ def marginal(codes: np.ndarray, sizes: Sequence[int], attrs: Sequence[int]) -> n
 def all_marginals(codes: np.ndarray, sizes: Sequence[int], alpha: int) -> dict[tuple[int, ...], np.ndarray]:
     """Every normalised α-way marginal of ``codes`` (the query set Qα, TODS 2017, §6.1).
 
-    Keys are attribute tuples in increasing order, values are as returned by
-    :func:`marginal`.  Much faster than calling :func:`marginal` C(d, α) times:
-    the table is validated and reduced to its distinct rows once.
+    Much faster than calling :func:`marginal` C(d, α) times: the table is validated and reduced to its
+    distinct rows once.
+
+    Parameters
+    ----------
+    codes : numpy.ndarray
+        An integer-coded table, n × d: column j holds codes ``0 .. sizes[j] - 1``.
+    sizes : sequence of int
+        The number of codes of each column.
+    alpha : int
+        The marginals' degree α, 1 ≤ α ≤ d.
+
+    Returns
+    -------
+    dict
+        Attribute tuple (increasing) → normalised marginal, as :func:`marginal` returns it.
     """
     sizes_arr = check_sizes(sizes)
     arr = check_codes(codes, sizes_arr, "codes")
@@ -141,6 +165,20 @@ def average_marginal_tvd(real: np.ndarray, synth: np.ndarray, sizes: Sequence[in
     and ``synth`` (which may have different row counts); the result is the mean
     over all C(d, α) attribute subsets.  The paper reports Q3/Q4 on NLTCS and ACS
     and Q2/Q3 on Adult and BR2000.
+
+    Parameters
+    ----------
+    real, synth : numpy.ndarray
+        Integer-coded tables over the same columns (n × d, any row counts).
+    sizes : sequence of int
+        The number of codes of each column.
+    alpha : int
+        The marginals' degree α, 1 ≤ α ≤ d.
+
+    Returns
+    -------
+    float
+        The mean TVD, in [0, 1].
     """
     total, count = 0.0, 0
     for _, tvd in _marginal_tvds(real, synth, sizes, alpha):
@@ -157,6 +195,20 @@ def marginal_tvd_table(
     Entry (i, j), i ≠ j, is the mean TVD of the α-way marginals that contain both
     i and j; for the default α = 2 this is simply the TVD of the 2-way marginal
     over (i, j).  The matrix is symmetric and its diagonal is 0.
+
+    Parameters
+    ----------
+    real, synth : numpy.ndarray
+        Integer-coded tables over the same columns (n × d, any row counts).
+    sizes : sequence of int
+        The number of codes of each column.
+    alpha : int, default 2
+        The marginals' degree α, 2 ≤ α ≤ d.
+
+    Returns
+    -------
+    numpy.ndarray
+        The d × d matrix of mean TVDs.
     """
     d = len(sizes)
     sums = np.zeros((d, d))
@@ -179,6 +231,20 @@ def average_tvd_of_marginals(
     Values may be counts or probabilities: each is rescaled to sum to 1, which is
     the paper's "normalization" consistency step.  Negative cells are rejected,
     because rounding them to 0 ("non-negativity") is the releasing method's job.
+
+    Parameters
+    ----------
+    real : numpy.ndarray
+        The integer-coded real table, n × d.
+    sizes : sequence of int
+        The number of codes of each column.
+    released : Mapping
+        Attribute tuple → released marginal (non-negative, not all zero, ``prod(sizes[a] for a in key)`` cells).
+
+    Returns
+    -------
+    float
+        The mean TVD over the released marginals, in [0, 1].
     """
     if not released:
         raise ValueError("released must contain at least one marginal")

@@ -1,4 +1,4 @@
-"""Raw-value checks of numeric and date columns for ``privbayes evaluate`` (issue 16).
+"""Raw-value checks of numeric and date columns for ``privbayes evaluate`` (docs/decisions.md, "Real tables").
 
 Comparing bins hides what happens inside them: a sentinel (999) or a point mass (0)
 drawn uniformly inside its bin disappears although the bin's share is right.  So each

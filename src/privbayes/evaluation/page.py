@@ -1,4 +1,5 @@
-"""The HTML report of ``privbayes evaluate``, written for the data steward who decides (issue 29).
+"""The HTML report of ``privbayes evaluate``, written for the data steward who decides
+(docs/decisions.md, "The evaluation report for a data steward").
 
 Top of the page, in one glance: the verdict (GOOD / FAIR / POOR, in words) and beside it what
 protects the table (the model's guarantee and ε, the inferred-domain and seeding caveats, and

@@ -1,4 +1,5 @@
-"""Compact array blocks inside JSON model files (issue 32): binary float64 arrays as base64 text.
+"""Compact array blocks inside JSON model files
+(docs/decisions.md, "Model files that load"): binary float64 arrays as base64 text.
 
 A model file used to write every probability as JSON text (≈ 20 bytes a number): a PrivBayes model of
 Adult with 5.6·10⁶ cells weighed 108 MB, over the 64 MB that loading accepts.  A block stores the

@@ -17,7 +17,7 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Domain:
-    """Sizes |X_t| of the variables t = 0..T-1 (each ≥ 1)."""
+    """Sizes ``|X_t|`` of the variables t = 0..T-1 (each ≥ 1)."""
 
     sizes: tuple[int, ...]
 

@@ -89,7 +89,23 @@ def as_fraction(value: float | Fraction | int) -> Fraction:
 
 
 class Accountant:
-    """Tracks (ε, δ) spent under sequential composition and refuses to overspend."""
+    """Tracks (ε, δ) spent under sequential composition and refuses to overspend.
+
+    One accountant per release: every mechanism charges it before it touches data, and its ledger is
+    checked against the plan computed before the fit (docs/decisions.md, "Privacy").
+
+    Parameters
+    ----------
+    total_epsilon : float or Fraction
+        The budget ε > 0, kept as the exact rational of the value given (``as_fraction``).
+    total_delta : float or Fraction, default 0
+        The budget δ ≥ 0 (only the (ε, δ) mechanisms spend it).
+
+    Raises
+    ------
+    ValueError
+        ε is not positive.
+    """
 
     def __init__(self, total_epsilon: float | Fraction, total_delta: float | Fraction = 0) -> None:
         total = as_fraction(total_epsilon)
@@ -103,23 +119,48 @@ class Accountant:
 
     @property
     def spent(self) -> Fraction:
+        """The ε charged so far (exact)."""
         return self._spent
 
     @property
     def spent_delta(self) -> Fraction:
+        """The δ charged so far (exact)."""
         return self._spent_delta
 
     @property
     def remaining(self) -> Fraction:
+        """The ε left: total minus spent (exact)."""
         return self.total - self._spent
 
     @property
     def ledger(self) -> tuple[LedgerEntry, ...]:
+        """Every charge in order, one :class:`LedgerEntry` each."""
         return tuple(self._ledger)
 
     def charge(self, measurement: Measurement, *, step: str, measured: str) -> Cost:
-        """Debit what ``measurement`` declares and record it; raise before anything is spent
-        if it does not fit."""
+        """Debit what ``measurement`` declares and record it; raise before anything is spent if it does not fit.
+
+        Parameters
+        ----------
+        measurement : Measurement
+            The mechanism about to run: its name, declared sensitivity and privacy map (``cost()``).
+        step : str
+            Which step of the algorithm pays (the plan's name for it).
+        measured : str
+            What is measured (e.g. the attributes of a noisy table), for the ledger.
+
+        Returns
+        -------
+        Cost
+            The (ε, δ) debited.
+
+        Raises
+        ------
+        BudgetExceededError
+            The charge would exceed the total ε or δ; nothing is debited.
+        ValueError
+            The declared cost is not positive.
+        """
         cost = measurement.cost()
         if cost.epsilon <= 0 or cost.delta < 0:
             raise ValueError(f"step {step!r}: a charge needs epsilon > 0 and delta >= 0")

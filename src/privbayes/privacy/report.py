@@ -37,7 +37,24 @@ DRAFT_RELATION_CAVEAT = ("the schema's private draft was released under replace-
 
 class PrivacyReport(Mapping[str, Any]):
     """The privacy report of a released value: a read-only mapping (``report["epsilon"]``),
-    :meth:`to_dict` for JSON, a readable ``str`` and ``_repr_html_`` for notebooks."""
+    :meth:`to_dict` for JSON, a readable ``str`` and ``_repr_html_`` for notebooks.
+
+    Every report holds the keys of :data:`CORE`: ``method``, ``mechanism``, ``guarantee``,
+    ``differentially_private``, ``epsilon`` and ``epsilon_spent`` (None for a release that spends no budget),
+    ``delta_spent``, ``neighbouring_relation``, ``n`` and ``n_public`` (under add/remove, n is the noisy
+    count), ``domain_source``, ``seeded``, ``algorithm``, ``caveats`` (what ε does not cover), ``plan`` and
+    ``ledger`` (every paid release), ``library_version``; a method adds its own public settings beside them.
+
+    Parameters
+    ----------
+    fields : Mapping
+        The report's fields, the core keys included.
+
+    Raises
+    ------
+    ValueError
+        A core key is missing.
+    """
 
     def __init__(self, fields: Mapping[str, Any]) -> None:
         missing = [key for key in CORE if key not in fields]
@@ -58,11 +75,23 @@ class PrivacyReport(Mapping[str, Any]):
         return self.to_dict() | dict(other)
 
     def to_dict(self) -> dict[str, Any]:
-        """A plain (JSON-ready) copy."""
+        """A plain (JSON-ready) copy.
+
+        Returns
+        -------
+        dict
+            Every field; ``privbayes inspect --json`` prints it.
+        """
         return {key: (list(value) if isinstance(value, list) else value) for key, value in self._fields.items()}
 
     def summary(self) -> list[tuple[str, str]]:
-        """(field, value) rows of the readable summary."""
+        """(field, value) rows of the readable summary.
+
+        Returns
+        -------
+        list of tuple of str
+            The rows ``str(report)`` prints above the caveats and the ledger.
+        """
         f = self._fields
         dp = f["differentially_private"]
         lines = [("mechanism", str(f["mechanism"])), ("guarantee", str(f["guarantee"])),

@@ -6,7 +6,7 @@ integer arithmetic from uniform integers, following Canonne, Kamath and Steinke,
 "The Discrete Gaussian for Differential Privacy" (NeurIPS 2020), Algorithms 1-2:
 
 * ``bernoulli_exp(gamma)``: a coin with probability exp(-gamma) for rational gamma;
-* ``discrete_laplace(scale)``: Pr[Z = z] ∝ exp(-|z| / scale) on the integers,
+* ``discrete_laplace(scale)``: ``Pr[Z = z] ∝ exp(-|z| / scale)`` on the integers,
   vectorised over many draws (Alg. 2 run on numpy arrays of exact integers);
 * ``exponential_choice(scores, factor)``: index i with probability ∝ exp(factor·scores[i]),
   by rejection from uniform proposals accepted with exp(−factor·(max − score_i)).

@@ -9,7 +9,7 @@ code space: leaf codes 0..size-1 per attribute (the missing code last), their
 generalisation levels (:mod:`privbayes.schema.taxonomy`), bins, and the decoding of codes
 into values, which is post-processing of released codes.
 
-Numeric attributes (issue 16) have equal-width bins over [lower, upper] (``scale:
+Numeric attributes (docs/decisions.md, "Real tables") have equal-width bins over [lower, upper] (``scale:
 linear``), bins equal-width in log(1 + x − lower) (``scale: log``), or explicit public
 ``edges``; ``special_values`` are numbers with a leaf code of their own beside the
 bins (sentinels such as 999, point masses such as 0), matched before the bins and
@@ -70,6 +70,24 @@ class Schema:
     taken from the data, which ε does not cover.  ``quoted_newlines`` lets a quoted CSV field
     span lines; it gives up row-local reading (one stray quote changes how the following lines
     are read), so it is off by default and named in the privacy report's caveats.
+
+    A schema is usually read from a file (YAML, JSON or ``.domain``; :meth:`from_dict` for its mapping)
+    or drafted (:func:`privbayes.infer_schema`, :func:`privbayes.private_draft`).
+
+    Parameters
+    ----------
+    attributes : tuple of Attribute
+        The table's attributes, in order; at least 2, names unique.
+    dropped : tuple of str, default ()
+        Columns of the data deliberately left out (``drop:``).
+    inferred : bool, default False
+        The schema is an unreviewed draft read from the data.
+    quoted_newlines : bool, default False
+        Quoted CSV fields may span lines.
+    identifiers : tuple of (str, str), default ()
+        Dropped columns that are identifiers, with the kind of key regenerated for each.
+    private_draft : DraftRelease, optional
+        The release record of a differentially private draft.
     """
 
     attributes: tuple[Attribute, ...]
@@ -110,10 +128,22 @@ class Schema:
 
     @property
     def names(self) -> list[str]:
+        """The attributes' names, in order."""
         return [a.name for a in self.attributes]
 
     def index(self, name: str) -> int:
-        """Position of the attribute called ``name``."""
+        """Position of the attribute called ``name``.
+
+        Parameters
+        ----------
+        name : str
+            An attribute's name.
+
+        Returns
+        -------
+        int
+            Its index in ``attributes`` (an InputError when there is none).
+        """
         try:
             return self.names.index(name)
         except ValueError:
@@ -123,6 +153,14 @@ class Schema:
         return len(self.attributes)
 
     def to_dict(self) -> dict[str, Any]:
+        """The schema as the mapping a schema file holds (YAML or JSON).
+
+        Returns
+        -------
+        dict
+            ``version``, ``attributes``, and ``drop``, ``inferred``, ``private_draft``, ``quoted_newlines``
+            where set; :meth:`from_dict` reads it back.
+        """
         out: dict[str, Any] = {"version": 1}
         if self.inferred:
             out["inferred"] = True
@@ -139,6 +177,21 @@ class Schema:
 
     @classmethod
     def from_dict(cls, raw: Any, source: str = "schema") -> Schema:
+        """A schema from the mapping of a schema file, validated (sizes capped before anything is built).
+
+        Parameters
+        ----------
+        raw : dict
+            ``attributes`` (a list of attribute entries) and optionally ``drop``, ``inferred``,
+            ``quoted_newlines``, ``private_draft`` and the schema-wide ``missing``, ``invalid``, ``missing_token``.
+        source : str, default "schema"
+            Names the schema in error messages (e.g. its file name).
+
+        Returns
+        -------
+        Schema
+            The validated schema; any problem is a one-line InputError naming ``source``.
+        """
         if not isinstance(raw, dict) or not isinstance(raw.get("attributes"), list):
             raise InputError(f"{source}: expected a mapping with a list 'attributes'")
         unknown = set(raw) - {"version", "attributes", "drop", "inferred", "quoted_newlines", "private_draft",
@@ -170,14 +223,43 @@ class Schema:
                    tuple(identifiers), draft)
 
     def decode(self, codes: np.ndarray, rng: np.random.Generator, bin_labels: bool = False) -> pd.DataFrame:
-        """Values of leaf codes (n × d): categories, or numbers drawn inside their bins."""
+        """Values of leaf codes: categories, or numbers drawn inside their bins (post-processing).
+
+        Parameters
+        ----------
+        codes : numpy.ndarray
+            Leaf codes, n × d (one column per attribute, in order).
+        rng : numpy.random.Generator
+            Draws numbers inside their bins.
+        bin_labels : bool, default False
+            Numeric attributes as their bins' labels instead of numbers.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One column per attribute, named and typed as the schema says.
+        """
         return pd.DataFrame({a.name: a.decode(codes[:, j], rng, bin_labels) for j, a in enumerate(self.attributes)})
 
     def with_ids(self, frame: pd.DataFrame, start: int = 0) -> pd.DataFrame:
-        """``frame`` with the identifier columns regenerated in front: row i (counting from ``start``,
-        for a table written in chunks) gets key i + 1 in each (:func:`privbayes.schema.decoding.identifier_keys`).
-        The keys carry no data: they depend on the row's position only.  Refused when the schema
-        lists no identifier."""
+        """``frame`` with the identifier columns regenerated in front.
+
+        Row i (counting from ``start``) gets key i + 1 in each (:func:`privbayes.schema.decoding.identifier_keys`).
+        The keys carry no data: they depend on the row's position only.  Refused when the schema lists no
+        identifier.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            Sampled rows.
+        start : int, default 0
+            The position of the frame's first row, for a table written in chunks.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The identifier columns (:data:`IDENTIFIER_KINDS`), then ``frame``'s.
+        """
         from privbayes.schema.decoding import identifier_keys
 
         if not self.identifiers:

@@ -36,7 +36,48 @@ MAX_DECIMALS = 12
 
 @dataclass(frozen=True)
 class Attribute:
-    """One column of the public domain, validated on construction (sizes capped first)."""
+    """One column of the public domain, validated on construction (sizes capped first).
+
+    Written in a schema file as one entry of ``attributes`` (the user guide's Schemas page); every bad
+    value is a one-line InputError naming the attribute.
+
+    Parameters
+    ----------
+    name : str
+        The column's name in the data.
+    kind : {"categorical", "binary", "numeric", "date"}
+        Categories, two categories, numbers in bins, or ISO dates in bins of days, months or years.
+    categories : tuple
+        The ordered categories (categorical and binary attributes).
+    lower, upper : float or str, optional
+        Public bounds of a numeric attribute (ISO dates for a date attribute); not with ``edges``.
+    bins : int, default 16
+        Number of bins between the bounds.
+    integer : bool, default False
+        Numbers are whole (sampled values are rounded to integers).
+    taxonomy : nested list, optional
+        A generalisation hierarchy over the categories (its leaves are exactly the categories).
+    missing : {"refuse", "category"}, default "refuse"
+        Refuse missing values, or give them a code of their own.
+    invalid : {"refuse", "clip", "category"}, default "refuse"
+        What an invalid value does: stop the run, go to the nearest bound (numbers), or to the missing code.
+    missing_token : str, optional
+        A field spelt so is missing (e.g. ``"?"``).
+    special_values : tuple
+        Values with a leaf code of their own beside the bins (sentinels, point masses), decoded exactly.
+    edges : tuple of float, optional
+        Explicit public bin edges (they give ``bins``).
+    scale : {"linear", "log"}, default "linear"
+        Equal-width bins in the value, or in log(1 + x − lower).
+    decimals : int, optional
+        Sampled numbers are rounded to this many decimals.
+    granularity : {"day", "month", "year"}, optional
+        A date attribute's unit (default day).
+    dtype : str, optional
+        The pandas dtype sampled values come back in.
+    ordered : bool, default False
+        With ``dtype: category``, an ordered categorical.
+    """
 
     name: str
     kind: Kind
@@ -230,6 +271,18 @@ class Attribute:
         return len(self.levels)
 
     def level_size(self, level: int) -> int:
+        """Number of codes at generalisation ``level`` (0: the leaves, the missing code included).
+
+        Parameters
+        ----------
+        level : int
+            A level in ``0 .. height - 1``.
+
+        Returns
+        -------
+        int
+            The level's code count.
+        """
         return int(self.levels[level].max()) + 1
 
     def _build_levels(self) -> tuple[np.ndarray, ...]:
@@ -249,31 +302,85 @@ class Attribute:
     # --- bins and decoding (their own modules) ----------------------------------------------------
 
     def bin_edges(self) -> np.ndarray:
-        """The b + 1 public bin edges (equal-width, log-spaced, or declared)."""
+        """The b + 1 public bin edges (equal-width, log-spaced, or declared).
+
+        Returns
+        -------
+        numpy.ndarray
+            Increasing edges from ``lower`` to ``upper`` (day, month or year ordinals for a date attribute).
+        """
         from privbayes.schema.binning import bin_edges
 
         return bin_edges(self)
 
     def bin_codes(self, x: np.ndarray) -> np.ndarray:
-        """Bin of each number in [lower, upper] (bins are [e_i, e_i+1); ``upper`` is in the last bin)."""
+        """Bin of each number in [lower, upper] (bins are [e_i, e_i+1); ``upper`` is in the last bin).
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            Numbers within the bounds.
+
+        Returns
+        -------
+        numpy.ndarray
+            One bin index in ``0 .. bins - 1`` per number.
+        """
         from privbayes.schema.binning import bin_codes
 
         return bin_codes(self, x)
 
     def number_codes(self, x: np.ndarray) -> np.ndarray:
-        """Leaf code of each number: its special value's code, else its bin; −1 outside the bounds."""
+        """Leaf code of each number: its special value's code, else its bin; −1 outside the bounds.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            Numbers (a date attribute: day, month or year ordinals).
+
+        Returns
+        -------
+        numpy.ndarray
+            One leaf code per number, −1 where it is outside the bounds.
+        """
         from privbayes.schema.binning import number_codes
 
         return number_codes(self, x)
 
     def bin_labels(self, digits: int = 4) -> list[str]:
-        """Display labels of the leaf codes of values: ``[lo, hi)`` per bin, then the special values."""
+        """Display labels of the leaf codes of values: ``[lo, hi)`` per bin, then the special values.
+
+        Parameters
+        ----------
+        digits : int, default 4
+            Significant digits of the bin edges shown.
+
+        Returns
+        -------
+        list of str
+            One label per leaf code of a value (the missing code excluded).
+        """
         from privbayes.schema.binning import bin_labels
 
         return bin_labels(self, digits)
 
     def decode(self, codes: np.ndarray, rng: np.random.Generator, bin_labels: bool = False) -> pd.Series:
-        """Values for leaf codes (:func:`privbayes.schema.decoding.decode`)."""
+        """Values for leaf codes: post-processing of released codes (:func:`privbayes.schema.decoding.decode`).
+
+        Parameters
+        ----------
+        codes : numpy.ndarray
+            Leaf codes of this attribute.
+        rng : numpy.random.Generator
+            Draws numbers inside their bins (a special value decodes exactly).
+        bin_labels : bool, default False
+            Numeric attributes as their bins' labels instead of numbers.
+
+        Returns
+        -------
+        pandas.Series
+            The values, in the attribute's ``dtype`` when it has one.
+        """
         from privbayes.schema.decoding import decode
 
         return decode(self, codes, rng, bin_labels)

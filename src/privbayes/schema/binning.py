@@ -1,5 +1,5 @@
 """The public bins of a numeric or date attribute: edges (equal-width, log-spaced or declared),
-the bin and leaf code of a number, and display labels (issue 16's numeric attributes)."""
+the bin and leaf code of a number, and display labels (numeric attributes: docs/decisions.md, "Real tables")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Output types: the pandas dtype a sampled column comes back with (issue 29).
+"""Output types: the pandas dtype a sampled column comes back with (docs/decisions.md, "What goes in comes out").
 
 An attribute may record the ``dtype`` its column had when it went in (``schema infer`` writes it
 from a DataFrame or a Parquet file; a steward may write it by hand), and ``ordered: true`` for an

@@ -55,9 +55,37 @@ class Released(Protocol):
 
     def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
                conditions: Mapping[str, Any] | None = None, keep_ids: bool = False) -> pd.DataFrame:
+        """Synthetic rows drawn from the released value: post-processing, never the data.
+
+        Parameters
+        ----------
+        n : int, optional
+            Number of rows (default: the released n; under add/remove neighbours its noisy count).
+        random_state : int, optional
+            Seed of the sampling (reproducible rows; the release's noise is not affected).
+        bin_labels : bool, default False
+            Numeric attributes as their bins' labels instead of numbers drawn inside the bins.
+        conditions : Mapping, optional
+            ``{column: value}``: rows drawn exactly from the released model given those values (values
+            spelt as the schema spells them).
+        keep_ids : bool, default False
+            Put the schema's dropped identifier columns first, as keys 1..n that carry no data.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One column per attribute of the schema, named and typed as it says.
+        """
         ...
 
     def privacy_report(self) -> PrivacyReport:
+        """What was spent, on what, under which guarantee and neighbouring relation, and what is not covered.
+
+        Returns
+        -------
+        PrivacyReport
+            A read-only mapping with the core keys of every method (``privbayes inspect`` prints it).
+        """
         ...
 
     def describe(self) -> list[str]:
@@ -69,6 +97,13 @@ class Released(Protocol):
         ...
 
     def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the released value to a versioned model file, atomically.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The model file (JSON); :func:`privbayes.load` reads it back and re-checks its plan and ledger.
+        """
         ...
 
 

@@ -1,4 +1,5 @@
-"""What a fit will cost — wall time, peak memory, model-file size — from public inputs only (issue 32).
+"""What a fit will cost — wall time, peak memory, model-file size — from public inputs only
+(docs/decisions.md, "A cost model from public work counts").
 
 One :class:`CostEstimate` for every registered DP method.  Each method's module counts the *work*
 its fit will do from the parameters, the public domain, the plan and n (under add/remove: the

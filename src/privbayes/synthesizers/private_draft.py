@@ -135,12 +135,36 @@ class PrivateDraft:
 def private_draft(data: Any, epsilon: float | Fraction | str, *, neighbours: str = "replace-one",
                   categories: str | os.PathLike[str] | dict[str, Any] | None = None, seed: int | None = None,
                   bins: int = DEFAULT_BINS, value_range: float = DEFAULT_RANGE) -> PrivateDraft:
-    """A schema draft of ``data`` (a DataFrame, a path or a TableFile) released under ε-DP.
+    """A schema draft of ``data`` released under ε-DP (docs/decisions.md, "Private schema drafts").
 
-    ``categories``: public candidate lists, a mapping column → list or a YAML/JSON file of one, or a
-    schema file whose categorical attributes' categories (and taxonomies) are taken as public;
-    ``value_range``: the public bound R of numbers (bounds are searched in [−R, R]); ``seed``: a
-    reproducible draft (do not publish seeded releases)."""
+    One noisy histogram per column over public round cells gives its kind, point masses and outward
+    bounds; categories come only from public lists.  A fit on the draft reports its domain as covered, with
+    the total ε of draft and fit.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or str or os.PathLike
+        The private table: a DataFrame, or a CSV, Parquet or ``.dat`` path.
+    epsilon : float or Fraction or str
+        The draft's privacy budget ε > 0 (a string is read exactly, e.g. ``"1/10"``).
+    neighbours : {"replace-one", "add-remove"}, default "replace-one"
+        The neighbouring relation of the guarantee.
+    categories : str or os.PathLike or dict, optional
+        Public candidate lists: a mapping column → list, a YAML/JSON file of one, or a schema file whose
+        categorical attributes (and taxonomies) are public.  Text columns without a list are dropped.
+    seed : int, optional
+        A reproducible draft (flagged; do not publish seeded releases).
+    bins : int, default 16
+        Bins of each numeric attribute.
+    value_range : float, default 10**9
+        The public bound R of numbers: bounds are searched in [−R, R].
+
+    Returns
+    -------
+    PrivateDraft
+        The proposals and the release record (ε, relation, ledger); ``.schema()`` is the draft as a
+        :class:`~privbayes.Schema`, ``.to_yaml()`` the commented file ``schema infer --epsilon`` writes.
+    """
     total = check_epsilon(exact(epsilon, "epsilon") if isinstance(epsilon, str) else epsilon)
     relation = relation_named(neighbours)
     seed = check_seed(seed)

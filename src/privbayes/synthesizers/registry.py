@@ -56,7 +56,7 @@ METHODS: dict[str, Method] = {m.name: m for m in (
            parameters="privbayes.methods.sa_privbayes.parameters:PARAMETERS"),
     Method("adaptive", "privbayes.methods.adaptive.estimator:AdaptiveMarginals", "privbayes-model",
            "privbayes.bayesnet.model_file:model_from_document",
-           "adaptive marginals (issue 31): AIM-style selection under pure ε, consistent estimation, in seconds",
+           "adaptive marginals: AIM-style selection under pure ε, consistent estimation, in seconds",
            codec="privbayes.methods.adaptive.codec:read_parameters",
            parameters="privbayes.methods.adaptive.parameters:PARAMETERS"),
     Method("mrf", "privbayes.methods.mrf.estimator:PrivateMRF", "privbayes-mrf",
@@ -73,8 +73,8 @@ METHODS: dict[str, Method] = {m.name: m for m in (
 
 DEFAULT_METHOD = "adaptive"
 """The method ``privbayes fit`` and :func:`synthesizer` use when none is named: the most accurate at the
-library's guarantee (pure ε; issue 31, docs/peers.md).  ``privbayes`` with ``estimation="paper"`` is the
-TODS 2017 algorithm as published, for reproductions."""
+library's guarantee (pure ε; docs/decisions.md, "Adaptive marginals"; docs/peers.md).  ``privbayes`` with
+``estimation="paper"`` is the TODS 2017 algorithm as published, for reproductions."""
 
 
 def register(entry: Method) -> Method:
@@ -86,8 +86,22 @@ def register(entry: Method) -> Method:
 
 
 def synthesizer(method: str = DEFAULT_METHOD, **parameters: Any) -> Any:
-    """An unfitted estimator of the registered ``method`` (default: :data:`DEFAULT_METHOD`) with
-    ``parameters`` (e.g. ``epsilon=1.0``); fit it with ``.fit(data, schema)``."""
+    """An unfitted estimator of a registered method, by its name.
+
+    Parameters
+    ----------
+    method : str, default "adaptive"
+        The registry name (``privbayes fit --method``): ``adaptive``, ``privbayes``, ``sa-privbayes``, ``mrf``
+        or ``nbc``; an unknown name is a one-line InputError naming the choices.
+    **parameters
+        The estimator's constructor parameters (e.g. ``epsilon=1.0``); a misspelt one is a one-line InputError
+        naming the close match.
+
+    Returns
+    -------
+    PrivateEstimator
+        The method's estimator, not fitted: fit it with ``.fit(data, schema)``.
+    """
     return globals()["method"](method).estimator_class()(**parameters)
 
 
@@ -107,8 +121,28 @@ def formats() -> dict[str, Method]:
 
 
 def load(path: str | os.PathLike[str]) -> Any:
-    """The released value in a model file of any registered format, verified (sizes capped before
-    allocation, plan recomputed from the parameters, ledger checked against it)."""
+    """The released value in a model file of any registered format, verified.
+
+    The file is hostile input: its size and every declared size are capped before allocation, the plan is
+    recomputed from the saved parameters and the saved ledger is checked against it.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A model file written by ``fit`` (``save``, ``privbayes fit -o``), of any version this library wrote.
+
+    Returns
+    -------
+    Released
+        The released value (:class:`~privbayes.BayesNetModel`, a private MRF or NBC views): it samples,
+        reports and saves without the data.
+
+    Raises
+    ------
+    InputError
+        The file is missing, too large, not a model file of this library, or fails verification (one line
+        naming the file).
+    """
     from privbayes.files.documents import read_model_document
 
     path = Path(path)

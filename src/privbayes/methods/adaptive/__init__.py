@@ -1,4 +1,5 @@
-"""Adaptive marginals (issue 31): AIM's adaptive selection under pure ε, on this library's pieces.
+"""Adaptive marginals
+(docs/decisions.md, "Adaptive marginals"): AIM's adaptive selection under pure ε, on this library's pieces.
 
 ``settings`` (parameters, the rounds rule and the budget plan), ``candidates`` (the candidate marginals and
 their workload weights), ``marginals`` (the model's marginal over any attribute set; the junction tree's

@@ -1,4 +1,5 @@
-"""The cost of an adaptive fit (issue 31's method), from its plan and the public domain (issue 32).
+"""The cost of an adaptive fit, from its plan and the public domain
+(docs/decisions.md, "A cost model from public work counts").
 
 The fit (:mod:`privbayes.methods.adaptive.rounds`) counts every candidate marginal once (AIM's candidates:
 all 1..degree-way leaf marginals that fit the table cap), then runs T rounds (the plan's

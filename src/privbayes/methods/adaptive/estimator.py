@@ -1,4 +1,5 @@
-"""Adaptive marginals: AIM's adaptive selection under pure ε, with PrivBayes's speed (issue 31).
+"""Adaptive marginals: AIM's adaptive selection under pure ε, with PrivBayes's speed
+(docs/decisions.md, "Adaptive marginals").
 
 The fit (:mod:`privbayes.methods.adaptive`): under add/remove neighbours a noisy count; the 1-way marginal of
 every attribute (small attributes measured jointly); then T rounds, each selecting by permute-and-flip

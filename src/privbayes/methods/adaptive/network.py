@@ -1,5 +1,5 @@
-"""A PrivBayes network's noisy tables as the first measurements (TODS 2017, §3-§5; issue 31's
-"the PrivBayes network as a cheap first model").
+"""A PrivBayes network's noisy tables as the first measurements: the PrivBayes network as a cheap first model
+(TODS 2017, §3-§5; docs/decisions.md, "Adaptive marginals").
 
 With ``init="network"`` the adaptive method spends its first share of ε as PrivBayes would at that
 budget: GreedyBayes picks an AP pair per step with the exponential mechanism (score F for binary data

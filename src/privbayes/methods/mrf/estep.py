@@ -51,7 +51,7 @@ class DualEStep:
 
 def dual_estep(model: LogLinearModel, stats: NoisyStatistics, start: tuple[np.ndarray, ...] | None = None, *,
                tol: float = 1e-3, max_iters: int = 500, here: Beliefs | None = None) -> DualEStep:
-    """Solve the E-step exactly by minimising D(g) over the box |g| ≤ 1/b (needs an exact engine).
+    """Solve the E-step exactly by minimising D(g) over the box ``|g| ≤ 1/b`` (needs an exact engine).
 
     The variables are scaled to h = b·g ∈ [−1, 1] and the objective to D/N, so that the projected
     gradient (µ − y/N)/b is below ``tol``/N exactly when every free cell fits its noisy count to

@@ -59,7 +59,8 @@ def noise_to_count(stats: NoisyStatistics) -> tuple[float, ...]:
 
 
 def calibrated_lambda(stats: NoisyStatistics) -> tuple[float, ...]:
-    """λ_C for naive MLE from public inputs (issue 30): λ_C = min(1e-4, 0.1·b/N)·max(1, x_C/0.25)^2.5.
+    """λ_C for naive MLE from public inputs (docs/decisions.md, "Private MRFs: the default estimator"): λ_C = min(1e-4,
+    0.1·b/N)·max(1, x_C/0.25)^2.5.
 
     * b/N, the noise scale over the number of individuals, is the detection limit in probability units:
       cells below it are projected to zero and then cost KL (Fig. 1(c)).  The L2 weight sets how far such
@@ -74,7 +75,8 @@ def calibrated_lambda(stats: NoisyStatistics) -> tuple[float, ...]:
       cell's noise is many times its count (both TVD and KL then want heavy shrinkage).
 
     The constants come from naive MLE's λ paths on the generator suite (benchmarks/mrf_generators.py
-    lamscan; docs/undirected.md, "Issue 30").  Post-processing of public quantities only.
+    lamscan; docs/undirected.md, "CGM-EM against naive MLE, and the default estimator").
+    Post-processing of public quantities only.
     """
     base = min(LAMBDA_MIDDLE, DETECTION_SHARE * stats.scale / stats.n)
     return tuple(base * max(1.0, x / RATIO_HIGH) ** GROWTH for x in noise_to_count(stats))

@@ -69,7 +69,7 @@ def per_cell_scale(epsilon: float | Fraction, n_cliques: int, relation: Relation
 def measure(counts: Sequence[np.ndarray], public_n: int, cliques: Sequence[tuple[int, ...]],
             names: Sequence[str], epsilon: float | Fraction, relation: Relation, accountant: Accountant,
             rng: RandomSource) -> NoisyStatistics:
-    """Release every clique table ``counts[i]`` with ε/|C| of discrete Laplace noise.
+    """Release every clique table ``counts[i]`` with ``ε/|C|`` of discrete Laplace noise.
 
     ``counts`` must be the exact tables the counting layer returned; ``names[i]`` labels
     clique i in the ledger.  ``public_n`` is used only under ``replace-one``.

@@ -38,8 +38,9 @@ from privbayes.schema.values import fixed_values, leaf_conditions
 
 FORMAT = "privbayes-mrf"
 VERSION = 3
-"""Version 3 (issue 32): θ per clique as a compact block (:mod:`privbayes.files.blocks`), not JSON text.
-Version 2: the estimator's parameters under the contract's names, the plan and the fit's facts."""
+"""Version 3 (docs/decisions.md, "Model files that load"): θ per clique as a compact block
+(:mod:`privbayes.files.blocks`), not JSON text. Version 2: the estimator's parameters under the contract's names, the
+plan and the fit's facts."""
 
 
 @dataclass(frozen=True, eq=False)

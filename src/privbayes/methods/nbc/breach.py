@@ -37,10 +37,10 @@ def lemma2_lhs(gamma: Fraction, classes: int) -> Fraction:
 
 
 def gamma_from_breach(l1: Fraction, l2: Fraction, classes: int) -> Fraction:
-    """The largest γ = j/10⁶ > 1 with (γ + γ²(|C|−1))/(γ + |C|−1) < ρ (Lemma 2, condition (7)).
+    """The largest γ = j/10⁶ > 1 with ``(γ + γ²(|C|−1))/(γ + |C|−1) < ρ`` (Lemma 2, condition (7)).
 
     The left side grows with γ from 1 at γ = 1, so the feasible γ form an interval (1, γ*),
-    with γ* the positive root of (|C|−1)γ² + (1−ρ)γ − ρ(|C|−1) = 0 (γ* = ρ for two classes).
+    with γ* the positive root of ``(|C|−1)γ² + (1−ρ)γ − ρ(|C|−1) = 0`` (γ* = ρ for two classes).
     Condition (7) is strict and (8) asks for a ratio *below* γ while Corollary 4 bounds it by
     γ^{1/n}; choosing γ strictly inside (1, γ*) leaves room for both (any γ' in (γ, γ*) works
     in Lemma 2).

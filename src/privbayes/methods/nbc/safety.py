@@ -153,7 +153,7 @@ def safety_transform(views: NBCViews, gamma: Fraction, condition: str = "posteri
 
 
 def normalised(views: NBCViews) -> NBCViews:
-    """Step 4's other option: every count divided by Σ_c P_c (exact fractions; hides |T|)."""
+    """Step 4's other option: every count divided by Σ_c P_c (exact fractions; hides ``|T|``)."""
     total = Fraction(sum(views.prior))
     return views.with_counts([Fraction(p) / total for p in views.prior],
                              [[[Fraction(v) / total for v in row] for row in a.counts] for a in views.attributes])

@@ -2,7 +2,7 @@
 
 Usage:
   python benchmarks/ground_truth.py --rows 1e5,1e6 --epsilons 1 [--repeats 1] [--method adaptive]
-      [--option rounds=200 --option degree=3] [--json out.json]
+      [--option rounds=200 --option marginal_degree=3] [--json out.json]
 
 The truth is a known degree-3 Bayesian network over Adult's 15 attributes (numeric columns as their
 bins): PrivBayes's network learned on the bundled Adult data (degree 3, ε = 10 for the structure, seed 0)

@@ -56,7 +56,7 @@ def estimator(method: str, eps: float, rep: int, k: int = 2, lam: Fraction = Fra
               q: Fraction = Fraction(11, 10)):
     if method == "PrivBayes":
         return PrivBayes(eps, degree=k, score="I", encoding="vanilla", estimation="paper", random_state=seed(rep, eps))
-    return SAPrivBayes(eps, mode=method.split()[-1], degree=k, lam=lam, q=q, random_state=seed(rep, eps))
+    return SAPrivBayes(eps, mode=method.split()[-1], degree=k, keep_fraction=lam, q=q, random_state=seed(rep, eps))
 
 
 def fig3(datasets, epsilons, reps, ks) -> list[dict]:

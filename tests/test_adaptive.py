@@ -96,8 +96,9 @@ def test_the_rounds_rule_grows_with_the_square_root_of_the_signal():
 
 
 @pytest.mark.parametrize("bad, message", [
-    (dict(degree=4), "degree"), (dict(rounds=0), "rounds"), (dict(initial_share=1), "initial_share"),
-    (dict(select_share=0), "select_share"), (dict(theta=-1), "theta"), (dict(neighbours="swap"), "neighbours"),
+    (dict(marginal_degree=4), "marginal_degree"), (dict(rounds=0), "rounds"),
+    (dict(initial_share=1), "initial_share"), (dict(select_share=0), "select_share"),
+    (dict(rounds_theta=-1), "rounds_theta"), (dict(neighbours="swap"), "neighbours"),
     (dict(max_model_cells=2**30), "max_model_cells"), (dict(epsilon=0), "epsilon")])
 def test_bad_parameters_are_one_line_errors_naming_the_parameter(bad, message):
     params = {"epsilon": 1.0, **bad}
@@ -106,8 +107,8 @@ def test_bad_parameters_are_one_line_errors_naming_the_parameter(bad, message):
 
 
 def test_settings_round_trip_through_the_model_parameters():
-    settings = AdaptiveSettings(Fraction(3, 10), degree=3, rounds=4, initial_share=Fraction(2, 5),
-                                select_share=Fraction(1, 10), theta=0.5, max_model_cells=1000,
+    settings = AdaptiveSettings(Fraction(3, 10), marginal_degree=3, rounds=4, initial_share=Fraction(2, 5),
+                                select_share=Fraction(1, 10), rounds_theta=0.5, max_model_cells=1000,
                                 neighbours="add-remove")
     assert AdaptiveSettings.from_parameters(settings.to_parameters()) == settings
     tampered = settings.to_parameters() | {"select_share_exact": "1/20"}
@@ -186,7 +187,7 @@ def test_first_groups_partition_the_attributes_and_never_add_noise_to_a_1way_bey
 @pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
 @pytest.mark.parametrize("degree, rounds", [(2, None), (3, 2), (2, 1)])
 def test_the_ledger_equals_the_plan_for_every_round_structure(relation, degree, rounds):
-    model = AdaptiveMarginals(0.8, neighbours=relation, degree=degree, rounds=rounds, random_state=1).fit(
+    model = AdaptiveMarginals(0.8, neighbours=relation, marginal_degree=degree, rounds=rounds, random_state=1).fit(
         FRAME, SCHEMA)
     released = model.released_
     n = len(FRAME) if relation == "replace-one" else released.n
@@ -198,7 +199,7 @@ def test_the_ledger_equals_the_plan_for_every_round_structure(relation, degree, 
     assert len(measured) == plan.setting("rounds")
     assert all("-cell marginal " in m for m in measured)
     if rounds is not None:  # a different round count is a different plan: refused
-        other = AdaptiveMarginals(0.8, neighbours=relation, degree=degree, rounds=rounds + 1).plan(n, SCHEMA)
+        other = AdaptiveMarginals(0.8, neighbours=relation, marginal_degree=degree, rounds=rounds + 1).plan(n, SCHEMA)
         with pytest.raises(PlanMismatchError):
             other.check(released.ledger)
 
@@ -299,7 +300,7 @@ def test_the_automatic_degree_is_3_only_on_binary_data_with_few_triples():
     assert degree(binary_schema([f"b{i}" for i in range(30)])) == 3  # C(30, 3) = 4,060 ≤ 4,096
     assert degree(binary_schema([f"b{i}" for i in range(31)])) == 2  # 4,495 triples: too many to score each round
     assert degree(SCHEMA) == 2
-    assert degree(binary_schema("abcd"), degree=2) == 2 and degree(SCHEMA, degree=3) == 3
+    assert degree(binary_schema("abcd"), marginal_degree=2) == 2 and degree(SCHEMA, marginal_degree=3) == 3
 
 
 def test_a_fit_samples_the_schema_and_keeps_strong_dependence():

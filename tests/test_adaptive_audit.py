@@ -29,7 +29,7 @@ from privbayes.audit.distinguish import binary_schema, distinguish, miss_probabi
 
 LN3 = math.log(3)
 PARAMS = dict(rounds=1, initial_share=Fraction(1, 100), select_share=Fraction(1, 100), max_model_cells=3,
-              init="oneway", joint=False, degree=2)  # the scenario above, whatever the automatic choices
+              init="oneway", joint=False, marginal_degree=2)  # the scenario above, whatever the automatic choices
 ALPHA = 1e-3
 
 

@@ -144,7 +144,7 @@ def test_the_adaptive_settings_have_flags_and_the_plan_shows_them(tmp_path, caps
     assert main(base) == 0
     out = capsys.readouterr().out  # binary data: joint first tables, 3-way candidates, permute-and-flip
     assert "init = oneway" in out and "marginal degree = 3" in out and "permute-and-flip at" in out
-    assert main(base + ["--selection", "exponential", "--no-joint", "--degree", "2"]) == 0
+    assert main(base + ["--selection", "exponential", "--no-joint", "--marginal-degree", "2"]) == 0
     out = capsys.readouterr().out
     assert "exponential at" in out and "permute-and-flip" not in out and "marginal degree = 2" in out
     assert "1-way marginal 1/6" in out and "first marginal" not in out
@@ -154,6 +154,9 @@ def test_the_adaptive_settings_have_flags_and_the_plan_shows_them(tmp_path, caps
     assert "network degree = 1" in capsys.readouterr().out
     assert main(base + ["--method", "privbayes", "--joint"]) == 2
     assert "--joint does not apply to --method privbayes" in capsys.readouterr().err
+    assert main(base + ["--degree", "2"]) == 2  # the flag adaptive had before the rename names the new one
+    assert "--degree does not apply to --method adaptive (the default; --method privbayes for PrivBayes) (renamed " \
+           "--marginal-degree)" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv", "s.yaml"]
 
 

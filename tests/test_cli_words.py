@@ -71,17 +71,48 @@ def _groups(text: str) -> dict[str, str]:
     return {t: text[i:(found[k + 1][0] if k + 1 < len(found) else len(text))] for k, (i, t) in enumerate(found)}
 
 
-def test_method_parameters_table_matches_the_estimators_signatures():
+def test_fit_flags_are_derived_from_each_methods_declarations():
     import inspect
 
-    from privbayes.cli.arguments import METHOD_PARAMETERS, PARAMETERS
+    from privbayes.cli.arguments import flags, method_parameters
     from privbayes.synthesizers.registry import METHODS
 
-    assert set(METHOD_PARAMETERS) == set(METHODS)
+    declared = method_parameters()
+    assert set(declared) == set(METHODS)
     for name, method in METHODS.items():
-        taken = {p for p in inspect.signature(method.estimator_class()).parameters if p in PARAMETERS}
-        assert set(METHOD_PARAMETERS[name]) == taken, name
-    assert set().union(*METHOD_PARAMETERS.values()) == set(PARAMETERS)
+        signature = inspect.signature(method.estimator_class()).parameters
+        # every keyword of the estimator is declared, and every declared flag is a keyword (progress, cgm: no flag)
+        assert {p.name for p in declared[name]} == set(signature) - {"progress", "cgm"}, name
+        for p in declared[name]:
+            shared = flags()[p.name]  # one flag per name: methods sharing a name share its flag and parser
+            assert (p.cli_flag, p.check.cli, p.nargs) == (shared.cli_flag, shared.check.cli, shared.nargs), p.name
+    assert flags()["random_state"].cli_flag == "--seed" and flags()["class_name"].cli_flag == "--class"
+
+
+def test_declared_choices_are_the_registries():
+    from privbayes.bayesnet.registry import SCORES
+    from privbayes.methods.mrf.cliques import ALGORITHMS
+    from privbayes.methods.mrf.parameters import ESTIMATIONS
+    from privbayes.methods.nbc.breach import CONDITIONS
+    from privbayes.methods.nbc.parameters import CONDITIONS as DECLARED_CONDITIONS
+    from privbayes.methods.privbayes.parameters import ENCODINGS
+    from privbayes.methods.privbayes.parameters import SCORES as DECLARED_SCORES
+    from privbayes.privacy.neighbours import RELATIONS
+    from privbayes.schema.encoding import ENCODINGS as ALL_ENCODINGS
+    from privbayes.synthesizers.parameters import NEIGHBOURS_CHOICES
+
+    assert DECLARED_SCORES == tuple(SCORES) and ENCODINGS == ALL_ENCODINGS and ESTIMATIONS == tuple(ALGORITHMS)
+    assert DECLARED_CONDITIONS == tuple(CONDITIONS) and NEIGHBOURS_CHOICES == tuple(RELATIONS)
+
+
+def test_fit_help_imports_no_method(capsys):
+    import subprocess
+    import sys
+
+    code = ("import sys; from privbayes.cli import main\ntry: main(['fit', '--help'])\nexcept SystemExit: pass\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'pandas')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().endswith("[]")  # the declarations are read, no estimator, numpy or pandas
 
 
 def test_fit_help_lists_common_options_first_then_one_group_per_method(capsys):
@@ -90,7 +121,9 @@ def test_fit_help_lists_common_options_first_then_one_group_per_method(capsys):
                             "--method privbayes:", "--method sa-privbayes:", "--method mrf:", "--method nbc:"]
     assert "--epsilon EPSILON" in groups["common parameters"] and "--seed SEED" in groups["common parameters"]
     assert "--rounds ROUNDS" in groups["--method adaptive (the default):"]
-    assert "also --theta, --degree (listed above)" in groups["--method privbayes:"]
+    assert "--theta THETA" in groups["--method privbayes:"]
+    assert "--rounds-theta" in groups["--method adaptive (the default):"]
+    assert "also --degree, --beta (listed above)" in groups["--method sa-privbayes:"]
     assert "--cliques" in groups["--method mrf:"] and "--class COLUMN" in groups["--method nbc:"]
 
 

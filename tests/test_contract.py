@@ -90,14 +90,23 @@ def test_clone_round_trips_and_repr_shows_the_parameters(name):
         estimator.set_params(nope=1)
 
 
-@pytest.mark.parametrize("make", [lambda: privbayes.synthesizer("privbayes", thetta=4),
-                                  lambda: PrivBayes(1.0, thetta=4), lambda: AdaptiveMarginals(1.0, thetta=4),
-                                  lambda: privbayes.synthesizer(thetta=4)])
-def test_a_misspelt_parameter_is_one_line_naming_it_and_its_close_match(make):
-    with pytest.raises(InputError, match=r"has no parameter 'thetta' \(did you mean 'theta'\?\); its parameters: "
+@pytest.mark.parametrize("make, meant", [(lambda: privbayes.synthesizer("privbayes", thetta=4), "theta"),
+                                         (lambda: PrivBayes(1.0, thetta=4), "theta"),
+                                         (lambda: AdaptiveMarginals(1.0, thetta=4), "rounds_theta"),
+                                         (lambda: privbayes.synthesizer(thetta=4), "rounds_theta")])
+def test_a_misspelt_parameter_is_one_line_naming_it_and_its_close_match(make, meant):
+    with pytest.raises(InputError, match=rf"has no parameter 'thetta' \(did you mean '{meant}'\?\); its parameters: "
                                          r"epsilon, ") as caught:
         make()
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("make, old, new", [(lambda: AdaptiveMarginals(1.0, theta=4), "theta", "rounds_theta"),
+                                            (lambda: AdaptiveMarginals(1.0, degree=3), "degree", "marginal_degree"),
+                                            (lambda: SAPrivBayes(1.0, lam=0.5), "lam", "keep_fraction")])
+def test_a_renamed_parameters_old_name_points_to_the_new_one(make, old, new):
+    with pytest.raises(InputError, match=rf"has no parameter '{old}' \(renamed '{new}'\); its parameters: epsilon, "):
+        make()
 
 
 def test_missing_and_extra_positional_parameters_are_one_line_errors():

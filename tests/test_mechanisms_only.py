@@ -105,7 +105,7 @@ def test_adaptive_releases_depend_on_the_mechanisms_only(oblivious, tmp_path, re
     # release only through the (pinned) exponential and discrete Laplace mechanisms; the rounds,
     # the candidate filter and every re-fit read released values only.
     first, second = _two_tables(300, 300 if relation == "replace-one" else 301)
-    make = lambda: AdaptiveMarginals(1.0, neighbours=relation, degree=degree, random_state=5)  # noqa: E731
+    make = lambda: AdaptiveMarginals(1.0, neighbours=relation, marginal_degree=degree, random_state=5)  # noqa: E731
     a = _privbayes_file(make(), first, tmp_path / "a.json")
     b = _privbayes_file(make(), second, tmp_path / "b.json")
     assert a == b

@@ -126,7 +126,7 @@ def test_round_scores_of_neighbours_move_by_at_most_the_charged_sensitivity(reco
     # Step 2 of the proof (docs/privacy-assurance.md, "Adaptive marginals"): given the released values, each
     # candidate's quality moves by at most Δ. With every release pinned, the two fits see the same model and
     # the same N̂, so the whole score vector of each round may move by Δ per candidate and no more.
-    make = lambda: AdaptiveMarginals(1.0, neighbours=relation, degree=2, rounds=4, init=init,  # noqa: E731
+    make = lambda: AdaptiveMarginals(1.0, neighbours=relation, marginal_degree=2, rounds=4, init=init,  # noqa: E731
                                      random_state=5)
     first, second = (_record(recorded, make(), frame) for frame in _neighbours(relation))
     delta = ADD_REMOVE.count_sensitivity if relation == "add-remove" else 2
@@ -146,7 +146,7 @@ def test_round_scores_use_the_released_estimate_of_n_not_the_true_n(recorded, in
     # (post-processing). The expected counts each round scores against are N̂·p̂_r: they sum to N̂, are the
     # same for two neighbouring tables (n = 300 and 301) whose releases are equal, and follow N̂ when only
     # the released count changes.
-    make = lambda: AdaptiveMarginals(1.0, neighbours="add-remove", degree=2, rounds=3, init=init,  # noqa: E731
+    make = lambda: AdaptiveMarginals(1.0, neighbours="add-remove", marginal_degree=2, rounds=3, init=init,  # noqa: E731
                                      random_state=5)
     d, d_plus = _neighbours("add-remove")
     first, second = _record(recorded, make(), d), _record(recorded, make(), d_plus)
@@ -311,7 +311,7 @@ def test_the_network_start_picks_theta_useful_parent_sets_at_the_noisy_count(mon
 
     monkeypatch.setattr(template, "noisy_count", pinned_count)  # the fit template releases the count
     monkeypatch.setattr(network_module, "greedy_bayes", greedy)
-    model = AdaptiveMarginals(1.0, neighbours="add-remove", init="network", degree=2, rounds=1,
+    model = AdaptiveMarginals(1.0, neighbours="add-remove", init="network", marginal_degree=2, rounds=1,
                               random_state=3).fit(correlated_frame(SIZES, n, seed=4), schema)
     assert model.released_.n == n_hat and len(rules) == 1
     d = len(SIZES)
@@ -325,7 +325,7 @@ def test_the_network_start_on_either_side_of_a_theta_step_depends_on_the_release
     step = recorded["count"][0] = _theta_step()
     files, sizes = [], []
     for rows in (step - 1, step):
-        estimator = AdaptiveMarginals(1.0, neighbours="add-remove", init="network", degree=2, rounds=2,
+        estimator = AdaptiveMarginals(1.0, neighbours="add-remove", init="network", marginal_degree=2, rounds=2,
                                       random_state=3)
         sizes.append(_record(recorded, estimator, correlated_frame(SIZES, rows, seed=4), SIZES)["sizes"])
         estimator.save(tmp_path / f"{rows}.json")

@@ -539,7 +539,7 @@ def test_a_conditioned_date_keeps_its_dtype(ws):
 
 def test_a_tiny_theta_gives_the_rules_largest_number_of_rounds():
     """Found beside S1: θ = 1e-308 made the rounds rule's root infinite, and rounding it an OverflowError."""
-    settings = AdaptiveSettings(1, theta=1e-308)
+    settings = AdaptiveSettings(1, rounds_theta=1e-308)
     assert settings.plan(1000, categorical_encoding([3, 4, 2, 5])).setting("rounds") == 8  # 2 per attribute
 
 

@@ -161,7 +161,7 @@ def test_seeded_fits_are_reproducible(table, fitted):
     assert not all(np.array_equal(x, y) for x, y in zip(other.conditionals_, first.conditionals_))
 
 
-@pytest.mark.parametrize("kwargs,message", [({"lam": 0}, r"lambda \(0\) must be in \(0, 1\]"),
+@pytest.mark.parametrize("kwargs,message", [({"keep_fraction": 0}, r"keep_fraction \(0\) must be in \(0, 1\]"),
                                             ({"q": -1}, r"q \(-1\) must be positive"),
                                             ({"q": "highest"}, "q .* must be a number or a fraction"),
                                             ({"mode": "exact"}, "mode .* must be one of strict, faithful"),
@@ -262,7 +262,7 @@ def _build(argv):
 
 
 def test_cli_builds_either_estimator():
-    sa = _build("--epsilon 0.5 --method sa-privbayes --mode faithful --q high --lambda 1/2 --alpha 0.3".split())
+    sa = _build("--epsilon 0.5 --method sa-privbayes --mode faithful --q high --keep-fraction 1/2 --alpha 0.3".split())
     settings = sa.settings()
     assert isinstance(sa, SAPrivBayes) and settings.mode == "faithful" and settings.degree == 2
     assert (settings.q, settings.keep_fraction, settings.alpha) == (Fraction(13, 10), Fraction(1, 2), Fraction(3, 10))
@@ -272,7 +272,8 @@ def test_cli_builds_either_estimator():
                           (["--method", "sa-privbayes", "--score", "R"], "--score does not apply"),
                           (["--method", "sa-privbayes", "--theta", "2"], "--theta does not apply"),
                           (["--method", "sa-privbayes", "--alpha", "0.3"], "alpha applies to mode 'faithful'"),
-                          (["--method", "sa-privbayes", "--lambda", "3/2"], r"lambda \(1.5\) must be in")):
+                          (["--method", "sa-privbayes", "--keep-fraction", "3/2"],
+                           r"--keep-fraction \(1.5\) must be in")):
         with pytest.raises(InputError, match=message):
             _build(["--epsilon", "1"] + argv)
 

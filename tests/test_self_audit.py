@@ -179,7 +179,7 @@ def test_a_round_not_charged_is_caught(monkeypatch):
         return type(first)(first.pair, first.variables, (first.counts + again.counts) // 2, first.scale)
     monkeypatch.setattr(rounds_module, "_measure", twice)
     params = dict(rounds=1, initial_share=Fraction(1, 100), select_share=Fraction(1, 100), max_model_cells=3,
-                  init="oneway", joint=False, degree=2)
+                  init="oneway", joint=False, marginal_degree=2)
     result = audit("adaptive", 1.0, runs=1000, seed=23, pairs=FLIP, **params)
     assert result.verdict == "VIOLATION", result.lines()
 

@@ -15,9 +15,8 @@ from privbayes.core.errors import InputError
 MECHANISMS = ("discrete-laplace", "noisy-count", "exponential", "permute-and-flip")
 """Kept equal to :data:`privbayes.audit.alone.MECHANISMS` (tested), so that ``--help`` imports nothing heavy."""
 
-NAMES = tuple(name for name in arguments.PARAMETERS
-              if name != "random_state" and any(name in arguments.METHOD_PARAMETERS[m]
-                                                for m in ("adaptive", "privbayes", "sa-privbayes", "mrf")))
+NAMES = tuple(dict.fromkeys(p.name for m in ("adaptive", "privbayes", "sa-privbayes", "mrf")
+                            for p in arguments.method_parameters()[m] if p.name != "random_state"))
 """The estimator flags the audit passes on (every DP method's, except --seed: the audit seeds each run)."""
 
 
@@ -50,10 +49,11 @@ def parameters(args: argparse.Namespace, method: str) -> dict[str, Any]:
     """The given estimator parameters; a flag the method does not take is a one-line error naming it."""
     given = {name: getattr(args, f"param_{name}") for name in NAMES
              if name != "epsilon" and getattr(args, f"param_{name}", None) is not None}
-    allowed = {"neighbours"} if method in MECHANISMS else set(arguments.METHOD_PARAMETERS.get(method, ()))
+    declared = arguments.method_parameters()
+    allowed = {"neighbours"} if method in MECHANISMS else {p.name for p in declared.get(method, ())}
     for name in given:
         if name not in allowed:
-            raise InputError(f"{arguments.PARAMETERS[name].flag} does not apply to --method {method}")
+            raise InputError(f"{arguments.flags(declared)[name].cli_flag} does not apply to --method {method}")
     return given
 
 

@@ -198,7 +198,8 @@ class PrivateEstimator:
             names = cls._param_names()
             unknown = [name for name in kwargs if name not in names]
             if unknown:
-                raise InputError(_unknown_parameter(cls.__name__, unknown[0], names)) from None
+                raise InputError(_unknown_parameter(cls.__name__, unknown[0], names,
+                                                    getattr(cls, "former_names", None))) from None
             required = [p.name for p in inspect.signature(cls.__init__).parameters.values()
                         if p.name != "self" and p.default is p.empty and p.name not in kwargs
                         and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
@@ -230,7 +231,8 @@ class PrivateEstimator:
         names = self._param_names()
         for name, value in params.items():
             if name not in names:
-                raise InputError(_unknown_parameter(type(self).__name__, name, names))
+                raise InputError(_unknown_parameter(type(self).__name__, name, names,
+                                                    getattr(self, "former_names", None)))
             setattr(self, name, value)
         return self
 
@@ -397,10 +399,12 @@ class PrivateEstimator:
         self._released().save(path)
 
 
-def _unknown_parameter(owner: str, name: Any, names: list[str]) -> str:
-    """One line: ``owner`` has no parameter ``name``; the close match if any (difflib), and the parameters."""
-    close = difflib.get_close_matches(str(name), names, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
+def _unknown_parameter(owner: str, name: Any, names: list[str], former: Mapping[str, str] | None = None) -> str:
+    """One line: ``owner`` has no parameter ``name``; its new name if it was renamed (``former``: old → new), else
+    the close match if any (difflib, among the names and the former names), and the parameters."""
+    former = former or {}
+    close = [former.get(match, match) for match in difflib.get_close_matches(str(name), names + list(former), n=1)]
+    hint = f" (renamed {former[name]!r})" if name in former else f" (did you mean {close[0]!r}?)" if close else ""
     return f"{owner} has no parameter {name!r}{hint}; its parameters: {', '.join(names)}"
 
 

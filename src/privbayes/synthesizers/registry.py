@@ -32,31 +32,42 @@ class Method:
     summary: str
     differentially_private: bool = True
     codec: str | None = None
+    parameters: str | None = None
 
     def estimator_class(self) -> Any:
         return _resolve(self.estimator)
+
+    def declared_parameters(self) -> tuple[Any, ...]:
+        """The method's parameter declarations (``module:NAME``, a module that imports nothing heavy), else
+        its estimator's."""
+        return tuple(_resolve(self.parameters) if self.parameters else self.estimator_class().parameters)
 
 
 METHODS: dict[str, Method] = {m.name: m for m in (
     Method("privbayes", "privbayes.methods.privbayes.estimator:PrivBayes", "privbayes-model",
            "privbayes.bayesnet.model_file:model_from_document",
            "PrivBayes (Zhang et al., ACM TODS 2017): a private Bayesian network and synthetic data",
-           codec="privbayes.methods.privbayes.codec:read_parameters"),
+           codec="privbayes.methods.privbayes.codec:read_parameters",
+           parameters="privbayes.methods.privbayes.parameters:PARAMETERS"),
     Method("sa-privbayes", "privbayes.methods.sa_privbayes.estimator:SAPrivBayes", "privbayes-model",
            "privbayes.bayesnet.model_file:model_from_document",
            "SA-PrivBayes (Yuan et al., Future Internet 2026): AMI order, screening, score-driven budgets",
-           codec="privbayes.methods.sa_privbayes.codec:read_parameters"),
+           codec="privbayes.methods.sa_privbayes.codec:read_parameters",
+           parameters="privbayes.methods.sa_privbayes.parameters:PARAMETERS"),
     Method("adaptive", "privbayes.methods.adaptive.estimator:AdaptiveMarginals", "privbayes-model",
            "privbayes.bayesnet.model_file:model_from_document",
            "adaptive marginals: AIM-style selection under pure ε, consistent estimation, in seconds",
-           codec="privbayes.methods.adaptive.codec:read_parameters"),
+           codec="privbayes.methods.adaptive.codec:read_parameters",
+           parameters="privbayes.methods.adaptive.parameters:PARAMETERS"),
     Method("mrf", "privbayes.methods.mrf.estimator:PrivateMRF", "privbayes-mrf",
            "privbayes.methods.mrf.model_file:from_document",
-           "private Markov random field over given cliques (Bernstein et al., ICML 2017): naive MLE, CGM-EM, PSGD"),
+           "private Markov random field over given cliques (Bernstein et al., ICML 2017): naive MLE, CGM-EM, PSGD",
+           parameters="privbayes.methods.mrf.parameters:PARAMETERS"),
     Method("nbc", "privbayes.methods.nbc.estimator:SafeNBC", "privbayes-nbc-views",
            "privbayes.methods.nbc.release:release_from_document",
            "naive Bayes classifier views by SafetyTransform/EST (Mozafari & Zaniolo, VLDB 2009): a privacy-breach "
-           "bound, NOT differential privacy", differentially_private=False),
+           "bound, NOT differential privacy", differentially_private=False,
+           parameters="privbayes.methods.nbc.parameters:PARAMETERS"),
 )}
 """Every method by its registry name."""
 
@@ -64,6 +75,14 @@ DEFAULT_METHOD = "adaptive"
 """The method ``privbayes fit`` and :func:`synthesizer` use when none is named: the most accurate at the
 library's guarantee (pure ε; docs/decisions.md, "Adaptive marginals"; docs/peers.md).  ``privbayes`` with
 ``estimation="paper"`` is the TODS 2017 algorithm as published, for reproductions."""
+
+
+def register(entry: Method) -> Method:
+    """Add a method to :data:`METHODS` (one line per method; a name is registered once)."""
+    if entry.name in METHODS:
+        raise InputError(f"method {entry.name!r} is already registered")
+    METHODS[entry.name] = entry
+    return entry
 
 
 def synthesizer(method: str = DEFAULT_METHOD, **parameters: Any) -> Any:

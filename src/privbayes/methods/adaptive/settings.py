@@ -35,42 +35,34 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from privbayes.core.errors import InputError
 from privbayes.core.limits import check_rounds
-from privbayes.core.validation import (
-    check_choice,
-    check_count,
-    check_epsilon,
-    check_positive,
-    check_share,
-    exact,
-    exact_parameter,
-)
-from privbayes.inference import MAX_EXACT_CELLS
+from privbayes.core.validation import check_choice
 from privbayes.methods.adaptive.candidates import iter_leaf_candidates
+from privbayes.methods.adaptive.parameters import (  # noqa: F401 (the constants' home before the declarations)
+    AUTO_VERSION,
+    AUTO_VERSIONS,
+    DEFAULT_MODEL_CELLS,
+    DEGREES,
+    INITS,
+    MAX_NETWORK_DEGREE,
+    PARAMETERS,
+    RAMP,
+    SELECTIONS,
+)
 from privbayes.privacy.mechanisms import COUNT_SHARE, COUNT_STEP
-from privbayes.privacy.neighbours import RELATIONS, REPLACE_ONE, Neighbours, neighbours
+from privbayes.privacy.neighbours import Neighbours, neighbours
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
 from privbayes.schema import Schema
 from privbayes.schema.encoding import Encoding
+from privbayes.synthesizers.parameters import DeclaredSettings, read_parameters, to_parameters
 
 METHOD = "adaptive"
 MECHANISM = "adaptive marginals (AIM-style selection under pure ε, consistent estimation on a junction tree)"
 MAX_ROUNDS_PER_ATTRIBUTE = 2
 """The rounds rule gives at most this many rounds per attribute (each round refits the model)."""
-RAMP = Fraction(4)
-"""The last round's budget over the first's (docs/decisions.md, "Adaptive marginals: budget ramp")."""
-SELECTIONS = ("permute-and-flip", "exponential")
-"""Each round's selection mechanism (docs/decisions.md, "Adaptive marginals: joint first marginals and
-permute-and-flip"); model files written before it was a setting selected with the exponential mechanism."""
-DEGREES = (2, 3)
-MAX_NETWORK_DEGREE = 5
-"""The network start's degree is Lemma 4.8's k, at most this (docs/decisions.md, "Adaptive marginals: joint first
-marginals and permute-and-flip"); model files written before it had no cap."""
 SMALL_SIGNAL = 5000
 """Below this n·ε/Δ (the budget after the count) the joint first tables get :data:`SMALL_SIGNAL_SHARE` of ε."""
 SMALL_SIGNAL_SHARE = Fraction(11, 20)
@@ -86,15 +78,6 @@ LARGE_SIGNAL = 20_000
 """Above this n·ε/Δ (the budget after the count) the automatic first share falls as √(LARGE_SIGNAL / (n·ε/Δ))
 (:data:`AUTO_VERSION` 3; docs/decisions.md, "Capacity that follows n·ε")."""
 MIN_SHARE = Fraction(1, 100)
-AUTO_VERSION = 3
-"""The version of the automatic choices (``init="auto"``, ``degree=None``, the first share).  1 (model files
-written before it was recorded): PrivBayes's network first on binary data, 2-way candidates.  2: joint first
-tables on every domain; on binary data 3-way candidates and a first share of :data:`BINARY_SHARE`.  3: above
-a signal of :data:`LARGE_SIGNAL` the first share falls with the signal, leaving more of ε to the rounds."""
-AUTO_VERSIONS = (1, 2, 3)
-INITS = ("auto", "oneway", "network")
-DEFAULT_MODEL_CELLS = 2**20
-"""Default cap on the cells of the model's junction tree (exact inference at every round)."""
 WORKLOAD_MULTIPLE = 64
 """The junction tree is also capped at this many times the cells of all the candidate marginals of two or
 more attributes (the workload's own size): a domain-scaled bound on the time and memory of each round
@@ -103,57 +86,26 @@ ENCODING = "hierarchical"
 """The candidates are leaf marginals; the hierarchical encoding keeps the schema's attributes as they are."""
 
 
-@dataclass(frozen=True)
-class AdaptiveSettings:
+class AdaptiveSettings(DeclaredSettings):
     """The public parameters of an adaptive fit, validated once (one-line :class:`InputError` naming the
-    parameter).  Budgets and shares are exact rationals of the decimals written (0.2 → 1/5)."""
+    parameter; declared in :mod:`privbayes.methods.adaptive.parameters`).  Budgets and shares are exact rationals
+    of the decimals written (0.2 → 1/5)."""
 
+    parameters = PARAMETERS
     epsilon: Fraction
-    degree: int | None = None
-    rounds: int | None = None
-    initial_share: Fraction | None = None
-    select_share: Fraction = Fraction(1, 5)
-    theta: float = 25.0
-    max_model_cells: int = DEFAULT_MODEL_CELLS
-    neighbours: str = REPLACE_ONE.name
-    init: str = "auto"
-    ramp: Fraction = RAMP
-    selection: str = SELECTIONS[0]
-    joint: bool = True
-    max_network_degree: int | None = MAX_NETWORK_DEGREE
-    auto_version: int = AUTO_VERSION
-
-    def __post_init__(self) -> None:
-        check_choice(self.init, "init", INITS, allow_none=False)
-        check_choice(self.selection, "selection", SELECTIONS, allow_none=False)
-        if not isinstance(self.joint, bool):
-            raise InputError(f"joint ({self.joint!r}) must be true or false")
-        if self.max_network_degree is not None:
-            object.__setattr__(self, "max_network_degree",
-                               check_count(self.max_network_degree, "max_network_degree", minimum=1))
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        if self.degree is not None:
-            object.__setattr__(self, "degree", check_count(self.degree, "degree", minimum=1))
-            if self.degree not in DEGREES:
-                raise InputError(f"degree ({self.degree!r}) must be one of {', '.join(map(str, DEGREES))}")
-        if isinstance(self.auto_version, bool) or self.auto_version not in AUTO_VERSIONS:
-            versions = ", ".join(map(str, AUTO_VERSIONS))
-            raise InputError(f"auto_version ({self.auto_version!r}) must be one of {versions}")
-        if self.rounds is not None:
-            object.__setattr__(self, "rounds", check_rounds(check_count(self.rounds, "rounds", minimum=1), "rounds"))
-        if self.initial_share is not None:
-            object.__setattr__(self, "initial_share", check_share(self.initial_share, "initial_share"))
-        object.__setattr__(self, "select_share", check_share(self.select_share, "select_share"))
-        object.__setattr__(self, "theta", float(check_positive(self.theta, "theta")))
-        object.__setattr__(self, "max_model_cells", check_count(self.max_model_cells, "max_model_cells", minimum=1))
-        if self.max_model_cells > MAX_EXACT_CELLS:
-            raise InputError(f"max_model_cells ({self.max_model_cells}) must be at most {MAX_EXACT_CELLS:,} "
-                             "(the released model is sampled by exact inference)")
-        check_choice(self.neighbours, "neighbours", tuple(RELATIONS), allow_none=False)
-        ramp = exact(self.ramp, "ramp") if isinstance(self.ramp, str) else Fraction(self.ramp)
-        if not 1 <= ramp <= 100:
-            raise InputError(f"ramp ({float(ramp):g}) must be between 1 and 100")
-        object.__setattr__(self, "ramp", ramp)
+    marginal_degree: int | None
+    rounds: int | None
+    initial_share: Fraction | None
+    select_share: Fraction
+    rounds_theta: float
+    max_model_cells: int
+    neighbours: str
+    init: str
+    ramp: Fraction
+    selection: str
+    joint: bool
+    max_network_degree: int | None
+    auto_version: int
 
     @property
     def relation(self) -> Neighbours:
@@ -173,8 +125,8 @@ class AdaptiveSettings:
     def degree_for(self, encoding: Encoding) -> int:
         """The largest candidate marginal: ``degree``, or when not given 3 on binary data (8-cell tables, at most
         :data:`MAX_AUTO_TRIPLES` of them) and 2 otherwise; always 2 under :data:`AUTO_VERSION` 1."""
-        if self.degree is not None:
-            return self.degree
+        if self.marginal_degree is not None:
+            return self.marginal_degree
         d = len(encoding.attributes)
         binary = self.auto_version >= 2 and encoding.is_binary and math.comb(d, 3) <= MAX_AUTO_TRIPLES
         return 3 if binary else 2
@@ -221,42 +173,15 @@ class AdaptiveSettings:
 
     def to_parameters(self) -> dict[str, Any]:
         """The model file's ``parameters``: numbers for readers, exact text for the budgets."""
-        return {"method": METHOD, "epsilon": float(self.epsilon), "epsilon_exact": str(self.epsilon),
-                "degree": self.degree, "rounds": self.rounds,
-                "initial_share": None if self.initial_share is None else float(self.initial_share),
-                "initial_share_exact": None if self.initial_share is None else str(self.initial_share),
-                "select_share": float(self.select_share), "select_share_exact": str(self.select_share),
-                "theta": self.theta, "max_model_cells": self.max_model_cells, "neighbours": self.neighbours,
-                "init": self.init, "ramp": float(self.ramp), "ramp_exact": str(self.ramp), "encoding": ENCODING,
-                "selection": self.selection, "joint": self.joint, "max_network_degree": self.max_network_degree,
-                "auto_version": self.auto_version}
+        return to_parameters(self, METHOD)
 
     @classmethod
     def from_parameters(cls, params: Mapping[str, Any]) -> AdaptiveSettings:
-        """Settings from a model file's ``parameters`` (validated; unknown keys refused)."""
-        known = {"method", "epsilon", "epsilon_exact", "degree", "rounds", "initial_share", "initial_share_exact",
-                 "select_share", "select_share_exact", "theta", "max_model_cells", "neighbours", "init",
-                 "ramp", "ramp_exact", "encoding", "selection", "joint", "max_network_degree", "auto_version"}
-        if set(params) - known:
-            raise InputError(f"unknown adaptive parameters {sorted(set(params) - known)}")
+        """Settings from a model file's ``parameters`` (validated; unknown keys refused).  Files before the ramp
+        (1.x adaptive models) had equal rounds; before the selection and joint settings, the exponential mechanism
+        and one 1-way table per attribute; before the automatic choices were versioned, version 1."""
         check_choice(params.get("method"), "method", (METHOD,), allow_none=False)
-        check_choice(params.get("encoding", ENCODING), "encoding", (ENCODING,), allow_none=False)
-
-        def rational(name: str) -> Fraction:
-            return exact_parameter(params, name)
-
-        return cls(check_epsilon(rational("epsilon")), degree=params.get("degree"), rounds=params.get("rounds"),
-                   initial_share=None if params.get("initial_share") is None else rational("initial_share"),
-                   select_share=rational("select_share"),
-                   theta=params.get("theta"), max_model_cells=params.get("max_model_cells"),  # type: ignore[arg-type]
-                   neighbours=params.get("neighbours"), init=params.get("init"),  # type: ignore[arg-type]
-                   # files written before the ramp (1.x adaptive models) had equal rounds
-                   ramp=rational("ramp") if "ramp_exact" in params else Fraction(1),
-                   # files written before these settings: the exponential mechanism, one 1-way table per attribute
-                   selection=params.get("selection", "exponential"), joint=params.get("joint", False),
-                   max_network_degree=params.get("max_network_degree"),
-                   # files written before the automatic choices were versioned: version 1
-                   auto_version=params.get("auto_version", 1))
+        return cls(**read_parameters(PARAMETERS, params, owner="adaptive"))
 
 
 def large_signal_share(share: Fraction, signal: float) -> Fraction:
@@ -282,7 +207,7 @@ def rounds_for(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_bu
     measure = float(rounds_budget * (1 - settings.select_share))
     signal = n * measure / float(settings.relation.count_sensitivity)
     most = MAX_ROUNDS_PER_ATTRIBUTE * d  # capped before rounding: a tiny θ makes the root infinite
-    rule = int(max(1, round(min(math.sqrt(signal / settings.theta), most))))
+    rule = int(max(1, round(min(math.sqrt(signal / settings.rounds_theta), most))))
     return check_rounds(rule, "the rounds rule's number of rounds")
 
 
@@ -402,7 +327,7 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
     plan_settings = (("algorithm", algorithm), ("rounds", T), ("marginal degree", degree),
                      ("mean epsilon per round", float(per_round)),
                      ("last round over first", float(settings.ramp)), ("select share", float(settings.select_share)),
-                     ("initial share", float(share)), ("theta", settings.theta),
+                     ("initial share", float(share)), ("theta", settings.rounds_theta),
                      ("max model cells", settings.model_cells_for(encoding)), ("n", n), ("attributes", d),
                      ("neighbours", relation.name), ("init", init)) + network_settings
     return BudgetPlan(Fraction(epsilon), tuple(releases), plan_settings)

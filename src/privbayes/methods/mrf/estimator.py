@@ -19,13 +19,13 @@ import numpy as np
 import pandas as pd
 
 from privbayes.core.errors import UncoveredColumnsWarning
-from privbayes.core.validation import check_seed
 from privbayes.inference import Domain
 from privbayes.methods.mrf.cliques import clique_indices
 from privbayes.methods.mrf.cost import mrf_cost
 from privbayes.methods.mrf.estimation import CGMOptions, auto_estimate, calibrated_mle, cgm_em, naive_mle
 from privbayes.methods.mrf.measurements import measure
 from privbayes.methods.mrf.model import LogLinearModel
+from privbayes.methods.mrf.parameters import PARAMETERS
 from privbayes.methods.mrf.psgd import psgd
 from privbayes.methods.mrf.released import ReleasedMRF
 from privbayes.methods.mrf.settings import METHOD, MRFSettings
@@ -35,45 +35,25 @@ from privbayes.schema import Schema
 from privbayes.schema.encoding import Encoding
 from privbayes.synthesizers.contract import FitContext, Measured, PrivateEstimator
 from privbayes.synthesizers.costs import CostEstimate
+from privbayes.synthesizers.parameters import DeclaredEstimator
 
 
-class PrivateMRF(PrivateEstimator):
+class PrivateMRF(DeclaredEstimator, PrivateEstimator):
     """ε-DP log-linear MRF (the release contract: :mod:`privbayes.synthesizers.contract`).
 
-    ``cliques`` lists tuples of attribute names; ``estimation`` auto (default: naive MLE of the projected marginals with
-    zeroed cells floored at the detection limit, λ set per clique from the public noise-to-count ratio,
-    docs/undirected.md), naive, cgm or psgd;
-    ``neighbours`` "replace-one" (library default: sensitivity 2 per table, n public) or
-    "add-remove" (the paper's: sensitivity 1 per table, N estimated from the noisy tables);
-    ``l2`` the L2 weight λ (default: calibrated for auto, 1e-4 for naive, 0 for cgm and psgd); ``inference``
-    auto/exact/loopy; ``cgm`` a :class:`CGMOptions`; ``delta`` for psgd (default 1/n);
-    ``random_state`` seeds the DP noise (reproducible experiments; the report says so).
+    Its parameters are declared in :mod:`privbayes.methods.mrf.parameters`; the section below is derived from
+    them.  Under "replace-one" neighbours (the library's default) each table has sensitivity 2 and n is public;
+    under "add-remove" (the paper's) sensitivity 1 and N is estimated from the noisy tables.
     """
 
     method = METHOD
-
-    def __init__(self, cliques: Sequence[Sequence[str]], epsilon: float = 1.0, *, estimation: str = "auto",
-                 neighbours: str = "replace-one", l2: float | None = None, inference: str = "auto",
-                 cgm: CGMOptions | None = None, psgd_steps: int = 50, psgd_learning_rate: float = 1.0,
-                 delta: float | None = None, random_state: int | None = None) -> None:
-        self.cliques = cliques
-        self.epsilon = epsilon
-        self.estimation = estimation
-        self.neighbours = neighbours
-        self.l2 = l2
-        self.inference = inference
-        self.cgm = cgm
-        self.psgd_steps = psgd_steps
-        self.psgd_learning_rate = psgd_learning_rate
-        self.delta = delta
-        self.random_state = random_state
+    parameters = PARAMETERS
+    settings_class = MRFSettings
 
     def settings(self) -> MRFSettings:
-        check_seed(self.random_state, "random_state")
         clique_indices(self.cliques, None)
-        return MRFSettings(self.epsilon, estimation=self.estimation, neighbours=self.neighbours, l2=self.l2,  # type: ignore[arg-type]
-                           inference=self.inference, psgd_steps=self.psgd_steps,
-                           psgd_learning_rate=self.psgd_learning_rate, delta=self.delta)  # type: ignore[arg-type]
+        settings: MRFSettings = self.declared_settings()
+        return settings
 
     def _plan(self, settings: MRFSettings, schema: Schema, n: int) -> BudgetPlan:
         return settings.plan(n, schema, self.cliques)
@@ -107,21 +87,22 @@ class PrivateMRF(PrivateEstimator):
         cliques = clique_indices(self.cliques, schema)
         domain = Domain(tuple(a.size for a in schema.attributes))
         counts = [table.counts(list(c)) for c in cliques]
-        start = LogLinearModel.uniform(domain, cliques, settings.inference)  # type: ignore[arg-type]
+        start = LogLinearModel.uniform(domain, cliques, settings.inference)
         if settings.estimation == "psgd":
             public_n = fit.planned_n  # psgd is replace-one only: n is public
             noise = np.random.default_rng(self.random_state)  # float Gaussian noise: the documented exception
             model = psgd(start, counts, public_n, settings.epsilon, settings.delta_for(public_n), accountant, noise,
-                         steps=settings.psgd_steps, learning_rate=settings.psgd_learning_rate, lam=settings.lam or 0.0)
+                         steps=settings.psgd_steps, learning_rate=settings.psgd_learning_rate,
+                         lam=settings.l2_weight or 0.0)
             n = float(public_n)
             estimate = ""
         else:
             names = [",".join(schema.names[v] for v in c) for c in cliques]
             stats = measure(counts, 0 if fit.n is None else fit.n, cliques, names,
-                            settings.epsilon, settings.neighbours, accountant, fit.rng)  # type: ignore[arg-type]
+                            settings.epsilon, settings.neighbours, accountant, fit.rng)
             del counts
             n = stats.n
-            lam = settings.lam
+            lam = settings.l2_weight
             estimate = auto_estimate(stats, lam) if settings.estimation == "auto" else ""
             if settings.estimation == "auto":  # post-processing: floor and λ_C from the noise scale, |X_C| and n (or N̂)
                 model = calibrated_mle(start, stats, lam)

@@ -113,7 +113,7 @@ def _from_document(doc: Any, source: str) -> ReleasedMRF:
     estimate = fitted.get("estimate", "")  # absent from files written before the floored default
     _require(isinstance(estimate, str) and len(estimate) <= MAX_ESTIMATE_TEXT, source,
              f"estimate must be text of at most {MAX_ESTIMATE_TEXT} characters")
-    return ReleasedMRF(schema, cliques, LogLinearModel(domain, cliques, tuple(theta), settings.inference),  # type: ignore[arg-type]
+    return ReleasedMRF(schema, cliques, LogLinearModel(domain, cliques, tuple(theta), settings.inference),
                        settings.to_parameters(),
                        ReleaseRecord(plan, ledger, n, fitted["seeded"],
                                      str(fitted.get("domain_source", "given by the user (public)")), tuple(caveats),

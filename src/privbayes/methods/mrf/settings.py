@@ -9,24 +9,22 @@ Gaussian composition (δ = 1/n by default, replace-one only: n must be public).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from privbayes.core.errors import InputError
-from privbayes.core.validation import check_choice, check_count, check_epsilon, exact, exact_parameter, is_real
+from privbayes.core.validation import check_choice, check_epsilon, is_real
+from privbayes.inference.protocol import Method
 from privbayes.methods.mrf.cliques import ALGORITHMS, clique_indices
-from privbayes.privacy.neighbours import RELATIONS, REPLACE_ONE, Neighbours, neighbours
+from privbayes.methods.mrf.measurements import Relation
+from privbayes.methods.mrf.parameters import ESTIMATIONS, INFERENCE, MAX_L2, PARAMETERS  # noqa: F401 (their home before)
+from privbayes.privacy.neighbours import Neighbours, neighbours
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
 from privbayes.schema import Schema
+from privbayes.synthesizers.parameters import DeclaredSettings, read_parameters, to_parameters
 
 METHOD = "mrf"
 MECHANISM = "private Markov random field (Bernstein et al., ICML 2017)"
-ESTIMATIONS = tuple(ALGORITHMS)
-INFERENCE = ("auto", "exact", "loopy")
-MAX_L2 = 1e6
-"""The largest L2 weight λ: at 10⁶ the penalty n·λ·Σθ² already holds θ at 0 (a uniform model) for any table, and
-every float the estimators derive from it stays finite (λ = 10³⁰⁸ overflowed to a traceback)."""
 DEFAULT_L2: dict[str, float | None] = {"auto": None, "naive": 1e-4, "cgm": 0.0, "psgd": 0.0}
 """The L2 weight λ of each estimation when none is given; None: calibrated per clique from the public
 noise-to-count ratio after the measurements (``auto``, docs/undirected.md)."""
@@ -38,34 +36,21 @@ def table_step(schema: Schema, clique: Sequence[int]) -> str:
     return f"clique table {','.join(schema.names[v] for v in clique)}"
 
 
-@dataclass(frozen=True)
-class MRFSettings:
-    """The public parameters of a private MRF, validated once (one-line :class:`InputError`)."""
+class MRFSettings(DeclaredSettings):
+    """The public parameters of a private MRF, validated once (one-line :class:`InputError`; declared in
+    :mod:`privbayes.methods.mrf.parameters`)."""
 
+    parameters = PARAMETERS
     epsilon: Fraction
-    estimation: str = "auto"
-    neighbours: str = REPLACE_ONE.name
-    l2: float | None = None
-    inference: str = "auto"
-    psgd_steps: int = 50
-    psgd_learning_rate: float = 1.0
-    delta: Fraction | None = None
+    estimation: str
+    neighbours: Relation
+    l2: float | None
+    inference: Method
+    psgd_steps: int
+    psgd_learning_rate: float
+    delta: Fraction | None
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        check_choice(self.estimation, "estimation", ESTIMATIONS, allow_none=False)
-        check_choice(self.neighbours, "neighbours", tuple(RELATIONS), allow_none=False)
-        if self.l2 is not None and (not is_real(self.l2) or not 0 <= self.l2 <= MAX_L2):
-            raise InputError(f"l2 ({self.l2!r}) must be a number in [0, {MAX_L2:g}]")
-        check_choice(self.inference, "inference", INFERENCE, allow_none=False)
-        object.__setattr__(self, "psgd_steps", check_count(self.psgd_steps, "psgd_steps", minimum=1))
-        if not is_real(self.psgd_learning_rate) or self.psgd_learning_rate <= 0:
-            raise InputError(f"psgd_learning_rate ({self.psgd_learning_rate!r}) must be a finite number > 0")
-        if self.delta is not None:
-            delta = exact(self.delta, "delta")
-            if not 0 < delta < 1:
-                raise InputError(f"delta ({self.delta!r}) must be in (0, 1)")
-            object.__setattr__(self, "delta", delta)
+    def check(self) -> None:
         if self.estimation == "psgd" and not self.relation.n_public:
             raise InputError("estimation 'psgd' supports neighbours 'replace-one' only (it divides by the public n)")
 
@@ -74,7 +59,7 @@ class MRFSettings:
         return neighbours(self.neighbours)
 
     @property
-    def lam(self) -> float | None:
+    def l2_weight(self) -> float | None:
         """The L2 weight λ in force; None when it is calibrated per clique (``auto`` without ``l2``)."""
         return DEFAULT_L2[self.estimation] if self.l2 is None else float(self.l2)
 
@@ -87,25 +72,25 @@ class MRFSettings:
         add/remove neighbours n is private and the plan does not depend on it (no release is sized by
         n; N is estimated from the noisy tables afterwards)."""
         indices = clique_indices(cliques, schema)
+        releases: tuple[PlannedRelease, ...]
         if self.estimation == "psgd":
             releases = (PlannedRelease(PSGD_STEP, "Gaussian (DP-GD, float noise)", self.epsilon, kind="gradients",
                                        delta=self.delta_for(n)),)
         else:
             share = self.epsilon / len(indices)
-            releases = tuple(PlannedRelease(table_step(schema, c), "discrete Laplace", share, kind="table", index=i,  # type: ignore[assignment]
+            releases = tuple(PlannedRelease(table_step(schema, c), "discrete Laplace", share, kind="table", index=i,
                                             sensitivity=self.relation.count_sensitivity)
                              for i, c in enumerate(indices))
         shown = n if self.relation.n_public else "private (estimated from the noisy tables)"
         settings = (("algorithm", ALGORITHMS[self.estimation]), ("cliques", len(indices)), ("n", shown),
                     ("neighbours", self.relation.name),
-                    ("l2", "calibrated per clique" if self.lam is None else self.lam), ("inference", self.inference))
+                    ("l2", "calibrated per clique" if self.l2_weight is None else self.l2_weight),
+                    ("inference", self.inference))
         return BudgetPlan(self.epsilon, releases, settings)
 
     def to_parameters(self) -> dict[str, Any]:
         """The model file's ``parameters``: numbers for readers, exact text for ε and δ."""
-        return {"method": METHOD, "epsilon": float(self.epsilon), "epsilon_exact": str(self.epsilon),
-                "estimation": self.estimation, "neighbours": self.neighbours, "l2": self.l2,
-                "inference": self.inference, "delta": None if self.delta is None else str(self.delta)}
+        return to_parameters(self, METHOD)
 
     @classmethod
     def from_parameters(cls, params: Mapping[str, Any], *, version: int) -> MRFSettings:
@@ -115,14 +100,9 @@ class MRFSettings:
             known = {"epsilon", "method", "relation", "lam", "inference", "delta"}
             if set(params) - known:
                 raise InputError(f"unknown MRF parameters {sorted(set(params) - known)}")
-            delta = params.get("delta")
-            return cls(check_epsilon(params.get("epsilon"), binary=True), estimation=params.get("method"),  # type: ignore[arg-type]
-                       neighbours=params.get("relation"), l2=params.get("lam"), inference=params.get("inference"),  # type: ignore[arg-type]
-                       delta=Fraction(delta) if is_real(delta) else delta)  # type: ignore[arg-type]
-        known = {"method", "epsilon", "epsilon_exact", "estimation", "neighbours", "l2", "inference", "delta"}
-        if set(params) - known:
-            raise InputError(f"unknown MRF parameters {sorted(set(params) - known)}")
+            delta: Any = params.get("delta")
+            return cls(check_epsilon(params.get("epsilon"), binary=True), estimation=params.get("method"),
+                       neighbours=params.get("relation"), l2=params.get("lam"), inference=params.get("inference"),
+                       delta=Fraction(delta) if is_real(delta) else delta)
         check_choice(params.get("method"), "method", (METHOD,), allow_none=False)
-        epsilon = exact_parameter(params, "epsilon")
-        return cls(epsilon, estimation=params.get("estimation"), neighbours=params.get("neighbours"),  # type: ignore[arg-type]
-                   l2=params.get("l2"), inference=params.get("inference"), delta=params.get("delta"))  # type: ignore[arg-type]
+        return cls(**read_parameters(PARAMETERS, params, owner="MRF"))

@@ -16,8 +16,6 @@ says so first.
 
 from __future__ import annotations
 
-import math
-import numbers
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,16 +27,18 @@ import pandas as pd
 from privbayes.core.errors import InputError
 from privbayes.core.validation import check_seed
 from privbayes.counting import PrivateTable
-from privbayes.methods.nbc.breach import CONDITIONS, gamma_from_breach
+from privbayes.methods.nbc.breach import gamma_from_breach
 from privbayes.methods.nbc.est import check_prior, est
+from privbayes.methods.nbc.parameters import PARAMETERS
 from privbayes.methods.nbc.safety import SafeViews, safety_transform
 from privbayes.methods.nbc.views import NBCViews, views_from_table
-from privbayes.methods.nbc.viewsfile import from_document, parse_fraction, privacy_report, to_document
+from privbayes.methods.nbc.viewsfile import from_document, privacy_report, to_document
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.privacy.record import ReleaseRecord
 from privbayes.privacy.report import PrivacyReport
 from privbayes.schema import Schema
+from privbayes.synthesizers.parameters import DeclaredSettings
 
 METHOD = "nbc"
 MECHANISMS = {"safety-transform": "SafetyTransform (Mozafari & Zaniolo, VLDB 2009, §6)",
@@ -50,80 +50,27 @@ NOT_DP = ("NOT differential privacy: the transformation is deterministic, adds n
           "possible-worlds attacker of the paper learns about a class label")
 
 
-def exact(value: Any, name: str) -> Fraction:
-    """A finite positive number as an exact rational of what was written: an integer, a Fraction,
-    decimal text ("1.1", "11/10") or a float read as its shortest decimal (1.1 → 11/10)."""
-    given = value
-    if isinstance(value, bool):
-        raise InputError(f"{name} ({value!r}) must be a number")
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise InputError(f"{name} ({value!r}) must be a finite number")
-        value = Fraction(repr(float(value)))
-    elif isinstance(value, str):
-        try:
-            return parse_fraction(value.strip(), name)
-        except InputError:
-            raise InputError(f"{name} ({value!r}) must be a positive number such as 1.1 or 11/10") from None
-    if not isinstance(value, numbers.Rational):
-        raise InputError(f"{name} ({value!r}) must be a number")
-    if value <= 0:
-        raise InputError(f"{name} ({given!r}) must be > 0")
-    return Fraction(int(value.numerator), int(value.denominator))
-
-
-@dataclass(frozen=True)
-class NBCSettings:
+class NBCSettings(DeclaredSettings):
     """SafetyTransform's or EST's parameters, validated once (one-line :class:`InputError` naming
-    the parameter).  Give exactly one of ``gamma`` (amplification γ > 1, Corollary 4),
-    ``breach`` = (L1, L2) (block every L1-to-L2 breach: γ from Lemma 2's condition (7)) or
-    ``prior`` = {label: F(label)} together with ``r`` > 1 (EST, r-closeness).  ``condition``:
+    the parameter; declared in :mod:`privbayes.methods.nbc.parameters`).  Give exactly one of ``gamma``
+    (amplification γ > 1, Corollary 4), ``breach`` = (L1, L2) (block every L1-to-L2 breach: γ from Lemma 2's
+    condition (7)) or ``prior`` = {label: F(label)} together with ``r`` > 1 (EST, r-closeness).  ``condition``:
     "posterior" (ρ^(2n−1) ≤ γ, the default) or "corollary4" (ρ^n ≤ γ, as printed)."""
 
-    gamma: Fraction | None = None
-    breach: tuple[Fraction, Fraction] | None = None
-    prior: tuple[tuple[str, Fraction], ...] | None = None
-    r: Fraction | None = None
-    condition: str = "posterior"
+    parameters = PARAMETERS
+    gamma: Fraction | None
+    breach: tuple[Fraction, Fraction] | None
+    prior: tuple[tuple[str, Fraction], ...] | None
+    r: Fraction | None
+    condition: str
 
-    def __post_init__(self) -> None:
+    def check_given(self) -> None:
         given = [name for name in ("gamma", "breach", "prior") if getattr(self, name) is not None]
         if len(given) != 1:
             raise InputError("give exactly one of gamma, breach (L1, L2) or prior (with r); got "
                              + (", ".join(given) if given else "none"))
         if (self.prior is None) != (self.r is None):
             raise InputError("prior and r go together (EST)")
-        if self.condition not in CONDITIONS:
-            raise InputError(f"condition ({self.condition!r}) must be one of {', '.join(CONDITIONS)}")
-        if self.gamma is not None:
-            object.__setattr__(self, "gamma", _above_one(exact(self.gamma, "gamma"), "gamma", "amplification γ"))
-        if self.breach is not None:
-            object.__setattr__(self, "breach", self._breach(self.breach))
-        if self.prior is not None:
-            object.__setattr__(self, "prior", self._prior(self.prior))
-            object.__setattr__(self, "r", _above_one(exact(self.r, "r"), "r", "r-closeness"))
-
-    @staticmethod
-    def _breach(raw: Any) -> tuple[Fraction, Fraction]:
-        if isinstance(raw, (str, bytes)) or not hasattr(raw, "__len__") or len(raw) != 2:
-            raise InputError(f"breach ({raw!r}) must be two numbers L1 < L2 in (0, 1)")
-        pair = (exact(raw[0], "breach L1"), exact(raw[1], "breach L2"))
-        if not pair[0] < pair[1] < 1:
-            raise InputError(f"breach ({float(pair[0]):g}, {float(pair[1]):g}) must be two numbers L1 < L2 in (0, 1)")
-        return pair
-
-    @staticmethod
-    def _prior(raw: Any) -> tuple[tuple[str, Fraction], ...]:
-        items = list(raw.items()) if isinstance(raw, Mapping) else raw
-        if isinstance(items, (str, bytes)) or not isinstance(items, (list, tuple)) or \
-                not all(isinstance(p, (list, tuple)) and len(p) == 2 for p in items):
-            raise InputError("prior must map each class label to its probability")
-        pairs = tuple((str(label), exact(value, f"prior of label {str(label)!r}")) for label, value in items)
-        if len({label for label, _ in pairs}) != len(pairs):
-            raise InputError("prior names a class label twice")
-        if sum(value for _, value in pairs) != 1:
-            raise InputError(f"prior: the probabilities must sum to 1, got {float(sum(v for _, v in pairs)):g}")
-        return pairs
 
     @property
     def method(self) -> str:
@@ -166,12 +113,6 @@ class NBCSettings:
         if self.prior is not None:
             out.update(prior={label: str(value) for label, value in self.prior}, r=str(self.r))
         return out
-
-
-def _above_one(value: Fraction, name: str, what: str) -> Fraction:
-    if not value > 1:
-        raise InputError(f"{name} ({float(value):g}) must be > 1 (the {what})")
-    return value
 
 
 @dataclass(frozen=True)

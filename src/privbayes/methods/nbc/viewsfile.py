@@ -18,8 +18,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +25,7 @@ from privbayes.core.errors import InputError
 from privbayes.files.documents import parse_json
 from privbayes.methods.nbc.attack import measured_breach
 from privbayes.methods.nbc.breach import CONDITIONS
+from privbayes.methods.nbc.parameters import parse_fraction
 from privbayes.methods.nbc.safety import SafeViews
 from privbayes.methods.nbc.views import AttributeCounts, NBCViews
 
@@ -38,9 +37,6 @@ MAX_CLASSES = 1024
 MAX_ATTRIBUTES = 1024
 MAX_VALUES = 1 << 16
 MAX_DIGITS = 4000
-FRACTION = re.compile(r"[0-9]{1,60}(\.[0-9]{1,60}|/[0-9]{1,60})?")
-
-
 CONDITION_TEXT = {
     "posterior": "every ratio rho between two classes' counts of one value (and of P) satisfies rho^(2n-1) <= "
                  "the bound, exactly; this bounds the attacker's posterior ratio for every quasi-identifier when "
@@ -131,20 +127,6 @@ def _count(value: Any, where: str) -> int:
         raise InputError(f"{where}: counts must be non-negative integers")
     if value.bit_length() > MAX_DIGITS * 3.33:
         raise InputError(f"{where}: a count has more than {MAX_DIGITS} digits")
-    return value
-
-
-def parse_fraction(text: Any, where: str) -> Fraction:
-    """A positive rational written as digits, 'p/q' or a plain decimal ('1.1'); nothing else
-    (no exponents: '1e999999' would allocate a huge integer)."""
-    if not isinstance(text, str) or not FRACTION.fullmatch(text):
-        raise InputError(f"{where}: expected a number such as '1.1' or '11/10'")
-    try:
-        value = Fraction(text)
-    except ZeroDivisionError:
-        raise InputError(f"{where}: the denominator is zero") from None
-    if value <= 0:
-        raise InputError(f"{where}: expected a positive number")
     return value
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import warnings
 from fractions import Fraction
-from typing import Literal
 
 from privbayes.bayesnet.conditionals import conditionals_from_tables
 from privbayes.bayesnet.greedy import fixed_degree_candidates, greedy_bayes, maximal_parent_candidates
@@ -27,12 +26,12 @@ from privbayes.bayesnet.model import BayesNetModel
 from privbayes.bayesnet.network import APPair, Network
 from privbayes.bayesnet.registry import get_score
 from privbayes.core.errors import IndependentColumnsWarning
-from privbayes.core.validation import check_seed
 from privbayes.counting import PrivateTable
 from privbayes.estimation.consistent import TreeTooLarge, estimate
 from privbayes.estimation.measurements import estimated_total
 from privbayes.estimation.potentials import potentials_of
 from privbayes.methods.privbayes.cost import CostEstimate, cost_estimate
+from privbayes.methods.privbayes.parameters import PARAMETERS
 from privbayes.methods.privbayes.settings import METHOD, PrivBayesSettings, measured_pairs
 from privbayes.privacy.mechanisms import count_mechanism
 from privbayes.privacy.plan import BudgetPlan
@@ -41,6 +40,7 @@ from privbayes.schema import Schema
 from privbayes.schema.encoding import Encoding
 from privbayes.synthesizers.contract import FitContext, Measured, PrivateEstimator
 from privbayes.synthesizers.fitted import BayesNetViews
+from privbayes.synthesizers.parameters import DeclaredEstimator
 
 INDEPENDENT_COLUMNS = ("the network has degree 0: at ε = {epsilon:g} and θ = {theta:g} the table is too small for "
                        "any parent to be worth its noise (θ-usefulness, TODS 2017 §4.5), so every column is sampled "
@@ -48,56 +48,28 @@ INDEPENDENT_COLUMNS = ("the network has degree 0: at ε = {epsilon:g} and θ = {
                        "theta or a fixed degree change that")
 """The :class:`IndependentColumnsWarning` of a fit at degree 0 that no one asked for (public inputs only)."""
 
-NonPrivatePhase = Literal["network", "marginals"]
-Estimation = Literal["projected", "paper", "consistent"]
 
-
-class PrivBayes(BayesNetViews, PrivateEstimator):
+class PrivBayes(BayesNetViews, DeclaredEstimator, PrivateEstimator):
     """ε-DP synthesizer (the release contract: :mod:`privbayes.synthesizers.contract`).
 
-    Parameters: ``epsilon`` total budget; ``beta`` share of ε for the network (default 0.3);
-    ``theta`` usefulness threshold (default 4); ``score`` I, R or F (default F when every
-    encoded attribute is binary, else R); ``encoding`` (default hierarchical when a
-    categorical attribute has a taxonomy, else vanilla); ``degree`` a fixed k instead of
-    θ-usefulness; ``non_private_phase`` "network" or "marginals" runs that phase without
-    noise (the paper's BestNetwork / BestMarginal analysis, §6.4: NOT private);
-    ``estimation`` how the noisy tables become the model (all post-processing of the same
-    paid-for tables, same ledger): "consistent" (default) fits one model to all tables
-    (ICML 2019 objective, :mod:`privbayes.estimation.consistent`; when the junction tree is too
-    large for exact inference, the projected conditionals, with a caveat); "projected"
-    projects each table onto the simplex (its total is the public n) and takes its
-    conditional; "paper" clips negative cells and normalises (TODS 2017, Alg. 1/3; the
-    reproductions use it); ``neighbours`` "replace-one" (the paper: n public) or "add-remove"
-    (n private, as MST/AIM: count tables at sensitivity 1, score R in counts, 1% of ε on a
-    noisy count that replaces n in θ-usefulness and the default sample size);
-    ``random_state`` seeds the DP noise (for reproducible experiments; the report says so);
-    ``progress`` shows a progress bar on stderr.  ε and β are taken as the decimals written
-    (0.3 is exactly 3/10).
+    Its parameters are declared in :mod:`privbayes.methods.privbayes.parameters`; the section below is
+    derived from them.  ``non_private_phase`` runs the paper's BestNetwork / BestMarginal analysis (§6.4: NOT
+    private); the estimations are all post-processing of the same paid-for tables (same ledger):
+    "consistent" fits one model to all tables (ICML 2019 objective, :mod:`privbayes.estimation.consistent`;
+    when the junction tree is too large for exact inference, the projected conditionals, with a caveat);
+    "projected" projects each table onto the simplex (its total is the public n) and takes its conditional;
+    "paper" clips negative cells and normalises (the reproductions use it).  Under "add-remove" neighbours
+    the count tables have sensitivity 1, score R is in counts, and 1% of ε buys a noisy count that replaces n
+    in θ-usefulness and the default sample size.
     """
 
     method = METHOD
-
-    def __init__(self, epsilon: float = 1.0, *, beta: float = 0.3, theta: float = 4.0, score: str | None = None,
-                 encoding: str | None = None, degree: int | None = None,
-                 non_private_phase: NonPrivatePhase | None = None, estimation: Estimation = "consistent",
-                 neighbours: str = "replace-one", random_state: int | None = None, progress: bool = False) -> None:
-        self.epsilon = epsilon
-        self.beta = beta
-        self.theta = theta
-        self.score = score
-        self.encoding = encoding
-        self.degree = degree
-        self.non_private_phase = non_private_phase
-        self.estimation = estimation
-        self.neighbours = neighbours
-        self.random_state = random_state
-        self.progress = progress
+    parameters = PARAMETERS
+    settings_class = PrivBayesSettings
 
     def settings(self) -> PrivBayesSettings:
-        check_seed(self.random_state, "random_state")
-        return PrivBayesSettings(self.epsilon, beta=self.beta, theta=self.theta, score=self.score,  # type: ignore[arg-type]
-                                 encoding=self.encoding, degree=self.degree, non_private_phase=self.non_private_phase,
-                                 estimation=self.estimation, neighbours=self.neighbours)
+        settings: PrivBayesSettings = self.declared_settings()
+        return settings
 
     def encoding_for(self, schema: Schema) -> Encoding:
         return self.settings().encoding_for(schema)

@@ -16,62 +16,48 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from privbayes.bayesnet.candidates import candidate_cap, cap_settings, parent_bound
-from privbayes.bayesnet.registry import SCORES, get_score
+from privbayes.bayesnet.registry import get_score
 from privbayes.bayesnet.usefulness import PAPER_SENSITIVITY, binary_degree
 from privbayes.core.errors import InputError
 from privbayes.core.limits import limits
 from privbayes.core.validation import (
     check_choice,
-    check_count,
     check_epsilon,
-    check_positive,
-    check_share,
-    exact_parameter,
     is_real,
 )
+from privbayes.methods.privbayes.parameters import PARAMETERS, SCORES
 from privbayes.privacy.mechanisms import COUNT_SHARE, COUNT_STEP
-from privbayes.privacy.neighbours import RELATIONS, REPLACE_ONE, Neighbours, neighbours
+from privbayes.privacy.neighbours import REPLACE_ONE, Neighbours, neighbours
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
 from privbayes.schema import Schema
-from privbayes.schema.encoding import ENCODINGS, Encoding
+from privbayes.schema.encoding import Encoding
+from privbayes.synthesizers.parameters import DeclaredSettings, read_parameters, to_parameters
 
 METHOD = "privbayes"
 MECHANISM = "PrivBayes (Zhang et al., ACM TODS 2017)"
-ESTIMATIONS = ("consistent", "projected", "paper")
-PHASES = ("network", "marginals")
 
 
-@dataclass(frozen=True)
-class PrivBayesSettings:
+class PrivBayesSettings(DeclaredSettings):
     """The public parameters of a PrivBayes fit, validated once (one-line :class:`InputError`
-    naming the parameter).  ε and β are exact rationals of the decimals written (0.3 → 3/10)."""
+    naming the parameter; declared in :mod:`privbayes.methods.privbayes.parameters`).  ε and β are exact
+    rationals of the decimals written (0.3 → 3/10)."""
 
+    parameters = PARAMETERS
     epsilon: Fraction
-    beta: Fraction = Fraction(3, 10)
-    theta: float = 4.0
-    score: str | None = None
-    encoding: str | None = None
-    degree: int | None = None
-    non_private_phase: str | None = None
-    estimation: str = "consistent"
-    neighbours: str = REPLACE_ONE.name
+    beta: Fraction
+    theta: float
+    score: str | None
+    encoding: str | None
+    degree: int | None
+    non_private_phase: str | None
+    estimation: str
+    neighbours: str
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "beta", check_share(self.beta, "beta"))
-        object.__setattr__(self, "theta", float(check_positive(self.theta, "theta")))
-        check_choice(self.score, "score", tuple(SCORES))
-        check_choice(self.encoding, "encoding", ENCODINGS)
-        if self.degree is not None:
-            object.__setattr__(self, "degree", check_count(self.degree, "degree"))
-        check_choice(self.non_private_phase, "non_private_phase", PHASES)
-        check_choice(self.estimation, "estimation", ESTIMATIONS, allow_none=False)
-        check_choice(self.neighbours, "neighbours", tuple(RELATIONS), allow_none=False)
+    def check(self) -> None:
         if self.score is not None:
             get_score(self.score, self.relation)  # add/remove supports R only
 
@@ -108,34 +94,22 @@ class PrivBayesSettings:
                               relation=self.relation)
 
     def to_parameters(self, encoding: Encoding) -> dict[str, Any]:
-        """The model file's ``parameters``: numbers for readers, exact text for ε and β."""
-        return {"method": METHOD, "epsilon": float(self.epsilon), "epsilon_exact": str(self.epsilon),
-                "beta": float(self.beta), "beta_exact": str(self.beta), "theta": self.theta,
-                "score": self.score_for(encoding), "encoding": encoding.name, "degree": self.degree,
-                "non_private_phase": self.non_private_phase, "estimation": self.estimation,
-                "neighbours": self.neighbours}
+        """The model file's ``parameters``: numbers for readers, exact text for ε and β; the score and the
+        encoding in force."""
+        return to_parameters(self, METHOD, score=self.score_for(encoding), encoding=encoding.name)
 
     @classmethod
     def from_parameters(cls, params: Mapping[str, Any], *, version: int) -> PrivBayesSettings:
         """Settings from a model file's ``parameters`` (validated; unknown keys refused).  Files before
         version 3 kept ε and β as binary floats, and used them so: they are read back the same way."""
-        known = {"method", "epsilon", "epsilon_exact", "beta", "beta_exact", "theta", "score", "encoding", "degree",
-                 "non_private_phase", "estimation", "neighbours"}
-        if set(params) - known:
-            raise InputError(f"unknown PrivBayes parameters {sorted(set(params) - known)}")
         check_choice(params.get("method", METHOD), "method", (METHOD,), allow_none=False)
-
-        def rational(name: str) -> Fraction:
-            value = params.get(name)
-            if version < 3:
-                return Fraction(value) if is_real(value) else check_epsilon(value, name)  # type: ignore[arg-type]
-            return exact_parameter(params, name)
-
-        check_choice(params.get("score"), "score", tuple(SCORES), allow_none=False)
-        return cls(check_epsilon(rational("epsilon")), beta=rational("beta"), theta=params.get("theta"),  # type: ignore[arg-type]
-                   score=params["score"], encoding=params.get("encoding"), degree=params.get("degree"),
-                   non_private_phase=params.get("non_private_phase"),
-                   estimation=params.get("estimation", "paper"), neighbours=params.get("neighbours", REPLACE_ONE.name))
+        given: dict[str, Any] = {}
+        if version < 3:
+            for name in ("epsilon", "beta"):
+                value: Any = params.get(name)
+                given[name] = Fraction(value) if is_real(value) else check_epsilon(value, name)
+        check_choice(params.get("score"), "score", SCORES, allow_none=False)
+        return cls(**read_parameters(PARAMETERS, params, owner="PrivBayes", given=given))
 
 
 def degree_for(n: int, encoding: Encoding, epsilon2: Fraction, theta: float, degree: int | None,
@@ -167,7 +141,9 @@ def privbayes_plan(*, epsilon: Fraction, beta: Fraction, theta: float, degree: i
     if k is None:
         _check_table_bound(n, d, eps2, theta, encoding, delta)
     both = eps1 + eps2  # ε less the noisy count's share
-    learn, release = {"network": (None, both), "marginals": (both, None)}.get(non_private_phase, (eps1, eps2))  # type: ignore[arg-type]
+    phases: dict[str | None, tuple[Fraction | None, Fraction | None]] = {
+        "network": (None, both), "marginals": (both, None), None: (eps1, eps2)}
+    learn, release = phases[non_private_phase]  # None: that phase runs without noise (§6.4)
     if k == 0 and release is not None:
         release = both
     releases = [] if relation.n_public else [

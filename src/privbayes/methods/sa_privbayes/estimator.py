@@ -19,17 +19,16 @@ and sampling are PrivBayes's; the released value is the same :class:`BayesNetMod
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 from privbayes.bayesnet.conditionals import noisy_conditionals
 from privbayes.bayesnet.model import BayesNetModel
 from privbayes.core.errors import InputError
-from privbayes.core.validation import check_seed
 from privbayes.counting import PrivateTable
 from privbayes.methods.sa_privbayes.allocation import node_budgets, strict_node_budgets
 from privbayes.methods.sa_privbayes.ami import mutual_information_matrix, noisy_mutual_information_matrix
 from privbayes.methods.sa_privbayes.greedy import Screen, list_sensitivity, ordered_greedy_bayes
+from privbayes.methods.sa_privbayes.parameters import PARAMETERS
 from privbayes.methods.sa_privbayes.screening import paper_screening, strict_screening
 from privbayes.methods.sa_privbayes.settings import FAITHFUL_CAVEATS, METHOD, SASettings
 from privbayes.privacy.accountant import Accountant
@@ -40,46 +39,26 @@ from privbayes.schema.encoding import Encoding
 from privbayes.synthesizers.contract import FitContext, Measured, PrivateEstimator
 from privbayes.synthesizers.costs import CostEstimate
 from privbayes.synthesizers.fitted import BayesNetViews
+from privbayes.synthesizers.parameters import DeclaredEstimator
 
 
-class SAPrivBayes(BayesNetViews, PrivateEstimator):
+class SAPrivBayes(BayesNetViews, DeclaredEstimator, PrivateEstimator):
     """SA-PrivBayes synthesizer with PrivBayes's API (fit returns self, learned attributes end in _).
 
-    Parameters (paper defaults, §5.2 and §5.5): ``epsilon`` total budget; ``mode`` "strict" (ε-DP) or
-    "faithful" (the paper as written, NOT private); ``degree`` k = 2; ``lam`` λ = 2/3, the fraction of
-    candidates screening keeps; ``q`` = 1.1, the cluster budget ratio, or a preset "high" (1.3),
-    "medium" (1.1), "low" (0.9); ``alpha`` the fuzzy coefficient (faithful mode only; None: the paper's 0.2);
-    ``beta`` = 0.3, the network's share ε1/ε; ``screening_share`` = 0.3, ε_τ/ε1;
-    ``random_state`` seeds the DP noise (reproducible experiments; the report says so).
-    Ratios are read as the decimals written (0.2 → 1/5) or exactly from a Fraction or "2/3".
+    Its parameters are declared in :mod:`privbayes.methods.sa_privbayes.parameters` (paper defaults, §5.2 and
+    §5.5); the section below is derived from them.
     """
 
     method = METHOD
-
-    def __init__(self, epsilon: float = 1.0, *, mode: str = "strict", degree: int = 2,
-                 lam: float | Fraction | str = Fraction(2, 3), q: float | Fraction | str = Fraction(11, 10),
-                 alpha: float | Fraction | str | None = None, beta: float | Fraction | str = Fraction(3, 10),
-                 screening_share: float | Fraction | str = Fraction(3, 10), random_state: int | None = None,
-                 progress: bool = False) -> None:
-        self.epsilon = epsilon
-        self.mode = mode
-        self.degree = degree
-        self.lam = lam
-        self.q = q
-        self.alpha = alpha
-        self.beta = beta
-        self.screening_share = screening_share
-        self.random_state = random_state
-        self.progress = progress
+    parameters = PARAMETERS
+    settings_class = SASettings
 
     def settings(self) -> SASettings:
         """The validated parameters (one-line InputError naming the parameter)."""
-        check_seed(self.random_state, "random_state")
         if self.alpha is not None and self.mode != "faithful":
             raise InputError("alpha applies to mode 'faithful' only (strict screening has no fuzzy band)")
-        return SASettings(self.epsilon, mode=self.mode, degree=self.degree, keep_fraction=self.lam, q=self.q,  # type: ignore[arg-type]
-                          alpha=Fraction(1, 5) if self.alpha is None else self.alpha, beta=self.beta,  # type: ignore[arg-type]
-                          screening_share=self.screening_share)  # type: ignore[arg-type]
+        settings: SASettings = self.declared_settings()
+        return settings
 
     @staticmethod
     def encoding_for(schema: Schema) -> Encoding:

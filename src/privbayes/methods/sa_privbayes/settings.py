@@ -19,20 +19,20 @@ them as one group (:class:`~privbayes.privacy.plan.PlannedRelease`), checked as 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from privbayes.core.errors import InputError
-from privbayes.core.validation import check_count, check_epsilon, exact, exact_parameter
-from privbayes.methods.sa_privbayes.allocation import PROTECTION_LEVELS, as_q, cluster_budgets, cluster_sizes
+from privbayes.core.validation import check_epsilon, exact, exact_parameter
+from privbayes.methods.sa_privbayes.allocation import cluster_budgets, cluster_sizes
 from privbayes.methods.sa_privbayes.ami import planned_releases
+from privbayes.methods.sa_privbayes.parameters import PARAMETERS
 from privbayes.privacy.neighbours import REPLACE_ONE, Neighbours
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
 from privbayes.schema.encoding import Encoding
+from privbayes.synthesizers.parameters import DeclaredSettings, read_parameters, to_parameters
 
 METHOD = "sa-privbayes"
-MODES = ("strict", "faithful")
 CONDITIONALS_GROUP = "score-clustered conditionals"
 MECHANISM = "SA-PrivBayes (Yuan, Zhang, Lin, Wang, Jia, Future Internet 2026)"
 FAITHFUL_CAVEATS = (
@@ -50,39 +50,19 @@ FAITHFUL_CAVEATS = (
 )
 
 
-def q_value(q: Any) -> Fraction:
-    """q as an exact positive rational: a number, "a/b" text, or a preset name (high, medium, low)."""
-    if isinstance(q, str) and q in PROTECTION_LEVELS:
-        return as_q(q)
-    return as_q(exact(q, "q"))
+class SASettings(DeclaredSettings):
+    """The public parameters of an SA-PrivBayes fit (all budgets and ratios exact; declared in
+    :mod:`privbayes.methods.sa_privbayes.parameters`)."""
 
-
-@dataclass(frozen=True)
-class SASettings:
-    """The public parameters of an SA-PrivBayes fit (all budgets and ratios exact)."""
-
+    parameters = PARAMETERS
     epsilon: Fraction
-    mode: str = "strict"
-    degree: int = 2
-    keep_fraction: Fraction = Fraction(2, 3)
-    q: Fraction = Fraction(11, 10)
-    alpha: Fraction = Fraction(1, 5)
-    beta: Fraction = Fraction(3, 10)
-    screening_share: Fraction = Fraction(3, 10)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        if self.mode not in MODES:
-            raise InputError(f"mode ({self.mode!r}) must be one of {', '.join(MODES)}")
-        object.__setattr__(self, "degree", check_count(self.degree, "degree", minimum=1))
-        object.__setattr__(self, "q", q_value(self.q))
-        for name, low, high, closed in (("keep_fraction", 0, 1, True), ("alpha", 0, 1, False),
-                                        ("beta", 0, 1, False), ("screening_share", 0, 1, False)):
-            value = exact(getattr(self, name), "lambda" if name == "keep_fraction" else name)
-            if not (low < value < high or closed and value == high):
-                shown = "lambda" if name == "keep_fraction" else name
-                raise InputError(f"{shown} ({float(value):g}) must be in (0, 1{']' if closed else ')'}")
-            object.__setattr__(self, name, value)
+    mode: str
+    degree: int
+    keep_fraction: Fraction
+    q: Fraction
+    alpha: Fraction
+    beta: Fraction
+    screening_share: Fraction
 
     @property
     def epsilon1(self) -> Fraction:
@@ -148,10 +128,7 @@ class SASettings:
 
     def to_parameters(self) -> dict[str, Any]:
         """The model file's ``parameters`` (JSON): ε as a number and as exact text, ratios as exact text."""
-        return {"method": METHOD, "mode": self.mode, "epsilon": float(self.epsilon), "epsilon_exact": str(self.epsilon),
-                "degree": self.degree, "lambda": str(self.keep_fraction), "q": str(self.q), "alpha": str(self.alpha),
-                "beta": str(self.beta), "screening_share": str(self.screening_share), "score": "I",
-                "encoding": "vanilla"}
+        return to_parameters(self, METHOD, lead={"mode": self.mode})
 
     @property
     def relation(self) -> Neighbours:
@@ -162,10 +139,6 @@ class SASettings:
     def from_parameters(cls, params: Mapping[str, Any], *, version: int) -> SASettings:
         """Settings from a model file's ``parameters`` (validated; unknown keys refused).  Files before
         version 3 took a float ε as its binary value, and are read back the same way."""
-        known = {"method", "mode", "epsilon", "epsilon_exact", "degree", "lambda", "q", "alpha", "beta",
-                 "screening_share", "score", "encoding"}
-        if set(params) - known:
-            raise InputError(f"unknown SA-PrivBayes parameters {sorted(set(params) - known)}")
         if params.get("method") != METHOD or params.get("score") != "I" or params.get("encoding") != "vanilla":
             raise InputError("SA-PrivBayes parameters must have method sa-privbayes, score I and encoding vanilla")
         epsilon = params.get("epsilon")
@@ -175,8 +148,6 @@ class SASettings:
             epsilon = exact(epsilon, "epsilon")
         else:
             epsilon = check_epsilon(epsilon, binary=version < 3)
-        return cls(epsilon, mode=params.get("mode"), degree=params.get("degree"),  # type: ignore[arg-type]
-                   keep_fraction=exact(params.get("lambda"), "lambda"), q=exact(params.get("q"), "q"),
-                   alpha=exact(params.get("alpha"), "alpha"), beta=exact(params.get("beta"), "beta"),
-                   screening_share=exact(params.get("screening_share"), "screening_share"))
-
+        if params.get("alpha") is None:  # files always record the α in force (None is the estimator's "paper's α")
+            raise InputError("alpha (None) must be a finite number")
+        return cls(**read_parameters(PARAMETERS, params, owner="SA-PrivBayes", given={"epsilon": epsilon}))

@@ -1,0 +1,126 @@
+"""The toy method: every attribute's 1-way marginal released once with discrete Laplace noise at ε/d, then
+sampled independently (post-processing of the noisy counts, clipped and normalised)."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from privbayes import __version__
+from privbayes.counting import PrivateTable
+from privbayes.privacy.accountant import Accountant, LedgerEntry
+from privbayes.privacy.mechanisms import DiscreteLaplace
+from privbayes.privacy.neighbours import Neighbours, neighbours
+from privbayes.privacy.plan import BudgetPlan, PlannedRelease
+from privbayes.privacy.report import PrivacyReport
+from privbayes.privacy.samplers import random_source
+from privbayes.schema import Schema
+from privbayes.synthesizers.contract import PrivateEstimator
+from privbayes.synthesizers.parameters import DeclaredEstimator, DeclaredSettings, read_parameters, to_parameters
+from toy_method.parameters import PARAMETERS
+
+METHOD = "toy"
+FORMAT = "toy-marginals"
+
+
+class ToySettings(DeclaredSettings):
+    """The toy's settings: fields, defaults and checks from :data:`PARAMETERS`."""
+
+    parameters = PARAMETERS
+
+    @property
+    def relation(self) -> Neighbours:
+        return neighbours(self.neighbours)
+
+    def plan(self, n: int, schema: Schema) -> BudgetPlan:
+        share = self.epsilon / len(schema.attributes)
+        return BudgetPlan(self.epsilon, tuple(
+            PlannedRelease(f"marginal {a.name}", "discrete Laplace", share, kind="table", index=i,
+                           sensitivity=self.relation.count_sensitivity) for i, a in enumerate(schema.attributes)),
+            (("n", n),))
+
+
+class ToyRelease:
+    """The released value: the schema, the noisy marginals as probabilities, the plan, the ledger."""
+
+    method = METHOD
+
+    def __init__(self, schema: Schema, probabilities: list[np.ndarray], settings: ToySettings, n: int,
+                 ledger: tuple[LedgerEntry, ...]) -> None:
+        self.schema, self.probabilities, self.settings, self.n, self.ledger = schema, probabilities, settings, n, ledger
+        self.plan = settings.plan(n, schema)
+
+    def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
+               conditions: Any = None, keep_ids: bool = False) -> pd.DataFrame:
+        rng = np.random.default_rng(random_state)
+        codes = np.column_stack([rng.choice(len(p), size=n or self.n, p=p) for p in self.probabilities])
+        return self.schema.decode(codes, rng, bin_labels)
+
+    def privacy_report(self) -> PrivacyReport:
+        relation = self.settings.relation
+        return PrivacyReport({
+            "method": METHOD, "mechanism": "noisy 1-way marginals", "differentially_private": True,
+            "guarantee": f"ε-differential privacy ({relation.name} neighbours)",
+            "epsilon": float(self.plan.total), "epsilon_spent": float(sum(e.epsilon for e in self.ledger)),
+            "delta_spent": 0.0, "neighbouring_relation": relation.description, "n": self.n,
+            "n_public": relation.n_public, "domain_source": "given by the user (public)", "seeded": False,
+            "algorithm": "independent noisy marginals", "caveats": [], "plan": self.plan.to_dict(),
+            "ledger": [e.to_dict() for e in self.ledger], "library_version": __version__})
+
+    def describe(self) -> list[str]:
+        return [f"marginal {a.name}" for a in self.schema.attributes]
+
+    def summary(self) -> str:
+        return f"{len(self.schema)} independent marginals"
+
+    def to_document(self) -> dict[str, Any]:
+        return {"format": FORMAT, "schema": self.schema.to_dict(), "n": self.n,
+                "parameters": to_parameters(self.settings, METHOD),
+                "probabilities": [p.tolist() for p in self.probabilities],
+                "ledger": [e.to_dict() for e in self.ledger]}
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        with open(path, "w", encoding="utf-8") as out:
+            json.dump(self.to_document(), out)
+
+
+def from_document(document: dict[str, Any], source: str) -> ToyRelease:
+    """The loader: settings from the file's parameters, the plan recomputed, the ledger checked."""
+    settings = ToySettings(**read_parameters(PARAMETERS, document["parameters"], owner="toy"))
+    ledger = tuple(LedgerEntry.from_dict(e) for e in document["ledger"])
+    schema = Schema.from_dict(document["schema"])
+    released = ToyRelease(schema, [np.asarray(p) for p in document["probabilities"]], settings, document["n"], ledger)
+    released.plan.check(ledger)
+    return released
+
+
+class ToyMarginals(DeclaredEstimator, PrivateEstimator):
+    """Noisy 1-way marginals, sampled independently."""
+
+    method = METHOD
+    parameters = PARAMETERS
+    settings_class = ToySettings
+
+    def settings(self) -> ToySettings:
+        settings: ToySettings = self.declared_settings()
+        return settings
+
+    def plan(self, n: int, schema: Schema) -> BudgetPlan:
+        return self.settings().plan(n, schema)
+
+    def _release(self, settings: ToySettings, table: PrivateTable, domain_source: str) -> ToyRelease:
+        plan = settings.plan(table.n, table.schema)
+        accountant, rng = Accountant(plan.total), random_source(self.random_state)
+        probabilities = []
+        for release, attribute in zip(plan.releases, table.schema.attributes):
+            mechanism = DiscreteLaplace(release.epsilon, settings.relation.count_sensitivity)
+            noisy = np.clip(mechanism.release(table.counts([release.index]), accountant, rng, step=release.step,
+                                              measured=f"1-way marginal of {attribute.name}"), 0, None).astype(float)
+            probabilities.append(noisy / noisy.sum() if noisy.sum() > 0 else np.full(noisy.size, 1 / noisy.size))
+        plan.check(accountant.ledger)
+        return ToyRelease(table.schema, probabilities, settings, table.n, accountant.ledger)
+

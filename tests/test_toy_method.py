@@ -50,7 +50,7 @@ def _help(argv, capsys) -> str:
 
 def test_the_toy_fits_saves_loads_and_samples_through_the_registry(toy, tmp_path):
     model = privbayes.synthesizer("toy", epsilon=2, random_state=1).fit(FRAME, SCHEMA)
-    assert [e.step for e in model.released_.ledger] == ["marginal a", "marginal b"]
+    assert [e.step for e in model.released_.record.ledger] == ["marginal a", "marginal b"]
     model.save(tmp_path / "toy.json")
     loaded = privbayes.load(tmp_path / "toy.json")
     assert loaded.settings == model.settings() and len(loaded.sample(10, random_state=0)) == 10

@@ -10,16 +10,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privbayes import __version__
-from privbayes.counting import PrivateTable
-from privbayes.privacy.accountant import Accountant, LedgerEntry
+from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.mechanisms import DiscreteLaplace
 from privbayes.privacy.neighbours import Neighbours, neighbours
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
+from privbayes.privacy.record import ReleaseRecord
 from privbayes.privacy.report import PrivacyReport
-from privbayes.privacy.samplers import random_source
 from privbayes.schema import Schema
-from privbayes.synthesizers.contract import PrivateEstimator
+from privbayes.synthesizers.contract import FitContext, Measured, PrivateEstimator
 from privbayes.synthesizers.parameters import DeclaredEstimator, DeclaredSettings, read_parameters, to_parameters
 from toy_method.parameters import PARAMETERS
 
@@ -45,14 +43,21 @@ class ToySettings(DeclaredSettings):
 
 
 class ToyRelease:
-    """The released value: the schema, the noisy marginals as probabilities, the plan, the ledger."""
+    """The released value: the schema, the noisy marginals as probabilities, and the release record."""
 
     method = METHOD
 
-    def __init__(self, schema: Schema, probabilities: list[np.ndarray], settings: ToySettings, n: int,
-                 ledger: tuple[LedgerEntry, ...]) -> None:
-        self.schema, self.probabilities, self.settings, self.n, self.ledger = schema, probabilities, settings, n, ledger
-        self.plan = settings.plan(n, schema)
+    def __init__(self, schema: Schema, probabilities: list[np.ndarray], settings: ToySettings,
+                 record: ReleaseRecord) -> None:
+        self.schema, self.probabilities, self.settings, self.record = schema, probabilities, settings, record
+
+    @property
+    def plan(self) -> BudgetPlan:
+        return self.record.plan
+
+    @property
+    def n(self) -> int:
+        return int(self.record.n or 0)
 
     def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
                conditions: Any = None, keep_ids: bool = False) -> pd.DataFrame:
@@ -61,15 +66,9 @@ class ToyRelease:
         return self.schema.decode(codes, rng, bin_labels)
 
     def privacy_report(self) -> PrivacyReport:
-        relation = self.settings.relation
-        return PrivacyReport({
-            "method": METHOD, "mechanism": "noisy 1-way marginals", "differentially_private": True,
-            "guarantee": f"ε-differential privacy ({relation.name} neighbours)",
-            "epsilon": float(self.plan.total), "epsilon_spent": float(sum(e.epsilon for e in self.ledger)),
-            "delta_spent": 0.0, "neighbouring_relation": relation.description, "n": self.n,
-            "n_public": relation.n_public, "domain_source": "given by the user (public)", "seeded": False,
-            "algorithm": "independent noisy marginals", "caveats": [], "plan": self.plan.to_dict(),
-            "ledger": [e.to_dict() for e in self.ledger], "library_version": __version__})
+        return self.record.report(method=METHOD, mechanism="noisy 1-way marginals",
+                                  algorithm="independent noisy marginals", schema=self.schema,
+                                  relation=self.settings.relation, differentially_private=True)
 
     def describe(self) -> list[str]:
         return [f"marginal {a.name}" for a in self.schema.attributes]
@@ -81,7 +80,7 @@ class ToyRelease:
         return {"format": FORMAT, "schema": self.schema.to_dict(), "n": self.n,
                 "parameters": to_parameters(self.settings, METHOD),
                 "probabilities": [p.tolist() for p in self.probabilities],
-                "ledger": [e.to_dict() for e in self.ledger]}
+                "ledger": [e.to_dict() for e in self.record.ledger]}
 
     def save(self, path: str | os.PathLike[str]) -> None:
         with open(path, "w", encoding="utf-8") as out:
@@ -93,9 +92,10 @@ def from_document(document: dict[str, Any], source: str) -> ToyRelease:
     settings = ToySettings(**read_parameters(PARAMETERS, document["parameters"], owner="toy"))
     ledger = tuple(LedgerEntry.from_dict(e) for e in document["ledger"])
     schema = Schema.from_dict(document["schema"])
-    released = ToyRelease(schema, [np.asarray(p) for p in document["probabilities"]], settings, document["n"], ledger)
-    released.plan.check(ledger)
-    return released
+    plan = settings.plan(document["n"], schema)
+    plan.check(ledger)
+    record = ReleaseRecord(plan, ledger, document["n"], False, "given by the user (public)")
+    return ToyRelease(schema, [np.asarray(p) for p in document["probabilities"]], settings, record)
 
 
 class ToyMarginals(DeclaredEstimator, PrivateEstimator):
@@ -112,15 +112,15 @@ class ToyMarginals(DeclaredEstimator, PrivateEstimator):
     def plan(self, n: int, schema: Schema) -> BudgetPlan:
         return self.settings().plan(n, schema)
 
-    def _release(self, settings: ToySettings, table: PrivateTable, domain_source: str) -> ToyRelease:
-        plan = settings.plan(table.n, table.schema)
-        accountant, rng = Accountant(plan.total), random_source(self.random_state)
-        probabilities = []
-        for release, attribute in zip(plan.releases, table.schema.attributes):
-            mechanism = DiscreteLaplace(release.epsilon, settings.relation.count_sensitivity)
-            noisy = np.clip(mechanism.release(table.counts([release.index]), accountant, rng, step=release.step,
-                                              measured=f"1-way marginal of {attribute.name}"), 0, None).astype(float)
-            probabilities.append(noisy / noisy.sum() if noisy.sum() > 0 else np.full(noisy.size, 1 / noisy.size))
-        plan.check(accountant.ledger)
-        return ToyRelease(table.schema, probabilities, settings, table.n, accountant.ledger)
+    def _plan(self, settings: ToySettings, schema: Schema, n: int) -> BudgetPlan:
+        return settings.plan(n, schema)
 
+    def _measure(self, settings: ToySettings, fit: FitContext) -> Measured:
+        probabilities = []
+        for release, attribute in zip(fit.plan.releases, fit.schema.attributes):
+            mechanism = DiscreteLaplace(release.epsilon, settings.relation.count_sensitivity)
+            noisy = np.clip(mechanism.release(fit.table.counts([release.index]), fit.accountant, fit.rng,
+                                              step=release.step, measured=f"1-way marginal of {attribute.name}"),
+                            0, None).astype(float)
+            probabilities.append(noisy / noisy.sum() if noisy.sum() > 0 else np.full(noisy.size, 1 / noisy.size))
+        return Measured(lambda record: ToyRelease(fit.schema, probabilities, settings, record))

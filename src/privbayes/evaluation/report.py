@@ -60,7 +60,7 @@ from privbayes.evaluation.numeric import numeric_check
 from privbayes.evaluation.pairs import FAR_ONE_WAY, Comparison, compare
 from privbayes.evaluation.results import NOT_PRIVATE, AttributeScore, Evaluation, MarginalScore, SvmScore
 from privbayes.evaluation.verdict import references, verdict
-from privbayes.schema import Attribute, Schema
+from privbayes.schema import Attribute, NumericAttribute, Schema
 
 
 def target_codes(attr: Attribute, values: Sequence[str], where: str) -> np.ndarray:
@@ -123,7 +123,7 @@ def parse_target(text: str, schema: Schema) -> Target:
     if op == "=":
         values = [v.strip() for v in value.split("|")]
         positive = {int(code) for code in target_codes(attr, values, f"--target {text!r}")}
-    elif attr.kind != "numeric":
+    elif not (isinstance(attr, NumericAttribute) and attr.kind == "numeric"):
         raise InputError(f"--target ({text!r}): {op} needs a numeric attribute; use {column}=V1|V2")
     else:
         try:

@@ -221,9 +221,9 @@ def label_column(attr: Attribute, positions: np.ndarray, distinct: np.ndarray, w
     else:
         labels = _label_distinct(attr, distinct)
     labels = np.append(labels, [_MALFORMED, _MISSING])  # position −1 (a null) reads the last entry, −2 the one before
-    codes = labels[positions]
+    codes: np.ndarray = labels[positions]
     _apply_policies(attr, codes, positions, distinct, where)
-    return codes  # type: ignore[no-any-return]
+    return codes
 
 
 def _rows(mask: np.ndarray) -> tuple[int, ...]:
@@ -243,9 +243,9 @@ def _apply_policies(attr: Attribute, codes: np.ndarray, positions: np.ndarray, d
         (codes == _INVALID, _NOT_A_VALUE.get(attr.kind, f"a value is not one of the schema's {attr.base_size} "
                                                                  "categories")),
     ]
-    if attr.numeric:
-        low, high = ((date_text(attr.lower, attr.granularity), date_text(attr.upper, attr.granularity))  # type: ignore[arg-type]
-                     if attr.kind == "date" else (format(attr.lower, "g"), format(attr.upper, "g")))
+    if isinstance(attr, NumericAttribute):
+        low, high = ((date_text(attr.lower, attr.granularity), date_text(attr.upper, attr.granularity))
+                     if isinstance(attr, DateAttribute) else (format(attr.lower, "g"), format(attr.upper, "g")))
         specials = (f" and is not one of its {len(attr.special_values)} special values (which match only the exact "
                     "number)" if attr.special_values else "")
         problems.append((outside, f"a value is outside the schema's bounds [{low}, {high}]{specials}"))
@@ -268,8 +268,8 @@ def _apply_policies(attr: Attribute, codes: np.ndarray, positions: np.ndarray, d
 
 
 def _clip_number(attr: Attribute, value: Any) -> float:
-    if attr.kind == "date":
-        x = date_ordinal(value, attr.granularity)  # type: ignore[arg-type]
+    if isinstance(attr, DateAttribute):
+        x = date_ordinal(value, attr.granularity)
         return 0.0 if x is None else x
     if isinstance(value, str):
         x = _number_of(value.strip())

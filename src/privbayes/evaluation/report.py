@@ -325,9 +325,10 @@ def _load_inputs(real_path: Any, synth_path: Any, schema_arg: Any, model_path: s
         raise InputError("evaluate needs --schema (the public domain), or --model to use the model's schema")
     notes: list[str] = []
     model = load(model_path) if model_path is not None else None
-    if schema_arg is None and getattr(model, "schema", None) is None:
+    model_schema: Any = getattr(model, "schema", None)
+    if schema_arg is None and model_schema is None:
         raise InputError(f"{model_path}: this model file does not carry its schema; give --schema")
-    schema = as_schema(schema_arg) if schema_arg is not None else model.schema  # type: ignore[union-attr]
+    schema = as_schema(schema_arg) if schema_arg is not None else model_schema
     if model is not None and getattr(model, "schema", None) is not None:
         if model.schema.names != schema.names:
             raise InputError(f"{model_path}: the model's attributes {model.schema.names} differ from the "

@@ -92,7 +92,7 @@ def posterior_limit(views: NBCViews, subset: Sequence[int]) -> np.ndarray:
     no world contains I0)."""
     logs = np.array([_log(p) for p in views.prior])
     total = logs.copy()
-    shape = []  # type: ignore[var-annotated]
+    shape: list[int] = []
     for i in subset:
         counts = views.attributes[i].counts
         term = np.array([[_log(v) for v in row] for row in counts]) - logs

@@ -85,7 +85,7 @@ def to_document(safe: SafeViews) -> dict[str, Any]:
     if safe.gamma is not None:
         safety.update(gamma=float(safe.gamma), gamma_exact=str(safe.gamma))
     if safe.r is not None:
-        safety.update(r=float(safe.r), r_exact=str(safe.r), prior=[str(f) for f in safe.prior])  # type: ignore[union-attr]
+        safety.update(r=float(safe.r), r_exact=str(safe.r), prior=[str(f) for f in safe.prior or ()])
     if safe.k is not None:
         safety.update(k=safe.k, kappa=str(safe.kappa))
     return {"format": FORMAT, "version": VERSION, "class": views.class_name, "labels": list(views.labels),

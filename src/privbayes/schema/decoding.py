@@ -17,16 +17,16 @@ from privbayes.schema.dates import date_text
 from privbayes.schema.dtypes import CATEGORY, DATE, TEXT, datetime_parts, nullable, ordinal_days
 
 
-def decode(attr: Attribute, codes: np.ndarray, rng: np.random.Generator, labels: bool = False) -> pd.Series:
+def decode(attr: Attribute, codes: np.ndarray, rng: np.random.Generator, bin_labels: bool = False) -> pd.Series:
     """Values for leaf codes: categories; special values exactly; numbers drawn uniformly inside
     their bin at the declared precision; dates as ISO text — each in the attribute's ``dtype``
-    (:mod:`privbayes.schema.dtypes`) when it records one.  ``labels``: numeric and date values as
+    (:mod:`privbayes.schema.dtypes`) when it records one.  ``bin_labels``: numeric and date values as
     their bin labels (text), whatever the dtype."""
     codes = np.asarray(codes, dtype=np.int64)
     missing = codes >= attr.base_size
     if not isinstance(attr, NumericAttribute):
         return categorical_column(attr, codes)
-    if labels:
+    if bin_labels:
         shown = np.array(attr.bin_labels(6) + [None], dtype=object)
         return pd.Series(shown[np.minimum(codes, attr.base_size)], name=attr.name)
     special = (codes >= attr.bins) & ~missing

@@ -15,7 +15,7 @@ import pandas as pd
 
 from privbayes.core.errors import InputError
 from privbayes.methods.nbc.views import NBCViews
-from privbayes.schema import NumericAttribute
+from privbayes.schema import NumericAttribute, Schema
 
 MAX_ROWS = 10_000_000
 """Largest synthetic table written (Σ_c P_c rows)."""
@@ -42,7 +42,8 @@ def synthetic_codes(views: NBCViews, rng: np.random.Generator, max_rows: int = M
     return np.concatenate(blocks).astype(np.int64)
 
 
-def synthetic_table(views: NBCViews, schema, rng: np.random.Generator, max_rows: int = MAX_ROWS) -> pd.DataFrame:
+def synthetic_table(views: NBCViews, schema: Schema, rng: np.random.Generator,
+                    max_rows: int = MAX_ROWS) -> pd.DataFrame:
     """The synthetic table as values of ``schema`` (columns in the schema's order; numeric
     attributes get a value inside their bin, so they bin back to the same code)."""
     names = [a.name for a in views.attributes] + [views.class_name]

@@ -96,13 +96,13 @@ def to_document(safe: SafeViews) -> dict[str, Any]:
             "safety": safety, "privacy_report": privacy_report(safe)}
 
 
-def save_views(safe: SafeViews, path: str | os.PathLike) -> None:
+def save_views(safe: SafeViews, path: str | os.PathLike[str]) -> None:
     from privbayes.files.tables import atomic_write_text
 
     atomic_write_text(path, json.dumps(to_document(safe), indent=1) + "\n")
 
 
-def load_views(path: str | os.PathLike) -> tuple[NBCViews, dict[str, Any]]:
+def load_views(path: str | os.PathLike[str]) -> tuple[NBCViews, dict[str, Any]]:
     """The views and the "safety" entry of a views.json file, validated."""
     path = Path(path)
     if not path.is_file():
@@ -117,7 +117,7 @@ def load_views(path: str | os.PathLike) -> tuple[NBCViews, dict[str, Any]]:
     return from_document(parse_json(text, str(path), "views"), str(path))
 
 
-def _list(raw: Any, key: str, where: str, limit: int) -> list:
+def _list(raw: Any, key: str, where: str, limit: int) -> list[Any]:
     value = raw.get(key) if isinstance(raw, dict) else None
     if not isinstance(value, list):
         raise InputError(f"{where}: '{key}' must be a list")
@@ -148,7 +148,7 @@ def parse_fraction(text: Any, where: str) -> Fraction:
     return value
 
 
-def _names(values: list, where: str) -> tuple[str, ...]:
+def _names(values: list[Any], where: str) -> tuple[str, ...]:
     if not all(isinstance(v, str) for v in values):
         raise InputError(f"{where}: names must be strings")
     return tuple(values)

@@ -5,7 +5,7 @@ for a machine; ``sample --bin-labels`` and the NBC views keep them as value name
 of the report wants what a bin holds:
 
 * integer attributes: the integers a bin holds, ``17–21`` (one integer: ``17``), found with the
-  same coding rule the counting layer uses (:func:`privbayes.schema.binning.bin_codes`), so a
+  same coding rule the counting layer uses (:meth:`privbayes.schema.NumericAttribute.bin_codes`), so a
   label never names an integer that is counted in the next bin;
 * other numbers: ``[0.25, 0.5)`` with the fewest decimals that move no edge by more than 1 % of
   the narrowest bin, trailing zeros dropped, the last bin closed (``upper`` belongs to it);

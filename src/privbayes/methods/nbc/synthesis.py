@@ -35,9 +35,9 @@ def synthetic_codes(views: NBCViews, rng: np.random.Generator, max_rows: int = M
     for c in range(views.classes):
         columns = []
         for attr in views.attributes:
-            column = np.repeat(np.arange(len(attr.values)), [row[c] for row in attr.counts])  # type: ignore[arg-type]
+            column = np.repeat(np.arange(len(attr.values)), [int(row[c]) for row in attr.counts])  # integers (above)
             columns.append(rng.permutation(column))
-        columns.append(np.full(views.prior[c], c))  # type: ignore[arg-type]
+        columns.append(np.full(int(views.prior[c]), c))
         blocks.append(np.column_stack(columns))
     return np.concatenate(blocks).astype(np.int64)
 

@@ -67,6 +67,8 @@ def test_an_unknown_kind_is_refused_as_before():
         Attribute("x", "number", lower=0, upper=1)
     with pytest.raises(InputError, match="kind must be"):
         Attribute("x", ["numeric"])  # an unhashable kind is refused, not a TypeError
+    with pytest.raises(InputError, match="a NumericAttribute cannot be of kind 'date'"):
+        NumericAttribute("x", "date", lower="2020-01-01", upper="2020-02-01")
 
 
 def test_decoding_reads_each_kind():

@@ -89,6 +89,10 @@ class Attribute:
                              "so it needs 'missing: category'")
         if self.missing_token is not None and not isinstance(self.missing_token, str):
             raise InputError(f"schema: {where}: missing_token must be a string, got {self.missing_token!r}")
+        expected = _KINDS.get(self.kind) if isinstance(self.kind, str) else None
+        if expected is not None and type(self) is not expected:
+            raise InputError(f"schema: {where}: a {type(self).__name__} cannot be of kind {self.kind!r}; "
+                             "build it as Attribute(name, kind, ...)")
         self._check_kind(where)
         check_dtype(self.kind, self.dtype, self.ordered, self.missing, where)
         if self.dtype is not None:

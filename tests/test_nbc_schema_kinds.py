@@ -20,6 +20,7 @@ from privbayes.methods.nbc.safety import safety_transform
 from privbayes.methods.nbc.views import attribute_values, views_from_table
 from privbayes.methods.nbc.viewsfile import load_views, save_views
 from privbayes.schema import MISSING_LABEL, Schema
+from privbayes.schema.decoding import decode
 
 SCHEMA = {"version": 1, "attributes": [
     {"name": "hours", "kind": "numeric", "lower": 0, "upper": 80, "bins": 4, "integer": True,
@@ -65,7 +66,7 @@ def test_value_names_follow_the_leaf_codes():
     for attr, counted in zip(views.attributes, [a for a in schema.attributes if a.name != "y"]):
         assert len(attr.values) == counted.size
         # the decoder's own labels of every leaf code (missing → None)
-        decoded = counted.decode(np.arange(counted.size), np.random.default_rng(0), bin_labels=True)
+        decoded = decode(counted, np.arange(counted.size), np.random.default_rng(0), bin_labels=True)
         assert list(attr.values) == [MISSING_LABEL if v is None or v != v else str(v) for v in decoded]
         rows = np.asarray(table.counts([schema.index(attr.name), k]))
         assert [list(r) for r in attr.counts] == rows.tolist()

@@ -508,7 +508,7 @@ def test_a_time_zone_that_skipped_a_day_of_the_range_is_refused(tz, lower, upper
 def test_every_day_of_a_range_keeps_its_day_in_its_time_zone(tz, lower, upper):
     schema = _date_schema(tz, lower, upper)
     attr = schema.attributes[0]
-    from privbayes.schema.dtypes import date_column
+    from privbayes.schema.decoding import date_column
 
     first, last = (np.datetime64(lower), np.datetime64(upper))
     days = np.arange(max(first, np.datetime64("1800-01-01")), min(last, np.datetime64("2399-12-31")) + 1)[::7]

@@ -29,7 +29,6 @@ from privbayes.evaluation.structure import model_structure
 from privbayes.methods.nbc.estimator import SafeNBC
 from privbayes.privacy.report import SEEDED_CAVEAT
 from privbayes.schema import Attribute, Schema
-from privbayes.schema.binning import bin_codes
 from privbayes.synthesizers.registry import METHODS
 
 SIZES = [3, 4, 2, 5]
@@ -232,7 +231,7 @@ def test_integer_labels_name_exactly_the_integers_counted_in_each_bin(attr: Attr
     ranges = integer_ranges(attr)
     assert ranges is not None
     values = np.arange(math.ceil(attr.lower), math.floor(attr.upper) + 1, dtype=np.float64)
-    codes = bin_codes(attr, values)
+    codes = attr.bin_codes(values)
     for k, (lo, hi) in enumerate(ranges):
         assert list(values[codes == k].astype(int)) == list(range(lo, hi + 1)), (attr.name, k)
     labels = readable_labels(attr)

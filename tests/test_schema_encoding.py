@@ -8,6 +8,7 @@ from privbayes.core.errors import InputError
 from privbayes.counting import leaf_codes
 from privbayes.counting.draft import infer_schema
 from privbayes.schema import Attribute, Schema
+from privbayes.schema.decoding import decode
 from privbayes.schema.domainfile import read_domain
 from privbayes.schema.encoding import Encoding, bit_width
 from privbayes.schema.files import load_schema, save_schema
@@ -57,10 +58,10 @@ def test_numeric_binning_and_binary_tree():
 def test_numeric_decoding_stays_inside_the_bin():
     attr = Attribute("v", "numeric", lower=0, upper=10, bins=5, integer=False)
     codes = np.repeat(np.arange(5), 200)
-    values = attr.decode(codes, np.random.default_rng(0)).to_numpy()
+    values = decode(attr, codes, np.random.default_rng(0)).to_numpy()
     assert np.all((values >= codes * 2) & (values < codes * 2 + 2))
     ints = Attribute("n", "numeric", lower=1, upper=16, bins=16, integer=True)
-    decoded = ints.decode(np.arange(16), np.random.default_rng(0))
+    decoded = decode(ints, np.arange(16), np.random.default_rng(0))
     assert decoded.tolist() == list(range(1, 17))  # 16 bins of width 0.9375 each hold one integer
 
 
@@ -70,7 +71,7 @@ def test_missing_values_policy():
         _column(refuse, ["a", None])
     keep = Attribute("c", "categorical", categories=("a", "b"), missing="category")
     assert _column(keep, ["a", None, "b"]).tolist() == [0, 2, 1]
-    decoded = keep.decode(np.array([2, 1]), np.random.default_rng(0))
+    decoded = decode(keep, np.array([2, 1]), np.random.default_rng(0))
     assert pd.isna(decoded[0]) and decoded[1] == "b"
 
 

@@ -90,7 +90,7 @@ def _losses(job: _Job) -> np.ndarray:
         return laplace_log_ratio(raw, d[0], d2[0], float(1 / job.epsilon))
     selection, losses = _selection(job), _selection_losses(job)
     scores = RationalScores(exact, 1)
-    chosen = [selection.release(scores,  # type: ignore[arg-type]  # exact rationals, as the samplers take them
+    chosen = [selection.release(scores,  # exact rationals, as the samplers take them
                                 Accountant(job.epsilon), rng, step="audit", measured="scores")
               for _ in range(job.runs)]
     return losses[np.array(chosen)]

@@ -109,7 +109,7 @@ def majority(
     _, train, _, y_train, y_test = _labelled(train_codes, test_codes, sizes, target)
     acc = _accountant(eps, accountant)
     source = as_random_source(rng)
-    noisy = DiscreteLaplace(eps, sensitivity=1).release(  # type: ignore[arg-type]
+    noisy = DiscreteLaplace(eps, sensitivity=Fraction(1)).release(
         np.array([int(y_train.sum())]), acc, source,
         step=f"Majority {target.name}", measured=f"count of {target.name} = 1 in the training data",
     )

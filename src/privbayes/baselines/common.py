@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from privbayes.core.validation import check_seed
-from privbayes.counting.base import PrivateTable
+from privbayes.counting.base import PrivateTable, all_answered
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.samplers import RandomSource, random_source
 from privbayes.schema.encoding import Encoding
@@ -45,11 +45,11 @@ class MarginalRelease(NamedTuple):
 
 def as_random_source(rng: RandomSource | int | None) -> RandomSource:
     """The DP random source: the OS CSPRNG for None, a seeded source for an int."""
-    if rng is None or isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
-        return random_source(check_seed(rng, "rng"))
-    if not hasattr(rng, "randbelow"):
+    if isinstance(rng, bool) or not (rng is None or isinstance(rng, (int, np.integer)) or hasattr(rng, "randbelow")):
         raise ValueError(f"rng ({rng!r}) must be a RandomSource, an int seed or None")
-    return rng  # type: ignore[return-value]
+    if rng is None or isinstance(rng, (int, np.integer)):
+        return random_source(check_seed(rng, "rng"))
+    return rng
 
 
 def resolve_subsets(encoding: Encoding, marginals: SubsetsArg) -> list[Subset]:
@@ -64,9 +64,11 @@ def resolve_subsets(encoding: Encoding, marginals: SubsetsArg) -> list[Subset]:
         if not 1 <= alpha <= d:
             raise ValueError(f"marginals (alpha = {alpha}) must be between 1 and d ({d})")
         return list(itertools.combinations(range(d), alpha))
+    if isinstance(marginals, bool):
+        raise TypeError("marginals must be an int alpha or a list of attribute subsets, not a boolean")
     subsets: list[Subset] = []
     seen: set[frozenset[int]] = set()
-    for raw in marginals:  # type: ignore[union-attr]
+    for raw in marginals:
         subset = tuple(int(a) for a in raw)
         if not subset:
             raise ValueError("marginals: every attribute subset must be non-empty")
@@ -168,7 +170,7 @@ def project_marginals(full: np.ndarray, subsets: Sequence[Subset]) -> list[np.nd
         tables = picked @ hadamard_matrix(k)
         for row, i in zip(tables, members):
             result[i] = (row // 2**k if np.issubdtype(row.dtype, np.integer) else row / 2**k).reshape((2,) * k)
-    return result  # type: ignore[return-value]
+    return all_answered(result)
 
 
 def _sum_to(full: np.ndarray, subset: Subset) -> np.ndarray:

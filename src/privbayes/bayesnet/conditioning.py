@@ -43,7 +43,8 @@ def network_factors(network: Network, conditionals: Sequence[np.ndarray],
 
 def evidence_factors(encoding: Encoding, codes: Mapping[int, int]) -> tuple[list[tuple[int, ...]], list[np.ndarray]]:
     """One factor per condition: 0 where the attribute's encoded variables decode to its code, −∞ elsewhere."""
-    scopes, tables = [], []
+    scopes: list[tuple[int, ...]] = []
+    tables: list[np.ndarray] = []
     for j, code in codes.items():
         if encoding.name in ("vanilla", "hierarchical"):
             table = np.full(encoding.attributes[j].size, -np.inf)
@@ -55,9 +56,9 @@ def evidence_factors(encoding: Encoding, codes: Mapping[int, int]) -> tuple[list
             patterns = np.array(np.unravel_index(np.arange(2**width), (2,) * width)).T  # every bit pattern
             decoded = _decoded(encoding, j, patterns)
             table = np.where(decoded == code, 0.0, -np.inf).reshape((2,) * width)
-            scopes.append(tuple(range(first, first + width)))  # type: ignore[arg-type]
+            scopes.append(tuple(range(first, first + width)))
         tables.append(table)
-    return scopes, tables  # type: ignore[return-value]
+    return scopes, tables
 
 
 def _decoded(encoding: Encoding, j: int, patterns: np.ndarray) -> np.ndarray:

@@ -37,10 +37,10 @@ import numpy as np
 
 try:  # numba is the optional extra ``privbayes[fast]``
     import numba
-except ImportError:  # pragma: no cover - exercised by a subprocess test
-    numba = None  # type: ignore[assignment]
 
-HAVE_NUMBA = numba is not None
+    HAVE_NUMBA = True
+except ImportError:  # pragma: no cover - exercised by a subprocess test
+    HAVE_NUMBA = False
 
 
 def _prepare(c0: np.ndarray, c1: np.ndarray) -> tuple:

@@ -86,7 +86,7 @@ def maximal_parent_candidates(table: PrivateTable, epsilon2: Fraction, theta: fl
         if key not in cache:
             if cache and next(iter(cache))[0] != key[0]:
                 cache.clear()
-            sets = maximal_parent_sets(key[0], cap.bound(tau, size), sizes)  # type: ignore[arg-type]
+            sets = maximal_parent_sets(key[0], cap.bound(tau, size), sizes)
             cache[key] = [tuple(sorted(s)) for s in sets] or [()]
         return cache[key]
     return rule
@@ -153,7 +153,7 @@ class _ScoreBook:
         """Scores (numerators for rational scores) of every (child, parent set) pair,
         option-major: ``out[i * len(children) + j]``."""
         self.fill([(rows, children)])
-        return self.values[np.ix_(rows, children)].ravel()  # type: ignore[arg-type]
+        return self.values[np.ix_(rows, np.asarray(children, np.int64))].ravel()
 
     def as_scores(self, values: np.ndarray) -> np.ndarray | RationalScores:
         """What the exponential mechanism takes: exact rationals where the score has them."""
@@ -166,7 +166,7 @@ class _ScoreBook:
         the back-end can count their shared supersets once (docs/decisions.md, "Fewer counting passes")."""
         general: list[tuple[int, int]] = []  # (row, child) pairs to count as general tables
         for rows, children in jobs:
-            known = self.known[np.ix_(rows, children)]  # type: ignore[arg-type]
+            known = self.known[np.ix_(rows, np.asarray(children, np.int64))]
             missing = rows[~known.all(axis=1)]
             if not len(missing):
                 continue
@@ -272,10 +272,12 @@ def greedy_bayes(
         scores = np.concatenate([book.scores(rows, children) for _, children, rows in groups])
         if epsilon1 is None:
             chosen = int(np.argmax(scores))
+        elif accountant is None:
+            raise ValueError("a private network step needs an accountant")
         else:
             sensitivity = max(score.sensitivity(table.n, c, math.prod(p)) for c, p in shapes)
             chosen = Exponential(Fraction(epsilon1) / (d - 1), sensitivity).release(
-                book.as_scores(scores), accountant, rng,  # type: ignore[arg-type]
+                book.as_scores(scores), accountant, rng,
                 step=f"network step {step}/{d - 1}", measured=f"score {score.name} of {len(scores)} AP pairs")
         for options, children, _ in groups:  # decode the option-major position
             if chosen < len(options) * len(children):

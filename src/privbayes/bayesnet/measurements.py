@@ -51,7 +51,9 @@ def measure_tables(table: PrivateTable, network: Network, budgets: Mapping[int, 
         if share is None:
             out.append(NoisyTable(i, axes, exact, None))
             continue
-        noisy = laplace_counts(exact, share, accountant, rng, step=f"conditional {i + 1}/{d}",  # type: ignore[arg-type]
+        if accountant is None:
+            raise ValueError("a measured table needs an accountant")
+        noisy = laplace_counts(exact, share, accountant, rng, step=f"conditional {i + 1}/{d}",
                                measured=f"{exact.size}-cell table of AP pair {i + 1}", sensitivity=sensitivity)
         out.append(NoisyTable(i, axes, noisy, DiscreteLaplace(share, sensitivity).scale))
     return tuple(out)

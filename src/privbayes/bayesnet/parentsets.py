@@ -34,7 +34,7 @@ def _reachable_bounds(sizes: Sequence[Sequence[int]], bound: int) -> list[set[in
     return layers
 
 
-def maximal_parent_sets(candidates: Sequence[int], tau: Fraction,
+def maximal_parent_sets(candidates: Sequence[int], tau: Fraction | int,
                         level_sizes: Sequence[Sequence[int]]) -> list[ParentSet]:
     """All maximal generalised subsets of ``candidates`` whose domain size is at most ``tau``.
 

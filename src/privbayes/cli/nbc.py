@@ -53,6 +53,7 @@ def _publish(args: argparse.Namespace) -> None:
 
     from privbayes.files.tables import atomic_write_many, table_writer
     from privbayes.methods.nbc.estimator import SafeNBC
+    from privbayes.methods.nbc.release import NBCRelease
 
     estimator = SafeNBC(**arguments.estimator_arguments(args, SafeNBC, "nbc"))
     arguments.checked(estimator)
@@ -60,14 +61,16 @@ def _publish(args: argparse.Namespace) -> None:
     if args.synthesize:
         table_writer(None, args.synthesize)  # its format, from the name, before the work
     release = estimator.fit(arguments.table(args, args.data), args.schema, backend=args.backend).released_
-    text = json.dumps(release.to_document(), indent=1) + "\n"  # type: ignore[attr-defined]
+    if not isinstance(release, NBCRelease):  # pragma: no cover - SafeNBC releases views
+        raise TypeError(f"SafeNBC released a {type(release).__name__}")
+    text = json.dumps(release.to_document(), indent=1) + "\n"
     outputs = [(args.output, lambda tmp: tmp.write_text(text, encoding="utf-8"))]
     if args.synthesize:
         outputs.append((args.synthesize, table_writer(release.sample(random_state=args.seed), args.synthesize)))
     atomic_write_many(outputs)
-    safe = release.safe  # type: ignore[attr-defined]
+    safe = release.safe
     bound = (f"r-closeness r = {float(safe.r):g} w.r.t. the prior" if safe.r is not None
-             else f"amplification γ = {float(safe.gamma):.6g}")
+             else f"amplification γ = {float(safe.gamma):.6g}")  # type: ignore[arg-type]  # r or γ is set
     print(f"wrote {args.output}: {safe.method}, {bound} (achieved {float(safe.achieved):.6g}); privacy breach "
           "guarantee, NOT differential privacy")
     if args.synthesize:
@@ -92,8 +95,8 @@ def _check(args: argparse.Namespace) -> None:
             (published.labels, [(a.name, a.values) for a in published.attributes]):
         raise InputError(f"{args.views}: its labels or attribute values differ from the schema's")
     verdict = check_equivalence(original, published)
-    if not verdict.equivalent:
-        tup, c, d = verdict.counterexample  # type: ignore[misc]
+    if verdict.counterexample is not None:  # found exactly when not equivalent
+        tup, c, d = verdict.counterexample
         raise InputError(f"check failed: {args.views} is not NBC-equivalent to the data's classifier "
                          f"(domain tuple {tup}, labels {published.labels[c]!r}/{published.labels[d]!r})")
     if not published.is_realistic():

@@ -9,7 +9,7 @@ import os
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
-from typing import NoReturn
+from typing import NoReturn, TextIO
 
 from privbayes.core.errors import InputError
 
@@ -84,13 +84,13 @@ def _notes() -> Iterator[None]:
     lines = {ColumnsLeftOut: "note", InferredDomainWarning: "warning", UncoveredColumnsWarning: "warning",
              IndependentColumnsWarning: "warning"}
 
-    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: object = None,
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: TextIO | None = None,
              line: str | None = None) -> None:
         kind = next((word for cls, word in lines.items() if issubclass(category, cls)), None)
         if kind is not None:
             print(f"privbayes: {kind}: {message}", file=sys.stderr)
         else:
-            original(message, category, filename, lineno, file, line)  # type: ignore[arg-type]
+            original(message, category, filename, lineno, file, line)
     with warnings.catch_warnings():
         for category in lines:
             warnings.simplefilter("always", category)

@@ -88,7 +88,15 @@ def count_batch(table: PrivateTable, requests: Sequence[Request]) -> list[np.nda
     many = getattr(table, "counts_many", None)
     if many is None:
         return [table.counts(attributes, levels) for attributes, levels in requests]
-    return many(requests)  # type: ignore[no-any-return]
+    answers: list[np.ndarray] = many(requests)
+    return answers
+
+
+def all_answered(answers: Sequence[np.ndarray | None]) -> list[np.ndarray]:
+    """The tables of a batch whose slots were filled out of order, each checked to be there."""
+    if any(a is None for a in answers):
+        raise RuntimeError("a request of the batch was left unanswered")
+    return [a for a in answers if a is not None]
 
 
 class EncodedView(PrivateTable):

@@ -64,9 +64,10 @@ def frame_type(column: pd.Series) -> ColumnType:
     if name != "object":
         return ColumnType()
     inferred = pd.api.types.infer_dtype(column, skipna=True)
-    family = {"boolean": "bool", "integer": "int", "floating": "float", "mixed-integer-float": "float",
-              "date": "date"}.get(inferred, "text")
-    return ColumnType(family, "date" if family == "date" else "object")  # type: ignore[arg-type]
+    families: dict[str, Family] = {"boolean": "bool", "integer": "int", "floating": "float",
+                                   "mixed-integer-float": "float", "date": "date"}
+    family = families.get(inferred, "text")
+    return ColumnType(family, "date" if family == "date" else "object")
 
 
 def file_types(path: str | os.PathLike[str]) -> dict[str, ColumnType]:

@@ -57,6 +57,7 @@ class Levels:
     def __init__(self, encoding: Encoding) -> None:
         self.encoding = encoding
         self._maps: dict[tuple[int, int, int], np.ndarray | None] = {}
+        self._summers: dict[tuple[int, int, int], np.ndarray] = {}
 
     def regroup(self, attribute: int, fine: int, coarse: int) -> np.ndarray | None:
         """Code at level ``coarse`` of each code at level ``fine`` (None: the levels do not nest)."""
@@ -95,18 +96,18 @@ class Levels:
     def summer(self, attribute: int, fine: int, coarse: int) -> np.ndarray:
         """How to sum an axis at level ``fine`` into level ``coarse``: reduceat starts when the coarse
         nodes hold consecutive fine codes, else a one-hot matrix (fine × coarse codes)."""
-        key = (attribute, fine, -1 - coarse)
-        if key not in self._maps:
+        key = (attribute, fine, coarse)
+        if key not in self._summers:
             mapping = self.regroup(attribute, fine, coarse)
             assert mapping is not None
             size = self.encoding.attributes[attribute].level_size(coarse)
             if np.all(np.diff(mapping) >= 0):
-                self._maps[key] = np.flatnonzero(np.r_[True, np.diff(mapping) > 0])
+                self._summers[key] = np.flatnonzero(np.r_[True, np.diff(mapping) > 0])
             else:
                 onehot = np.zeros((len(mapping), size), dtype=np.int64)
                 onehot[np.arange(len(mapping)), mapping] = 1
-                self._maps[key] = onehot
-        return self._maps[key]  # type: ignore[return-value]
+                self._summers[key] = onehot
+        return self._summers[key]
 
 
 _COST_POINTS = ((12, 4.5), (13, 7.0), (16, 10.0), (17, 13.0), (20, 28.0), (21, 34.0))

@@ -57,15 +57,20 @@ class Dialect:
         # whole row.  Possessive quantifiers: the grammar is unambiguous (after a closing quote
         # comes the separator, never a quote), so giving nothing back loses no match and keeps
         # every row linear in its length, whatever it holds.
-        s = re.escape(self.sep or ",")
+        s = re.escape(self._separator)
         inner = r'[^"]' if self.quoted_newlines else r'[^"\r\n]'
         one = f'"{inner}*+(?:""{inner}*+)*+"|[^"{s}\\r\\n]*+'
         object.__setattr__(self, "_field", re.compile(f"({one}){s}"))
         object.__setattr__(self, "_row", re.compile(f"(?:(?:{one}){s})++"))
 
+    @property
+    def _separator(self) -> str:
+        """The CSV separator the quote grammar is built on (the whitespace dialect splits without one)."""
+        return self.sep or ","
+
     def split_one(self, line: str) -> list[str] | None:
         """The fields of one CSV row, or None when it is malformed (whatever its field count)."""
-        text = line + self.sep  # type: ignore[operator]
+        text = line + self._separator
         if self._row.fullmatch(text) is None:
             return None
         return [f[1:-1].replace('""', '"') if f.startswith(QUOTE) else f for f in self._field.findall(text)]
@@ -106,7 +111,7 @@ class Dialect:
         slow = np.asarray(quoted.to_numpy(zero_copy_only=False), dtype=bool)
         if not slow.any():
             return _take_fields(pc.split_pattern(lines, self.sep), width, positions)
-        groups = [(np.flatnonzero(~slow), None)]
+        groups: list[tuple[np.ndarray, pa.Array | list[pa.Array] | None]] = [(np.flatnonzero(~slow), None)]
         rows = np.flatnonzero(slow)
         parts = pc.split_pattern(lines.take(pa.array(rows)), self.sep)
         pieces = parts.values
@@ -120,7 +125,7 @@ class Dialect:
                            .filter(pa.array(simple))))
         if not simple.all():
             hard = rows[~simple]
-            groups.append((hard, self._slow_fields(lines.take(pa.array(hard)).to_pylist(), width, positions)))  # type: ignore[arg-type]
+            groups.append((hard, self._slow_fields(lines.take(pa.array(hard)).to_pylist(), width, positions)))
         order = np.empty(len(lines), np.int64)
         order[np.concatenate([g for g, _ in groups])] = np.arange(len(lines))
         columns = []
@@ -133,10 +138,10 @@ class Dialect:
     def _slow_fields(self, lines: list[str], width: int, positions: Sequence[int]) -> list[pa.Array]:
         """Fields of lines that hold a quote: the grammar checked line by line, then the C csv
         reader splits the lines that fit (lines longer than its field limit: :meth:`split_one`)."""
-        sep, row, limit = self.sep, self._row, csv.field_size_limit()
-        fitting = [i for i, line in enumerate(lines) if len(line) < limit and row.fullmatch(line + sep)]  # type: ignore[operator]
+        sep, row, limit = self._separator, self._row, csv.field_size_limit()
+        fitting = [i for i, line in enumerate(lines) if len(line) < limit and row.fullmatch(line + sep)]
         split: list[list[str] | None] = [None] * len(lines)
-        reader = csv.reader((lines[i] for i in fitting), delimiter=sep, quotechar=QUOTE, doublequote=True,  # type: ignore[arg-type]
+        reader = csv.reader((lines[i] for i in fitting), delimiter=sep, quotechar=QUOTE, doublequote=True,
                             skipinitialspace=False, strict=True)
         for i, fields in zip(fitting, reader):
             split[i] = fields

@@ -32,7 +32,7 @@ import numpy as np
 
 from privbayes.core.errors import InputError
 from privbayes.core.limits import check_cells
-from privbayes.counting.base import EncodedView, PrivateTable, Request, check_request
+from privbayes.counting.base import EncodedView, PrivateTable, Request, all_answered, check_request
 from privbayes.counting.cover import CountingStats, Levels, derive, plan_bases
 from privbayes.counting.labels import InvalidValuesError, label_column
 from privbayes.schema import Schema
@@ -167,7 +167,7 @@ class EngineTable(PrivateTable):
                         own = tuple(sorted(zip(attributes, lv)))
                         out = leaf if own == own_leaf else derive(leaf, own_leaf, own, levels)
                         answers[i] = np.transpose(out, [list(key).index(a) for a in attributes])
-        return answers  # type: ignore[return-value]
+        return all_answered(answers)
 
     @property
     def passes(self) -> int:
@@ -209,18 +209,22 @@ class BatchedEncodedView(EncodedView):
         for key in unique:
             check_cells([self.schema.attributes[s].size for s in key], "the leaf table behind an encoded table")
         base = self.base
-        self.base = _Prefetched(base.n, dict(zip(unique, base.counts_many([(list(k), None) for k in unique]))))  # type: ignore[assignment]
+        self.base = _Prefetched(base, dict(zip(unique, base.counts_many([(list(k), None) for k in unique]))))
         try:
             return [self.counts(attributes, levels) for attributes, levels in requests]
         finally:
             self.base = base
 
 
-class _Prefetched:
-    """Leaf tables already counted, served to :meth:`EncodedView.counts`."""
+class _Prefetched(PrivateTable):
+    """Leaf tables of ``base`` already counted, served to :meth:`EncodedView.counts`."""
 
-    def __init__(self, n: int, tables: dict[tuple[int, ...], np.ndarray]) -> None:
-        self.n, self._tables = n, tables
+    def __init__(self, base: PrivateTable, tables: dict[tuple[int, ...], np.ndarray]) -> None:
+        self.schema, self.encoding, self._n, self._tables = base.schema, base.encoding, base.n, tables
+
+    @property
+    def n(self) -> int:
+        return self._n
 
     def counts(self, attributes: Sequence[int], levels: Sequence[int] | None = None) -> np.ndarray:
         return self._tables[tuple(attributes)]

@@ -33,8 +33,8 @@ import numpy as np
 from privbayes.counting.cover import pass_cost
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
-numba = None
-_configurations = None
+numba: Any = None
+_configurations: Any = None
 """The numba module and the compiled configuration loop once :func:`_kernels` has run: the
 loops below read ``numba.prange`` and call ``_configurations`` through these globals."""
 _MAX_CELLS_PER_CALL = 2**24
@@ -49,7 +49,8 @@ _CACHE_BYTES = 2**21
 """The second-level cache of one core here (2 MB): rows or tables within it stay in cache."""
 
 
-def _configurations_loop(columns, parents, config):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled below
+def _configurations_loop(columns: np.ndarray, parents: np.ndarray,
+                         config: np.ndarray) -> None:  # pragma: no cover - compiled below
     """Parent configuration of every row (first parent most significant), column by column."""
     config[:] = 0
     for j in range(parents.shape[0]):
@@ -58,15 +59,16 @@ def _configurations_loop(columns, parents, config):  # type: ignore[no-untyped-d
             config[r] = (config[r] << 1) | column[r]
 
 
-def _families_loops(columns, child_bits, weights, parents):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled below
+def _families_loops(columns: np.ndarray, child_bits: np.ndarray, weights: np.ndarray,
+                    parents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled below
     n_sets, k = parents.shape
     n_rows, n_children = child_bits.shape
     ones = np.zeros((n_sets, 1 << k, n_children), dtype=child_bits.dtype)
     totals = np.zeros((n_sets, 1 << k), dtype=weights.dtype)
-    for chunk in numba.prange((n_sets + _CHUNK - 1) // _CHUNK):  # type: ignore[union-attr]
+    for chunk in numba.prange((n_sets + _CHUNK - 1) // _CHUNK):
         config = np.empty(n_rows, dtype=np.int32)
         for p in range(chunk * _CHUNK, min(n_sets, (chunk + 1) * _CHUNK)):
-            _configurations(columns, parents[p], config)  # type: ignore[misc]
+            _configurations(columns, parents[p], config)
             for r in range(n_rows):
                 cell = config[r]  # a local, so the adds below are not reloaded through aliasing
                 totals[p, cell] += weights[r]
@@ -75,14 +77,15 @@ def _families_loops(columns, child_bits, weights, parents):  # type: ignore[no-u
     return ones, totals
 
 
-def _joint_loops(columns, pattern, weights, parents, n_children, out):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled below
+def _joint_loops(columns: np.ndarray, pattern: np.ndarray, weights: np.ndarray, parents: np.ndarray, n_children: int,
+                 out: np.ndarray) -> None:  # pragma: no cover - compiled below
     n_sets, k = parents.shape
     n_rows = columns.shape[1]
-    for chunk in numba.prange((n_sets + _CHUNK - 1) // _CHUNK):  # type: ignore[union-attr]
+    for chunk in numba.prange((n_sets + _CHUNK - 1) // _CHUNK):
         index = np.empty(n_rows, dtype=np.int32)
         joint = np.empty(1 << (k + n_children), dtype=weights.dtype)
         for p in range(chunk * _CHUNK, min(n_sets, (chunk + 1) * _CHUNK)):
-            _configurations(columns, parents[p], index)  # type: ignore[misc]
+            _configurations(columns, parents[p], index)
             joint[:] = 0
             for r in range(n_rows):
                 joint[(index[r] << n_children) | pattern[r]] += weights[r]
@@ -94,10 +97,12 @@ def _joint_loops(columns, pattern, weights, parents, n_children, out):  # type: 
                         out[p, c, (cell >> (n_children - 1 - c)) & 1, config] += mass
 
 
-def _tables_loops(columns, weights, unit, column_ids, strides, starts, offsets, groups, group_starts, block, out):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled below
+def _tables_loops(columns: np.ndarray, weights: np.ndarray, unit: bool, column_ids: np.ndarray, strides: np.ndarray,
+                  starts: np.ndarray, offsets: np.ndarray, groups: np.ndarray, group_starts: np.ndarray, block: int,
+                  out: np.ndarray) -> None:  # pragma: no cover - compiled below
     n_rows = columns.shape[1]
     n_groups, n_slices = group_starts.shape[0] - 1, out.shape[0]
-    for task in numba.prange(n_groups * n_slices):  # type: ignore[union-attr]
+    for task in numba.prange(n_groups * n_slices):
         g, s = task // n_slices, task % n_slices  # a group of tables over one slice of the rows
         index = np.empty(block, dtype=np.int64)
         counts = out[s]
@@ -225,7 +230,7 @@ def contingency_tables(columns: np.ndarray, weights: np.ndarray, tables: list[tu
     offsets = np.cumsum([0] + sizes).astype(np.int64)
     kernels = _kernels()
     n_rows = columns.shape[1]
-    threads = numba.get_num_threads()  # type: ignore[union-attr]
+    threads = numba.get_num_threads()
     work = len(tables) * n_rows > _PARALLEL_WORK
     used = len(np.unique(column_ids))
     row_bytes = n_rows * (used * columns.itemsize + 12)  # codes, a cell index, a weight

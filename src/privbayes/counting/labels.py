@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from privbayes.core.errors import InputError
-from privbayes.schema import Attribute, date_ordinal, date_text
+from privbayes.schema import Attribute, DateAttribute, NumericAttribute, date_ordinal, date_text
 from privbayes.schema.values import spelling
 
 NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
@@ -123,14 +123,15 @@ class _Categories:
 def _label_distinct(attr: Attribute, distinct: np.ndarray) -> np.ndarray:
     """A code (or one of the negative markers) for each distinct value, each on its own."""
     token = None if attr.missing_token is None else attr.missing_token.strip()
-    cats = _Categories(attr) if not attr.numeric else None
+    coder = attr if isinstance(attr, NumericAttribute) else _Categories(attr)
     out = np.empty(len(distinct), np.int64)
     for i, value in enumerate(distinct):
-        out[i] = _label_one(attr, value, token, cats)
+        out[i] = _label_one(coder, value, token)
     return out
 
 
-def _label_one(attr: Attribute, value: Any, token: str | None, cats: _Categories | None) -> int:
+def _label_one(coder: NumericAttribute | _Categories, value: Any, token: str | None) -> int:
+    """The code of one value: by a numeric (or date) attribute's bins, or by a categorical one's lookups."""
     if value is None or value is pd.NA or value is pd.NaT:
         return _MISSING
     if value is MALFORMED_CELL:
@@ -140,53 +141,51 @@ def _label_one(attr: Attribute, value: Any, token: str | None, cats: _Categories
             value = bytes(value).decode("utf-8")
         except UnicodeDecodeError:
             return _INVALID
-    if attr.kind == "date":
-        return _label_date(attr, value, token)
+    if isinstance(coder, DateAttribute):
+        return _label_date(coder, value, token)
     if isinstance(value, (bool, np.bool_)):  # a typed boolean names the category spelled True/False, else 1/0
-        found = cats.by_text.get(str(bool(value))) if cats is not None else None
+        found = coder.by_text.get(str(bool(value))) if isinstance(coder, _Categories) else None
         if found is not None:
             return found
         value = int(value)
     if isinstance(value, (int, float, np.integer, np.floating)):
-        x = float(value)
-        if math.isnan(x):
+        number = float(value)
+        if math.isnan(number):
             return _MISSING
-        if cats is None:
-            return _numeric(attr, x)
-        found = cats.by_text.get(_canonical(x)) if math.isfinite(x) else None
-        return found if found is not None else cats.number(x)
+        if isinstance(coder, NumericAttribute):
+            return _numeric(coder, number)
+        found = coder.by_text.get(_canonical(number)) if math.isfinite(number) else None
+        return found if found is not None else coder.number(number)
     text = str(value).strip()
     if token is not None and text == token:
         return _MISSING
-    if cats is not None:
-        found = cats.by_text.get(text)
+    if isinstance(coder, _Categories):
+        found = coder.by_text.get(text)
         if found is not None:
             return found
-        if text == "":
-            return _MISSING
-        x = _number_of(text)  # type: ignore[assignment]
-        return _INVALID if x is None else cats.number(x)
     if text == "":
         return _MISSING
-    x = _number_of(text)  # type: ignore[assignment]
-    return _INVALID if x is None else _numeric(attr, x)
+    x = _number_of(text)
+    if x is None:
+        return _INVALID
+    return _numeric(coder, x) if isinstance(coder, NumericAttribute) else coder.number(x)
 
 
-def _label_date(attr: Attribute, value: Any, token: str | None) -> int:
+def _label_date(attr: DateAttribute, value: Any, token: str | None) -> int:
     if isinstance(value, float) and math.isnan(value):
         return _MISSING
     if isinstance(value, str) and (value.strip() == "" or (token is not None and value.strip() == token)):
         return _MISSING
-    x = date_ordinal(value, attr.granularity)  # type: ignore[arg-type]
+    x = date_ordinal(value, attr.granularity)
     return _INVALID if x is None else _numeric(attr, x)
 
 
-def _numeric(attr: Attribute, x: float) -> int:
+def _numeric(attr: NumericAttribute, x: float) -> int:
     """Code of x (its special value's, else its bin), or the _OUTSIDE marker."""
-    return _label_numeric_numbers(attr, np.array([x], dtype=np.float64))[0]  # type: ignore[no-any-return]
+    return int(_label_numeric_numbers(attr, np.array([x], dtype=np.float64))[0])
 
 
-def _label_numeric_numbers(attr: Attribute, x: np.ndarray) -> np.ndarray:
+def _label_numeric_numbers(attr: NumericAttribute, x: np.ndarray) -> np.ndarray:
     """Vectorised :func:`_label_one` for a numeric attribute whose distinct values are typed numbers."""
     out = attr.number_codes(x)
     out[out < 0] = _OUTSIDE
@@ -194,7 +193,7 @@ def _label_numeric_numbers(attr: Attribute, x: np.ndarray) -> np.ndarray:
     return out
 
 
-def _label_numeric_texts(attr: Attribute, distinct: np.ndarray) -> np.ndarray:
+def _label_numeric_texts(attr: NumericAttribute, distinct: np.ndarray) -> np.ndarray:
     """Vectorised :func:`_label_one` for a numeric attribute whose distinct values are all text."""
     texts = pd.Series(distinct, dtype=object).astype(str).str.strip()
     token = None if attr.missing_token is None else attr.missing_token.strip()
@@ -214,16 +213,17 @@ def label_column(attr: Attribute, positions: np.ndarray, distinct: np.ndarray, w
     typed = np.asarray(distinct)
     distinct = (np.array(list(pd.DatetimeIndex(typed)), dtype=object) if typed.dtype.kind == "M"
                 else typed.astype(object))
-    if attr.kind == "numeric" and typed.dtype.kind in "biuf":
-        labels = _label_numeric_numbers(attr, typed.astype(np.float64))
-    elif attr.kind == "numeric" and len(distinct) and all(isinstance(v, str) for v in distinct):
-        labels = _label_numeric_texts(attr, distinct)
+    numeric = attr if isinstance(attr, NumericAttribute) and not isinstance(attr, DateAttribute) else None
+    if numeric is not None and typed.dtype.kind in "biuf":
+        labels = _label_numeric_numbers(numeric, typed.astype(np.float64))
+    elif numeric is not None and len(distinct) and all(isinstance(v, str) for v in distinct):
+        labels = _label_numeric_texts(numeric, distinct)
     else:
         labels = _label_distinct(attr, distinct)
     labels = np.append(labels, [_MALFORMED, _MISSING])  # position −1 (a null) reads the last entry, −2 the one before
-    codes = labels[positions]
+    codes: np.ndarray = labels[positions]
     _apply_policies(attr, codes, positions, distinct, where)
-    return codes  # type: ignore[no-any-return]
+    return codes
 
 
 def _rows(mask: np.ndarray) -> tuple[int, ...]:
@@ -243,9 +243,9 @@ def _apply_policies(attr: Attribute, codes: np.ndarray, positions: np.ndarray, d
         (codes == _INVALID, _NOT_A_VALUE.get(attr.kind, f"a value is not one of the schema's {attr.base_size} "
                                                                  "categories")),
     ]
-    if attr.numeric:
-        low, high = ((date_text(attr.lower, attr.granularity), date_text(attr.upper, attr.granularity))  # type: ignore[arg-type]
-                     if attr.kind == "date" else (format(attr.lower, "g"), format(attr.upper, "g")))
+    if isinstance(attr, NumericAttribute):
+        low, high = ((date_text(attr.lower, attr.granularity), date_text(attr.upper, attr.granularity))
+                     if isinstance(attr, DateAttribute) else (format(attr.lower, "g"), format(attr.upper, "g")))
         specials = (f" and is not one of its {len(attr.special_values)} special values (which match only the exact "
                     "number)" if attr.special_values else "")
         problems.append((outside, f"a value is outside the schema's bounds [{low}, {high}]{specials}"))
@@ -268,8 +268,8 @@ def _apply_policies(attr: Attribute, codes: np.ndarray, positions: np.ndarray, d
 
 
 def _clip_number(attr: Attribute, value: Any) -> float:
-    if attr.kind == "date":
-        x = date_ordinal(value, attr.granularity)  # type: ignore[arg-type]
+    if isinstance(attr, DateAttribute):
+        x = date_ordinal(value, attr.granularity)
         return 0.0 if x is None else x
     if isinstance(value, str):
         x = _number_of(value.strip())

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from privbayes.core.errors import InputError
-from privbayes.counting.base import PrivateTable, Request, check_request
+from privbayes.counting.base import PrivateTable, Request, all_answered, check_request
 from privbayes.counting.cover import CountingStats, Levels, Variables, cells, derive, plan_bases
 from privbayes.counting.families import HAVE_NUMBA, binary_family_counts, contingency_tables, kernels_loaded
 from privbayes.schema.codes import distinct_rows
@@ -136,10 +136,10 @@ class InMemoryTable(PrivateTable):
     def _bincount(self, attributes: Sequence[int], levels: Sequence[int]) -> np.ndarray:
         shape = tuple(self.encoding.attributes[a].level_size(l) for a, l in zip(attributes, levels))
         cells = math.prod(shape)
-        index = self._column(attributes[0], levels[0]).astype(np.int32 if cells < 2**31 else np.int64)
+        index: np.ndarray = self._column(attributes[0], levels[0]).astype(np.int32 if cells < 2**31 else np.int64)
         for a, l, size in zip(attributes[1:], levels[1:], shape[1:]):
-            index *= size  # type: ignore[misc]
-            index += self._column(a, l)  # type: ignore[misc]
+            index *= size
+            index += self._column(a, l)
         if len(self._multiplicity) == self._n:  # every row distinct: unit weights
             return np.bincount(index, minlength=cells).reshape(shape)
         if self._float_weights is None:
@@ -209,7 +209,7 @@ class InMemoryTable(PrivateTable):
                                                key=lambda c: c[0])
                     derived = answer(missing[m], origin, source)
                     at_hand.append((derived.size, missing[m], derived))
-        return answers  # type: ignore[return-value]
+        return all_answered(answers)
 
     def _cached_cover(self, target: Variables) -> tuple[np.ndarray, Variables] | None:
         """A cached leaf table over the target's attributes or, among the :data:`_COVER_SCAN` most
@@ -277,7 +277,7 @@ class InMemoryTable(PrivateTable):
                 first += len(attributes)
             if self._kernel_weights is None:  # the cells' type: no conversion per call (10⁸ rows: 0.4 GB each)
                 self._kernel_weights = self._multiplicity.astype(np.int32 if self._n < 2**31 else np.int64)
-            out, passes = contingency_tables(self._matrix, self._kernel_weights, tables, total=self._n)  # type: ignore[arg-type]
+            out, passes = contingency_tables(self._code_matrix(), self._kernel_weights, tables, total=self._n)
         self.stats.passes += passes
         self.stats.counted += len(specs)
         self.stats.seconds += time.perf_counter() - start
@@ -287,17 +287,22 @@ class InMemoryTable(PrivateTable):
         """Row of (attribute, level)'s codes in the narrow code matrix the kernels read: every leaf
         column, then generalised ones written on first use (the matrix has a row for every level
         from the start, untouched — so not resident — until used)."""
+        matrix = self._code_matrix()
+        key = (attribute, level)
+        if key not in self._matrix_rows:
+            row = len(self._matrix_rows)
+            matrix[row] = self.encoding.attributes[attribute].levels[level][matrix[attribute]]
+            self._matrix_rows[key] = row
+        return self._matrix_rows[key]
+
+    def _code_matrix(self) -> np.ndarray:
+        """The narrow code matrix, its leaf rows filled on first use."""
         if self._matrix is None:
             self._matrix = code_matrix(self.encoding, len(self._multiplicity))
             d = len(self.encoding.attributes)
             self._matrix[:d] = self._rows.T
             self._matrix_rows = {(a, 0): a for a in range(d)}
-        key = (attribute, level)
-        if key not in self._matrix_rows:
-            row = len(self._matrix_rows)
-            self._matrix[row] = self.encoding.attributes[attribute].levels[level][self._matrix[attribute]]
-            self._matrix_rows[key] = row
-        return self._matrix_rows[key]
+        return self._matrix
 
 
 def code_matrix(encoding: Encoding, rows: int) -> np.ndarray:

@@ -180,8 +180,10 @@ def open_text(path: str | os.PathLike[str], schema: Schema | None, sep: str | No
         lines = TextLines(path, encoding, header=False)
         return TextTable(lines, Dialect(None), list(schema.names), list(range(len(schema))), where)
     lines = TextLines(path, encoding, quoted_newlines=multiline)
-    dialect = Dialect(sep or detect_separator(lines.header), multiline)  # type: ignore[arg-type]
-    columns = dialect.header(lines.header, where)  # type: ignore[arg-type]
+    header = lines.header
+    assert header is not None  # read on opening (an empty file is refused there)
+    dialect = Dialect(sep or detect_separator(header), multiline)
+    columns = dialect.header(header, where)
     seen: set[str] = set()
     for column in columns:
         if column in seen:
@@ -203,15 +205,15 @@ def _read_text(path: Path, schema: Schema | None, sep: str | None, encoding: str
         for chunk, column in zip(chunks, columns):
             chunk.append(column)
     names = [table.columns[i] for i in table.wanted]
-    columns = {}  # type: ignore[assignment]
+    frame_columns: dict[str, pd.Series] = {}
     for name, chunk in zip(names, chunks):
         array = pa.chunked_array(chunk, pa.large_string())
         column = array.to_pandas()
         if array.null_count:  # malformed rows (a field of a well-formed row is never null)
             column = column.astype(object)
             column[array.is_null().to_numpy(zero_copy_only=False)] = MALFORMED_CELL
-        columns[name] = column  # type: ignore[call-overload]
-    frame = pd.DataFrame(columns, columns=names)
+        frame_columns[name] = column
+    frame = pd.DataFrame(frame_columns, columns=names)
     if schema is not None:
         frame.attrs["left_out"] = [c for c in table.columns if c not in schema.names]
     return frame

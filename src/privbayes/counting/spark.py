@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -86,7 +87,7 @@ def _ident(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _errors() -> tuple[type, ...]:
+def _errors() -> tuple[type[BaseException], ...]:
     from py4j.protocol import Py4JJavaError
     from pyspark.errors import PySparkException
 
@@ -138,15 +139,15 @@ def spark_from_file(path: Any, suffix: str, schema: Schema, session: Any = None,
         rows.count()
         rows.createOrReplaceTempView(f"{prefix}_rows")
         spark.catalog.dropTempView(f"{prefix}_src")
-    except _errors() as exc:  # type: ignore[misc]  # engine messages may quote a line of the file: name the kind only
+    except _errors() as exc:  # engine messages may quote a line of the file: name the kind only
         link.close()
         raise InputError(f"{where}: cannot read the table (Spark {type(exc).__name__})") from None
     except BaseException:
         link.close()
         raise
-    table = SparkTable(spark, rows, f"{prefix}_rows", schema, int(n))  # type: ignore[assignment]
-    weakref.finalize(table, link.close)
-    return table.localise()  # type: ignore[attr-defined, no-any-return]
+    counted = SparkTable(spark, rows, f"{prefix}_rows", schema, int(n))
+    weakref.finalize(counted, link.close)
+    return counted.localise()
 
 
 def _text_rows(spark: Any, link: str, table: Any) -> Any:
@@ -195,8 +196,10 @@ def _ship_by_value(module: Any) -> None:
     """Pickle ``module``'s code with the task, so that workers need no privbayes installed."""
     from pyspark import cloudpickle
 
-    if module.__name__ not in cloudpickle.list_registry_pickle_by_value():  # type: ignore[no-untyped-call]
-        cloudpickle.register_pickle_by_value(module)  # type: ignore[no-untyped-call]
+    registered: Callable[[], set[str]] = cloudpickle.list_registry_pickle_by_value  # untyped in pyspark
+    register: Callable[[Any], None] = cloudpickle.register_pickle_by_value
+    if module.__name__ not in registered():
+        register(module)
 
 
 def _coded(frame: Any, maps: list[tuple[Any, Any]], schema: Schema) -> Any:

@@ -37,7 +37,7 @@ import zipfile
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, BinaryIO, cast
 
 import numpy as np
 import pyarrow as pa
@@ -61,7 +61,7 @@ class _Counted(io.RawIOBase):
     """A binary file that counts the bytes read from it (the compressed bytes a decompressor has
     consumed so far)."""
 
-    def __init__(self, raw: IO[bytes]) -> None:
+    def __init__(self, raw: io.BufferedReader) -> None:
         super().__init__()
         self.raw, self.count = raw, 0
 
@@ -72,9 +72,9 @@ class _Counted(io.RawIOBase):
         return self.raw.seekable()
 
     def readinto(self, buffer: Any) -> int:
-        n = self.raw.readinto(buffer)  # type: ignore[attr-defined]
+        n = self.raw.readinto(buffer)
         self.count += n or 0
-        return n  # type: ignore[no-any-return]
+        return n
 
     def seek(self, offset: int, whence: int = 0) -> int:
         return self.raw.seek(offset, whence)
@@ -87,16 +87,16 @@ class _Counted(io.RawIOBase):
         super().close()
 
 
-def _open_binary(path: Path, counted: _Counted) -> IO[bytes]:
+def _open_binary(path: Path, counted: _Counted) -> IO[bytes] | io.BufferedIOBase | _Counted:
     """The decompressed bytes of the file behind ``counted``, as a binary stream, by the suffix of
     ``path``."""
     kind = compression(path)
     if kind == ".gz":
-        return gzip.GzipFile(fileobj=counted, mode="rb")  # type: ignore[return-value]
+        return gzip.GzipFile(fileobj=counted, mode="rb")
     if kind == ".bz2":
         return bz2.BZ2File(counted, "rb")
     if kind == ".xz":
-        return lzma.LZMAFile(counted, "rb")  # type: ignore[arg-type]
+        return lzma.LZMAFile(cast(IO[bytes], counted), "rb")  # the stubs take IO only; LZMAFile reads any file
     if kind == ".zip":
         try:
             archive = zipfile.ZipFile(counted)
@@ -112,8 +112,9 @@ def _open_binary(path: Path, counted: _Counted) -> IO[bytes]:
             archive.close()
             raise InputError(f"{path}: the .zip member cannot be read (encrypted or an unsupported method)") from None
     if kind == ".zst":  # Arrow's own zstd codec, streaming
-        return pa.CompressedInputStream(pa.PythonFile(counted, mode="r"), "zstd")  # type: ignore[no-any-return]
-    return counted  # type: ignore[return-value]
+        stream: BinaryIO = pa.CompressedInputStream(pa.PythonFile(counted, mode="r"), "zstd")
+        return stream
+    return counted
 
 
 def _decompression_errors() -> tuple[type[BaseException], ...]:
@@ -295,7 +296,8 @@ class TextLines:
         for batch in self._batches:
             if len(batch):
                 self._first = batch.slice(1)
-                return batch[0].as_py()  # type: ignore[no-any-return]
+                header: str = batch[0].as_py()
+                return header
         raise InputError(f"{self.where}: the file is empty")
 
     def __iter__(self) -> Iterator[pa.Array]:

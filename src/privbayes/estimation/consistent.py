@@ -269,7 +269,7 @@ class GeneralisedModel:
         extended = Domain(tuple(sizes))
         measured = [tuple(ids[(v, level)] if level else v for v, level in zip(scope, q.levels))
                     for q, scope in zip(queries, scopes)]
-        engine = make_engine(extended, measured + fixed_scopes)  # type: ignore[operator]
+        engine = make_engine(extended, [*measured, *fixed_scopes])
         if not isinstance(engine, JunctionTreeEngine):
             return None
         return cls(engine, measured, fixed, None)

@@ -52,7 +52,7 @@ def mutual_information(codes: np.ndarray, sizes: Sequence[int], child: int, pare
         return 0.0
     child_size = int(sizes_arr[child])
     parent_cells = int(np.prod(sizes_arr[list(parents)]))
-    index = flat_index(arr.T, sizes_arr, parents) * child_size + arr[:, child]  # type: ignore[arg-type]
+    index = flat_index(arr.T, sizes_arr, parents) * child_size + arr[:, child]
     joint = np.bincount(index, minlength=parent_cells * child_size).reshape(parent_cells, child_size)
     joint = joint / arr.shape[0]
     p_parents = joint.sum(axis=1, keepdims=True)

@@ -6,7 +6,7 @@ for a machine; ``sample --bin-labels`` and the NBC views keep them as value name
 of the report wants what a bin holds:
 
 * integer attributes: the integers a bin holds, ``17–21`` (one integer: ``17``), found with the
-  same coding rule the counting layer uses (:func:`privbayes.schema.binning.bin_codes`), so a
+  same coding rule the counting layer uses (:meth:`privbayes.schema.NumericAttribute.bin_codes`), so a
   label never names an integer that is counted in the next bin;
 * other numbers: ``[0.25, 0.5)`` with the fewest decimals that move no edge by more than 1 % of
   the narrowest bin, trailing zeros dropped, the last bin closed (``upper`` belongs to it);
@@ -25,8 +25,7 @@ import math
 
 import numpy as np
 
-from privbayes.schema import MISSING_LABEL, Attribute, date_text
-from privbayes.schema.binning import bin_codes
+from privbayes.schema import MISSING_LABEL, Attribute, DateAttribute, NumericAttribute, date_text
 
 MAX_DECIMALS = 8
 EDGE_ERROR = 0.01
@@ -53,24 +52,24 @@ def edge_decimals(edges: np.ndarray) -> int:
     return MAX_DECIMALS
 
 
-def _first_integer(attr: Attribute, k: int, edge: float) -> int:
+def _first_integer(attr: NumericAttribute, k: int, edge: float) -> int:
     """The smallest integer coded into bin ``k``, searched beside the bin's lower edge."""
-    start = max(math.ceil(edge) - 1, math.ceil(attr.lower))  # type: ignore[arg-type]
+    start = max(math.ceil(edge) - 1, math.ceil(attr.lower))
     for m in range(start, start + 3):
-        if m <= attr.upper and int(bin_codes(attr, np.array([float(m)]))[0]) >= k:  # type: ignore[operator]
+        if m <= attr.upper and int(attr.bin_codes(np.array([float(m)]))[0]) >= k:
             return m
     return start + 3
 
 
-def integer_ranges(attr: Attribute) -> list[tuple[int, int]] | None:
+def integer_ranges(attr: NumericAttribute) -> list[tuple[int, int]] | None:
     """The first and last integer (date: ordinal) of each bin; None when a bin holds none."""
     edges = attr.bin_edges()
-    firsts = [_first_integer(attr, k, edges[k]) for k in range(attr.bins)] + [math.floor(attr.upper) + 1]  # type: ignore[arg-type]
+    firsts = [_first_integer(attr, k, edges[k]) for k in range(attr.bins)] + [math.floor(attr.upper) + 1]
     ranges = [(first, following - 1) for first, following in itertools.pairwise(firsts)]
     return ranges if all(lo <= hi for lo, hi in ranges) else None
 
 
-def integer_bin_labels(attr: Attribute) -> list[str] | None:
+def integer_bin_labels(attr: NumericAttribute) -> list[str] | None:
     """``lo–hi`` per bin of an integer attribute (``lo`` alone for one integer); None when a bin
     holds no integer."""
     ranges = integer_ranges(attr)
@@ -83,7 +82,7 @@ def integer_bin_labels(attr: Attribute) -> list[str] | None:
     return labels
 
 
-def numeric_bin_labels(attr: Attribute) -> list[str]:
+def numeric_bin_labels(attr: NumericAttribute) -> list[str]:
     """``[a, b)`` per bin, edges rounded by :func:`edge_decimals`; the last bin closed."""
     edges = attr.bin_edges()
     decimals = edge_decimals(edges)
@@ -91,30 +90,28 @@ def numeric_bin_labels(attr: Attribute) -> list[str]:
     return [f"[{a}, {b}{']' if k == attr.bins - 1 else ')'}" for k, (a, b) in enumerate(itertools.pairwise(shown))]
 
 
-def date_bin_labels(attr: Attribute) -> list[str]:
+def date_bin_labels(attr: DateAttribute) -> list[str]:
     """First and last period of each bin at the attribute's granularity (``2015-01 to 2015-06``)."""
     ranges = integer_ranges(attr)
     if ranges is None:
         return attr.bin_labels()
     labels = []
     for lo, hi in ranges:
-        a, b = date_text(lo, attr.granularity), date_text(hi, attr.granularity)  # type: ignore[arg-type]
+        a, b = date_text(lo, attr.granularity), date_text(hi, attr.granularity)
         labels.append(a if lo == hi else f"{a} to {b}")
     return labels
 
 
 def readable_labels(attr: Attribute) -> tuple[str, ...]:
     """Display labels of an attribute's leaf codes, in code order (see the module's rules)."""
-    if attr.kind == "date":
+    if isinstance(attr, DateAttribute):
         labels = date_bin_labels(attr)
-    elif attr.numeric:
+        labels += [f"= {date_text(v, attr.granularity)}" for v in attr.special_values]
+    elif isinstance(attr, NumericAttribute):
         labels = (integer_bin_labels(attr) if attr.integer else None) or numeric_bin_labels(attr)
+        labels += [f"= {number_text(float(v), _decimals_of(float(v)))}" for v in attr.special_values]
     else:
         labels = [str(c) for c in attr.categories]
-    if attr.kind == "date":
-        labels += [f"= {date_text(v, attr.granularity or 'day')}" for v in attr.special_values]
-    elif attr.numeric:
-        labels += [f"= {number_text(float(v), _decimals_of(float(v)))}" for v in attr.special_values]
     return tuple(labels + [MISSING_LABEL] * (attr.size - attr.base_size))
 
 

@@ -124,7 +124,7 @@ def marginal(codes: np.ndarray, sizes: Sequence[int], attrs: Sequence[int]) -> n
     arr = check_codes(codes, sizes_arr, "codes")
     attrs = _check_attrs(attrs, sizes_arr.size)
     shape = tuple(int(sizes_arr[a]) for a in attrs)
-    counts = np.bincount(flat_index(arr.T, sizes_arr, attrs), minlength=math.prod(shape))  # type: ignore[arg-type]
+    counts = np.bincount(flat_index(arr.T, sizes_arr, attrs), minlength=math.prod(shape))
     return (counts / arr.shape[0]).reshape(shape)
 
 

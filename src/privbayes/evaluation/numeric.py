@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from privbayes.counting.labels import NUMBER
-from privbayes.schema import Attribute, date_ordinal, date_text
+from privbayes.schema import Attribute, DateAttribute, date_ordinal, date_text
 
 POINT_MASS_SHARE = 0.05
 MAX_MASSES = 5
@@ -43,8 +43,8 @@ class NumericCheck:
 
 def raw_numbers(attr: Attribute, column: pd.Series) -> np.ndarray:
     """The numbers (date ordinals) of a column of raw values; others are dropped."""
-    if attr.kind == "date":
-        values = [date_ordinal(v, attr.granularity) for v in column  # type: ignore[arg-type]
+    if isinstance(attr, DateAttribute):
+        values = [date_ordinal(v, attr.granularity) for v in column
                   if not (v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)))]
         return np.array([v for v in values if v is not None], dtype=np.float64)
     if column.dtype.kind in "biuf":
@@ -68,8 +68,8 @@ def ks_distance(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def _show(attr: Attribute, x: float) -> str:
-    if attr.kind == "date":
-        return date_text(math.floor(x), attr.granularity)  # type: ignore[arg-type]
+    if isinstance(attr, DateAttribute):
+        return date_text(math.floor(x), attr.granularity)
     return f"{x:.6g}"
 
 

@@ -239,11 +239,11 @@ def render_html(ev: Evaluation, pairs: np.ndarray, privacy: PrivacySummary, mode
             for a in ev.attributes))
     if ev.numeric:
         qs = [f"q{int(q * 100)}" for q, _, _ in ev.numeric[0].quantiles]
-        rows = [(c.name, c.ks, "; ".join(f"= {v}: {r:.1%} / {s:.1%}" for v, r, s in c.masses) or "none",  # type: ignore[misc]
-                 *(f"{r} / {s}" for _, r, s in c.quantiles)) for c in ev.numeric]
+        numeric_rows = [(c.name, c.ks, "; ".join(f"= {v}: {r:.1%} / {s:.1%}" for v, r, s in c.masses) or "none",
+                         *(f"{r} / {s}" for _, r, s in c.quantiles)) for c in ev.numeric]
         parts += ['<h2 id="raw">Numeric columns on their raw values</h2>',
                   f"<p>Real / synthetic: {term('ks', 'KS distance')}, {term('mass', 'point masses and quantiles')}"
-                  ".</p>", table(["column", "KS distance", "point masses", *qs], rows)]
+                  ".</p>", table(["column", "KS distance", "point masses", *qs], numeric_rows)]
     parts.append('<h2 id="classifier">Classifier check</h2>')
     if ev.svm:
         parts += [f"<p>{term('svm', 'SVM misclassification rate')}: lower is better; compare the two last "

@@ -60,7 +60,7 @@ from privbayes.evaluation.numeric import numeric_check
 from privbayes.evaluation.pairs import FAR_ONE_WAY, Comparison, compare
 from privbayes.evaluation.results import NOT_PRIVATE, AttributeScore, Evaluation, MarginalScore, SvmScore
 from privbayes.evaluation.verdict import references, verdict
-from privbayes.schema import Attribute, Schema
+from privbayes.schema import Attribute, NumericAttribute, Schema
 
 
 def target_codes(attr: Attribute, values: Sequence[str], where: str) -> np.ndarray:
@@ -123,7 +123,7 @@ def parse_target(text: str, schema: Schema) -> Target:
     if op == "=":
         values = [v.strip() for v in value.split("|")]
         positive = {int(code) for code in target_codes(attr, values, f"--target {text!r}")}
-    elif attr.kind != "numeric":
+    elif not (isinstance(attr, NumericAttribute) and attr.kind == "numeric"):
         raise InputError(f"--target ({text!r}): {op} needs a numeric attribute; use {column}=V1|V2")
     else:
         try:
@@ -325,9 +325,10 @@ def _load_inputs(real_path: Any, synth_path: Any, schema_arg: Any, model_path: s
         raise InputError("evaluate needs --schema (the public domain), or --model to use the model's schema")
     notes: list[str] = []
     model = load(model_path) if model_path is not None else None
-    if schema_arg is None and getattr(model, "schema", None) is None:
+    model_schema: Any = getattr(model, "schema", None)
+    if schema_arg is None and model_schema is None:
         raise InputError(f"{model_path}: this model file does not carry its schema; give --schema")
-    schema = as_schema(schema_arg) if schema_arg is not None else model.schema  # type: ignore[union-attr]
+    schema = as_schema(schema_arg) if schema_arg is not None else model_schema
     if model is not None and getattr(model, "schema", None) is not None:
         if model.schema.names != schema.names:
             raise InputError(f"{model_path}: the model's attributes {model.schema.names} differ from the "

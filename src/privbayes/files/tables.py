@@ -16,7 +16,7 @@ from privbayes.core.errors import InputError
 OUTPUT_SUFFIXES = (".csv", ".parquet", ".pq")
 
 
-def atomic_write(path: str | os.PathLike, write: Callable[[Path], None]) -> None:
+def atomic_write(path: str | os.PathLike, write: Callable[[Path], object]) -> None:
     """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it into place.
 
     A failure leaves no partial output: the temporary file is removed.
@@ -24,7 +24,7 @@ def atomic_write(path: str | os.PathLike, write: Callable[[Path], None]) -> None
     atomic_write_many([(path, write)])
 
 
-def atomic_write_many(outputs: Sequence[tuple[str | os.PathLike, Callable[[Path], None]]]) -> None:
+def atomic_write_many(outputs: Sequence[tuple[str | os.PathLike, Callable[[Path], object]]]) -> None:
     """Write several files together: each ``write(tmp)`` to a temporary file beside its target,
     and only when all have succeeded, rename them into place.
 
@@ -53,7 +53,7 @@ def atomic_write_many(outputs: Sequence[tuple[str | os.PathLike, Callable[[Path]
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))  # type: ignore[arg-type]
+    atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 def _output_suffix(path: Path) -> str:

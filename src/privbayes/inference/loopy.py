@@ -11,11 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 
 from privbayes.inference.factor import Domain, Factor, logsumexp
 from privbayes.inference.protocol import check_potentials
+
+
+class LoopyOptions(TypedDict, total=False):
+    """The keyword options of :class:`LoopyBPEngine`, as :func:`~privbayes.inference.engine.make_engine` passes
+    them on."""
+
+    damping: float
+    tol: float
+    max_iters: int
 
 
 @dataclass(frozen=True)

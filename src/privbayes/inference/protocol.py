@@ -22,7 +22,10 @@ MAX_EXACT_CELLS = 2**22
 class Beliefs(Protocol):
     """The result of inference for one setting of the log-potentials."""
 
-    exact: bool
+    @property
+    def exact(self) -> bool:
+        """Exact marginals (a junction tree), or loopy BP's pseudo-marginals."""
+        ...
 
     @property
     def log_z(self) -> float:

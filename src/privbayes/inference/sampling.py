@@ -61,10 +61,10 @@ def sample_junction_tree(calibrated: CalibratedTree, domain: Domain, n: int, rng
 def gibbs_sample(domain: Domain, scopes: Sequence[Sequence[int]], log_potentials: Sequence[np.ndarray], n: int,
                  rng: np.random.Generator, *, sweeps: int = 200) -> np.ndarray:
     """``n`` draws (n × T) from ``n`` independent Gibbs chains after ``sweeps`` sweeps each."""
-    scopes = tuple(domain.check_scope(s) for s in scopes)
-    tables = check_potentials(domain, scopes, log_potentials)  # type: ignore[arg-type]
+    checked = tuple(domain.check_scope(s) for s in scopes)
+    tables = check_potentials(domain, checked, log_potentials)
     by_variable: list[list[tuple[tuple[int, ...], np.ndarray]]] = [[] for _ in range(len(domain))]
-    for scope, table in zip(scopes, tables):
+    for scope, table in zip(checked, tables):
         for axis, v in enumerate(scope):
             others = tuple(u for u in scope if u != v)
             by_variable[v].append((others, np.moveaxis(table, axis, -1)))

@@ -38,7 +38,7 @@ from privbayes.privacy.accountant import Accountant, Cost, as_fraction
 from privbayes.privacy.neighbours import ADD_REMOVE, REPLACE_ONE
 from privbayes.privacy.samplers import (
     RandomSource,
-    RationalScores,
+    Scores,
     _bernoulli_exp,
     _selection_start,
     discrete_laplace,
@@ -101,7 +101,8 @@ class DiscreteLaplace:
         exact = np.asarray(counts, dtype=np.int64)
 
         def noisy(x: np.ndarray) -> np.ndarray:
-            return x + discrete_laplace(self.scale, x.size, rng).reshape(x.shape)  # type: ignore[no-any-return]
+            out: np.ndarray = x + discrete_laplace(self.scale, x.size, rng).reshape(x.shape)
+            return out
 
         if tap is not None:
             recorded: np.ndarray = tap(self, exact, noisy)
@@ -130,8 +131,7 @@ class _Selection:
     def cost(self) -> Cost:
         return Cost(self.epsilon)
 
-    def release(self, scores: Sequence[float] | np.ndarray, accountant: Accountant, rng: RandomSource, *,
-                step: str, measured: str) -> int:
+    def release(self, scores: Scores, accountant: Accountant, rng: RandomSource, *, step: str, measured: str) -> int:
         if len(scores) == 0:
             raise ValueError(f"step {step!r}: the {self.name} mechanism needs at least one candidate")
         accountant.charge(self, step=step, measured=measured)
@@ -140,7 +140,7 @@ class _Selection:
             return chosen
         return self._choose(scores, rng)
 
-    def _choose(self, scores: Sequence[float] | np.ndarray, rng: RandomSource) -> int:
+    def _choose(self, scores: Scores, rng: RandomSource) -> int:
         raise NotImplementedError
 
 
@@ -150,12 +150,11 @@ class Exponential(_Selection):
 
     name = "exponential"
 
-    def _choose(self, scores: Sequence[float] | np.ndarray, rng: RandomSource) -> int:
+    def _choose(self, scores: Scores, rng: RandomSource) -> int:
         return exponential_choice(scores, self.factor, rng)
 
 
-def permute_and_flip_choice(scores: Sequence[float] | np.ndarray | RationalScores, factor: Fraction,
-                            rng: RandomSource) -> int:
+def permute_and_flip_choice(scores: Scores, factor: Fraction, rng: RandomSource) -> int:
     """Permute-and-flip (McKenna & Sheldon 2020, Alg. 1): candidates in a uniformly random order (a
     Fisher-Yates shuffle drawn lazily), each accepted with probability exp(−factor·(max − score)),
     the first accepted returned.  Scores are taken as the exact rationals they denote and the coins
@@ -180,7 +179,7 @@ class PermuteAndFlip(_Selection):
 
     name = "permute-and-flip"
 
-    def _choose(self, scores: Sequence[float] | np.ndarray, rng: RandomSource) -> int:
+    def _choose(self, scores: Scores, rng: RandomSource) -> int:
         return permute_and_flip_choice(scores, self.factor, rng)
 
 
@@ -206,11 +205,13 @@ def noisy_count(n: int, epsilon: Fraction, accountant: Accountant, rng: RandomSo
 def laplace_counts(counts: np.ndarray, epsilon: float | Fraction, accountant: Accountant, rng: RandomSource, *,
                    step: str, measured: str, sensitivity: float | Fraction = COUNT_TABLE_SENSITIVITY) -> np.ndarray:
     """Shorthand for ``DiscreteLaplace(epsilon, sensitivity).release(counts, ...)``."""
-    return DiscreteLaplace(epsilon, sensitivity).release(counts, accountant, rng, step=step, measured=measured)  # type: ignore[arg-type]
+    mechanism = DiscreteLaplace(as_fraction(epsilon), as_fraction(sensitivity))
+    return mechanism.release(counts, accountant, rng, step=step, measured=measured)
 
 
 def exponential_mechanism(scores: Sequence[float] | np.ndarray, epsilon: float | Fraction,
                           sensitivity: float | Fraction, accountant: Accountant, rng: RandomSource, *, step: str,
                           measured: str) -> int:
     """Shorthand for ``Exponential(epsilon, sensitivity).release(scores, ...)``."""
-    return Exponential(epsilon, sensitivity).release(scores, accountant, rng, step=step, measured=measured)  # type: ignore[arg-type]
+    mechanism = Exponential(as_fraction(epsilon), as_fraction(sensitivity))
+    return mechanism.release(scores, accountant, rng, step=step, measured=measured)

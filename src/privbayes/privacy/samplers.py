@@ -144,7 +144,8 @@ def _bernoulli_exp_units(num: np.ndarray, den: int, rng: RandomSource) -> np.nda
         coin = rng.below(np.uint64(den) * k[active]) < num[active]
         k[active[coin]] += np.uint64(1)
         active = active[coin]
-    return k % np.uint64(2) == np.uint64(1)  # type: ignore[no-any-return]
+    odd: np.ndarray = k % np.uint64(2) == np.uint64(1)
+    return odd
 
 
 def _count_successes_exp_minus_one(size: int, rng: RandomSource) -> np.ndarray:
@@ -205,7 +206,11 @@ class RationalScores:
         return self.numerators / self.denominator
 
 
-def _top(scores: Sequence[float] | np.ndarray | RationalScores) -> Fraction:
+Scores = Sequence[float] | np.ndarray | RationalScores
+"""Scores a selection takes: floats or Fractions, an array, or exact :class:`RationalScores`."""
+
+
+def _top(scores: Scores) -> Fraction:
     if isinstance(scores, RationalScores):
         return scores.max()
     if isinstance(scores, np.ndarray):
@@ -213,7 +218,7 @@ def _top(scores: Sequence[float] | np.ndarray | RationalScores) -> Fraction:
     return Fraction(max(scores))  # float/Fraction comparisons are exact in Python
 
 
-def _selection_start(scores: Sequence[float] | np.ndarray | RationalScores, factor: Fraction,
+def _selection_start(scores: Scores, factor: Fraction,
                      mechanism: str) -> tuple[Fraction, Fraction]:
     """A selection's checked inputs: its factor as an exact rational (non-negative) and the top score."""
     if len(scores) == 0:
@@ -224,7 +229,7 @@ def _selection_start(scores: Sequence[float] | np.ndarray | RationalScores, fact
     return factor, _top(scores)
 
 
-def exponential_choice(scores: Sequence[float] | np.ndarray | RationalScores, factor: Fraction,
+def exponential_choice(scores: Scores, factor: Fraction,
                        rng: RandomSource) -> int:
     """Index i with probability exp(factor·scores[i]) / Σ_j exp(factor·scores[j]), exactly.
 

@@ -38,13 +38,17 @@ from privbayes.schema.attribute import (
     MISSING_LABEL,
     NUMERIC_KINDS,
     Attribute,
+    CategoricalAttribute,
+    DateAttribute,
     Granularity,
     InvalidPolicy,
     Kind,
     MissingPolicy,
+    NumericAttribute,
     Scale,
 )
 from privbayes.schema.dates import date_ordinal, date_text
+from privbayes.schema.decoding import decode, identifier_keys
 from privbayes.schema.serialisation import DraftRelease, attribute_from_dict, attribute_to_dict, declared_codes
 
 QUOTED_NEWLINES_CAVEAT = ("the schema lets quoted CSV fields span lines ('quoted_newlines: true'): reading is not "
@@ -239,7 +243,7 @@ class Schema:
         pandas.DataFrame
             One column per attribute, named and typed as the schema says.
         """
-        return pd.DataFrame({a.name: a.decode(codes[:, j], rng, bin_labels) for j, a in enumerate(self.attributes)})
+        return pd.DataFrame({a.name: decode(a, codes[:, j], rng, bin_labels) for j, a in enumerate(self.attributes)})
 
     def with_ids(self, frame: pd.DataFrame, start: int = 0) -> pd.DataFrame:
         """``frame`` with the identifier columns regenerated in front.
@@ -260,8 +264,6 @@ class Schema:
         pandas.DataFrame
             The identifier columns (:data:`IDENTIFIER_KINDS`), then ``frame``'s.
         """
-        from privbayes.schema.decoding import identifier_keys
-
         if not self.identifiers:
             raise InputError("keep_ids: the schema lists no identifier under drop (write it there as "
                              f"{{name: COLUMN, identifier: KIND}}, KIND one of {', '.join(IDENTIFIER_KINDS)})")
@@ -273,6 +275,7 @@ class Schema:
 
 
 __all__ = ["DEFAULT_BINS", "MAX_DECIMALS", "MISSING_LABEL", "NUMERIC_KINDS", "QUOTED_NEWLINES_CAVEAT",
-           "SCHEMA_DEFAULT_KEYS", "IDENTIFIER_KINDS", "Attribute", "DraftRelease", "Granularity", "InvalidPolicy",
-           "Kind", "MissingPolicy", "Scale", "Schema",
+           "SCHEMA_DEFAULT_KEYS", "IDENTIFIER_KINDS", "Attribute", "CategoricalAttribute", "DateAttribute",
+           "DraftRelease", "Granularity", "InvalidPolicy", "Kind", "MissingPolicy", "NumericAttribute", "Scale",
+           "Schema",
            "date_ordinal", "date_text", "declared_codes"]

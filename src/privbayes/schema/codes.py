@@ -45,7 +45,7 @@ def check_codes(codes: np.ndarray, sizes: np.ndarray, name: str) -> np.ndarray:
     return arr.astype(np.intp, copy=False)
 
 
-def flat_index(columns: Sequence[np.ndarray], sizes: np.ndarray, attrs: Sequence[int]) -> np.ndarray:
+def flat_index(columns: Sequence[np.ndarray] | np.ndarray, sizes: np.ndarray, attrs: Sequence[int]) -> np.ndarray:
     """Mixed-radix (C-order) cell index of every row in the marginal over ``attrs``."""
     index = np.zeros(columns[0].shape[0], dtype=np.intp)
     for a in attrs:
@@ -59,10 +59,10 @@ def distinct_rows(codes: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.
     words, start, radix = [], 0, 1
     for j, size in enumerate(sizes.tolist()):
         if radix * size > _MAX_KEY:
-            words.append(flat_index(codes.T, sizes, range(start, j)))  # type: ignore[arg-type]
+            words.append(flat_index(codes.T, sizes, range(start, j)))
             start, radix = j, 1
         radix *= size
-    words.append(flat_index(codes.T, sizes, range(start, sizes.size)))  # type: ignore[arg-type]
+    words.append(flat_index(codes.T, sizes, range(start, sizes.size)))
     order = np.lexsort(words[::-1])
     is_new = np.zeros(order.size, dtype=bool)
     is_new[0] = True

@@ -26,16 +26,16 @@ def date_ordinal(value: Any, granularity: str) -> float | None:
         day = np.datetime64(pd.Timestamp(value).date(), "D") if not isinstance(value, np.datetime64) else value
         if pd.isna(day):
             return None
-        text = str(np.datetime64(day, "D"))  # type: ignore[call-overload]
+        text = str(np.datetime_as_string(day, unit="D"))
     else:
         text = str(value).strip()
     match = _DATE_TEXT.fullmatch(text)
     if (match is None or (granularity == "day" and match["d"] is None)
             or (granularity == "month" and match["m"] is None)):
         return None
-    year, month, day = int(match["y"]), int(match["m"] or 1), int(match["d"] or 1)  # type: ignore[assignment]
+    year, month, day_of_month = int(match["y"]), int(match["m"] or 1), int(match["d"] or 1)
     try:
-        stamp = datetime.date(year, month, day)  # type: ignore[arg-type]
+        stamp = datetime.date(year, month, day_of_month)
     except ValueError:
         return None
     if granularity == "year":

@@ -1,54 +1,55 @@
 """Decoding released leaf codes into values: categories, special values exactly, numbers drawn
-uniformly inside their bin at the declared precision, dates as ISO text.  Post-processing: it reads
-codes and the public domain only."""
+uniformly inside their bin at the declared precision, dates as ISO text, each column in the
+attribute's ``dtype`` (:mod:`privbayes.schema.dtypes`).  Post-processing: it reads codes and the
+public domain only."""
 
 from __future__ import annotations
 
 import math
 import uuid
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from privbayes.schema.binning import bin_bounds, bin_labels
-from privbayes.schema.dtypes import categorical_column, date_column, numeric_column
-
-if TYPE_CHECKING:  # pragma: no cover
-    from privbayes.schema.attribute import Attribute
+from privbayes.schema.attribute import Attribute, DateAttribute, NumericAttribute
+from privbayes.schema.dates import date_text
+from privbayes.schema.dtypes import CATEGORY, DATE, TEXT, datetime_parts, nullable, ordinal_days
 
 
-def decode(attr: Attribute, codes: np.ndarray, rng: np.random.Generator, labels: bool = False) -> pd.Series:
+def decode(attr: Attribute, codes: np.ndarray, rng: np.random.Generator, bin_labels: bool = False) -> pd.Series:
     """Values for leaf codes: categories; special values exactly; numbers drawn uniformly inside
     their bin at the declared precision; dates as ISO text — each in the attribute's ``dtype``
-    (:mod:`privbayes.schema.dtypes`) when it records one.  ``labels``: numeric and date values as
+    (:mod:`privbayes.schema.dtypes`) when it records one.  ``bin_labels``: numeric and date values as
     their bin labels (text), whatever the dtype."""
     codes = np.asarray(codes, dtype=np.int64)
     missing = codes >= attr.base_size
-    if not attr.numeric:
+    if not isinstance(attr, NumericAttribute):
         return categorical_column(attr, codes)
-    if labels:
-        shown = np.array(bin_labels(attr, 6) + [None], dtype=object)
+    if bin_labels:
+        shown = np.array(attr.bin_labels(6) + [None], dtype=object)
         return pd.Series(shown[np.minimum(codes, attr.base_size)], name=attr.name)
     special = (codes >= attr.bins) & ~missing
     safe = np.where(codes < attr.bins, codes, 0)
     values = draw_in_bins(attr, safe, rng)
     if attr.special_values:
         values[special] = np.array(attr.special_values, dtype=np.float64)[codes[special] - attr.bins]
-    if attr.kind == "date":
+    if isinstance(attr, DateAttribute):
         return date_column(attr, values, missing)
     return numeric_column(attr, values, missing)
 
 
-def draw_in_bins(attr: Attribute, safe: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    low, high = bin_bounds(attr, safe)
+def draw_in_bins(attr: NumericAttribute, safe: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A number inside each code's bin: uniform, at the declared decimals; integers uniformly among the bin's
+    whole numbers (other than a special value when the bin has another)."""
+    low, high = attr.bin_bounds(safe)
     if not attr.integer:
         values = low + rng.random(len(safe)) * (high - low)
         if attr.decimals is not None:
             values = np.clip(np.round(values, attr.decimals), attr.lower, attr.upper)
         return values
     first = np.ceil(low)
-    last = np.where(safe == attr.bins - 1, np.floor(attr.upper), np.ceil(high) - 1)  # type: ignore[arg-type]
+    last = np.where(safe == attr.bins - 1, np.floor(attr.upper), np.ceil(high) - 1)
     empty = last < first  # a bin narrower than 1 holding no integer: use its rounded midpoint
     span = np.maximum(last - first + 1, 1).astype(np.int64)
     values = np.where(empty, np.round((low + high) / 2), first + rng.integers(0, span)).astype(np.float64)
@@ -59,7 +60,7 @@ def draw_in_bins(attr: Attribute, safe: np.ndarray, rng: np.random.Generator) ->
             if not again.any():
                 break
             values[again] = (first + rng.integers(0, span))[again]
-    return np.clip(values, math.ceil(attr.lower), math.floor(attr.upper))  # type: ignore[arg-type]
+    return np.clip(values, math.ceil(attr.lower), math.floor(attr.upper))
 
 
 def identifier_keys(kind: str, start: int, n: int) -> np.ndarray:
@@ -71,3 +72,65 @@ def identifier_keys(kind: str, start: int, n: int) -> np.ndarray:
     if kind == "uuid":
         return np.array([str(uuid.UUID(int=int(i), version=4)) for i in numbers], dtype=object)
     return numbers.astype(str).astype(object)
+
+
+# --- building columns in the attribute's dtype ---------------------------------------------------------------
+
+def _text_series(values: list[Any], dtype: str, name: str) -> pd.Series:
+    if dtype == "object":
+        return pd.Series(np.array(values, dtype=object), name=name, dtype=object)
+    texts = [None if v is None else str(v) for v in values]
+    if dtype == "str" and int(pd.__version__.split(".")[0]) < 3:  # pragma: no cover - pandas 2 has no 'str'
+        return pd.Series(np.array(texts, dtype=object), name=name, dtype=object)
+    return pd.Series(texts, name=name, dtype=dtype)
+
+
+def categorical_column(attr: Attribute, codes: np.ndarray) -> pd.Series:
+    """The categories of leaf codes (missing: None/NA) in the attribute's dtype: the categories are
+    converted once, then taken by code."""
+    positions = np.minimum(codes, attr.base_size)  # the missing code reads the entry after the categories
+    dtype = attr.dtype
+    if dtype is None:  # as before: pandas' own inference (str for text on pandas 3)
+        return pd.Series(np.array(list(attr.categories) + [None], dtype=object)[positions], name=attr.name)
+    if dtype == CATEGORY:
+        return pd.Series(pd.Categorical.from_codes(np.where(codes < attr.base_size, codes, -1),
+                                                   categories=list(attr.categories), ordered=attr.ordered),
+                         name=attr.name)
+    if dtype in TEXT:
+        texts = [c if dtype == "object" else str(c) for c in attr.categories] + [None]
+        return _text_series(texts, dtype, attr.name).take(positions).reset_index(drop=True)
+    if not nullable(dtype):  # no missing code (checked on construction)
+        return pd.Series(np.array(list(attr.categories), dtype=dtype)[positions], name=attr.name)
+    return pd.Series(pd.array(list(attr.categories) + [None], dtype=dtype).take(positions), name=attr.name)
+
+
+def numeric_column(attr: NumericAttribute, values: np.ndarray, missing: np.ndarray) -> pd.Series:
+    """Numbers (NaN where missing) in the attribute's dtype (``Int64`` or ``float64`` without one)."""
+    if attr.dtype in TEXT:
+        texts = [None if m else (str(int(v)) if attr.integer else repr(float(v))) for v, m in zip(values, missing)]
+        return _text_series(texts, attr.dtype, attr.name)
+    out = pd.Series(values, name=attr.name)
+    out[missing] = np.nan
+    dtype = attr.dtype or ("Int64" if attr.integer else None)
+    return out if dtype is None or dtype == "float64" else out.astype(dtype)
+
+
+def date_column(attr: DateAttribute, ordinals: np.ndarray, missing: np.ndarray) -> pd.Series:
+    """Dates of ordinals in the attribute's dtype: ISO text without one, ``datetime.date`` values,
+    or time stamps at midnight (in the dtype's time zone)."""
+    dtype = attr.dtype
+    parts = None if dtype is None else datetime_parts(dtype)
+    if parts is not None:
+        unit, tz = parts
+        stamps = pd.DatetimeIndex(ordinal_days(ordinals, attr.granularity).astype(f"datetime64[{unit}]"))
+        if tz is not None:
+            stamps = stamps.tz_localize(tz, ambiguous=np.zeros(len(stamps), bool), nonexistent="shift_forward")
+        out = pd.Series(stamps, name=attr.name)
+        out[missing] = pd.NaT
+        return out
+    if dtype == DATE:
+        values = ordinal_days(ordinals, attr.granularity).astype(object)  # datetime.date values
+        values[missing] = None
+        return pd.Series(values, name=attr.name, dtype=object)
+    texts = [None if m else date_text(v, attr.granularity) for v, m in zip(ordinals, missing)]
+    return _text_series(texts, dtype or "object", attr.name)

@@ -11,10 +11,11 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from privbayes.core.errors import InputError
 from privbayes.core.limits import check_domain_total, check_file_size, limits
-from privbayes.schema import DEFAULT_BINS, Attribute, Schema
+from privbayes.schema import DEFAULT_BINS, Attribute, Kind, Schema
 
 ADULT_NAMES = ("age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
                "relationship", "race", "sex", "capital-gain", "capital-loss", "hours-per-week", "native-country",
@@ -47,8 +48,8 @@ def _parse_groups(tokens: list[str], where: str) -> tuple[tuple, list[str]]:
     return _to_tuple(stack[0]), leaves
 
 
-def _to_tuple(items: list) -> tuple:
-    return tuple(_to_tuple(x) if isinstance(x, (list, tuple)) else x for x in items)  # type: ignore[arg-type]
+def _to_tuple(items: Sequence[Any]) -> tuple[Any, ...]:
+    return tuple(_to_tuple(x) if isinstance(x, (list, tuple)) else x for x in items)
 
 
 def read_domain(path: str | os.PathLike, names: Sequence[str] | None = None) -> Schema:
@@ -86,8 +87,8 @@ def read_domain(path: str | os.PathLike, names: Sequence[str] | None = None) -> 
         elif kind == "D":
             tree, leaves = _parse_groups(rest, where)
             has_groups = any(isinstance(node, tuple) for node in tree)
-            kind_name = "binary" if len(leaves) == 2 and not has_groups else "categorical"
-            attributes.append(Attribute(name, kind_name, categories=tuple(leaves),  # type: ignore[arg-type]
+            kind_name: Kind = "binary" if len(leaves) == 2 and not has_groups else "categorical"
+            attributes.append(Attribute(name, kind_name, categories=tuple(leaves),
                                         taxonomy=tree if has_groups else None))
         else:
             raise InputError(f"{where}: expected 'C' or 'D', got {kind!r}")

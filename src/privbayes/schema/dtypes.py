@@ -33,15 +33,14 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING, Any
+import zoneinfo
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from privbayes.core.errors import InputError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from privbayes.schema.attribute import Attribute
 
 _SIZES = ("8", "16", "32", "64")
 NON_NULLABLE_INTEGERS = tuple(f"{sign}int{size}" for sign in ("", "u") for size in _SIZES)
@@ -84,30 +83,25 @@ def nullable_twin(dtype: str) -> str:
     return "UInt" + dtype[4:] if dtype.startswith("uint") else "Int" + dtype[3:]
 
 
-def check_dtype(attr: Attribute, where: str) -> None:
-    """Refuse, in one line, a ``dtype``/``ordered`` this attribute cannot be sampled into."""
-    if not isinstance(attr.ordered, bool):
-        raise InputError(f"schema: {where}: ordered must be true or false, got {attr.ordered!r}")
-    dtype = attr.dtype
-    if attr.ordered and dtype != CATEGORY:
+def check_dtype(kind: str, dtype: str | None, ordered: bool, missing: str, where: str) -> None:
+    """Refuse, in one line, a ``dtype``/``ordered`` no attribute of this kind is sampled into (the vocabulary
+    and the missing code); the values the attribute declares are checked by :func:`check_category_dtype`,
+    :func:`check_number_dtype` and :func:`check_date_dtype`."""
+    if not isinstance(ordered, bool):
+        raise InputError(f"schema: {where}: ordered must be true or false, got {ordered!r}")
+    if ordered and dtype != CATEGORY:
         raise InputError(f"schema: {where}: 'ordered: true' is for 'dtype: category'")
     if dtype is None:
         return
     if not isinstance(dtype, str) or len(dtype) > 80:
         raise InputError(f"schema: {where}: dtype must be a pandas dtype name such as int64, category or "
                          f"datetime64[ns, UTC], got {type(dtype).__name__}")
-    if dtype not in BY_KIND[attr.kind] and not (attr.kind == "date" and datetime_parts(dtype) is not None):
-        raise InputError(f"schema: {where}: dtype {dtype!r} is not one a {attr.kind} attribute is sampled into "
-                         f"({_choices(attr.kind)})")
-    if not nullable(dtype) and attr.missing != "refuse":
+    if dtype not in BY_KIND[kind] and not (kind == "date" and datetime_parts(dtype) is not None):
+        raise InputError(f"schema: {where}: dtype {dtype!r} is not one a {kind} attribute is sampled into "
+                         f"({_choices(kind)})")
+    if not nullable(dtype) and missing != "refuse":
         raise InputError(f"schema: {where}: dtype {dtype!r} cannot hold missing values; use {nullable_twin(dtype)!r} "
                          "with 'missing: category'")
-    if attr.kind == "date":
-        _check_datetime(attr, dtype, where)
-    elif attr.kind == "numeric":
-        _check_numeric(attr, dtype, where)
-    else:
-        _check_categories(attr, dtype, where)
 
 
 def _choices(kind: str) -> str:
@@ -122,8 +116,8 @@ def _integer_range(dtype: str) -> tuple[int, int]:
     return int(info.min), int(info.max)
 
 
-def _check_categories(attr: Attribute, dtype: str, where: str) -> None:
-    cats = attr.categories
+def check_category_dtype(dtype: str, cats: Sequence[Any], where: str) -> None:
+    """Refuse categories that a categorical attribute's ``dtype`` cannot hold."""
     if dtype in BOOLEANS:
         if not all(isinstance(c, bool) for c in cats):
             raise InputError(f"schema: {where}: dtype {dtype!r} needs the categories false and true "
@@ -137,19 +131,22 @@ def _check_categories(attr: Attribute, dtype: str, where: str) -> None:
             raise InputError(f"schema: {where}: dtype {dtype!r} needs number categories")
 
 
-def _check_numeric(attr: Attribute, dtype: str, where: str) -> None:
+def check_number_dtype(dtype: str, integer: bool, lower: float, upper: float, special_values: Sequence[float],
+                       where: str) -> None:
+    """Refuse a numeric attribute's integer ``dtype`` that its bounds or special values do not fit."""
     if dtype in FLOATS or dtype in TEXT:
         return
-    if not attr.integer:
+    if not integer:
         raise InputError(f"schema: {where}: dtype {dtype!r} holds whole numbers; set 'integer: true' or use float64")
     low, high = _integer_range(dtype)
-    values = [math.ceil(attr.lower), math.floor(attr.upper), *attr.special_values]  # type: ignore[arg-type]
+    values = [math.ceil(lower), math.floor(upper), *special_values]
     if not all(float(v).is_integer() and low <= v <= high for v in values):
         raise InputError(f"schema: {where}: dtype {dtype!r} holds whole numbers in [{low}, {high}]; the bounds and "
                          "special values must be such numbers")
 
 
-def _check_datetime(attr: Attribute, dtype: str, where: str) -> None:
+def check_date_dtype(dtype: str, lower: float, upper: float, granularity: str, where: str) -> None:
+    """Refuse a date attribute's ``datetime64`` dtype whose time zone or unit cannot hold its range."""
     parts = datetime_parts(dtype)
     if parts is None:
         return
@@ -162,12 +159,12 @@ def _check_datetime(attr: Attribute, dtype: str, where: str) -> None:
             pd.DatetimeTZDtype(unit, tz)
         except (TypeError, ValueError, KeyError, LookupError):
             raise InputError(f"schema: {where}: dtype {dtype!r}: unknown time zone {tz!r}") from None
-        skipped = skipped_day(tz, attr)
+        skipped = skipped_day(tz, lower, upper, granularity)
         if skipped is not None:
             raise InputError(f"schema: {where}: dtype {dtype!r}: the time zone skipped {skipped}, a day of the "
                              f"attribute's range, which no time stamp in it can hold; use datetime64[{unit}] or text")
     if unit == "ns":
-        first, last = (_year(day) for day in _days(np.array([attr.lower, attr.upper]), attr.granularity))
+        first, last = (_year(day) for day in ordinal_days(np.array([lower, upper]), granularity))
         if first < _NS_YEARS[0] or last > _NS_YEARS[1]:
             raise InputError(f"schema: {where}: dtype {dtype!r} holds dates from {_NS_YEARS[0]} to {_NS_YEARS[1]}; "
                              "use datetime64[us] for dates outside them")
@@ -181,8 +178,6 @@ def time_zone_name(tz: str) -> bool:
     offset as pandas writes it (``UTC+01:00``).  Never a path: pandas reads ``dateutil/<path>`` as a file to
     open, so a schema could make the loader open any local file (docs/decisions.md, "Hostile parameters and
     model files")."""
-    import zoneinfo
-
     return tz.upper() == "UTC" or _FIXED_OFFSET.fullmatch(tz) is not None or tz in zoneinfo.available_timezones()
 
 
@@ -192,19 +187,19 @@ _DAY_JUMP = np.timedelta64(20, "h")
 the same month leaves 23 h): only such months are checked day by day."""
 
 
-def skipped_day(tz: str, attr: Attribute) -> str | None:
+def skipped_day(tz: str, lower: float, upper: float, granularity: str) -> str | None:
     """The first day of the attribute's range that does not exist in ``tz`` (Pacific/Apia skipped 2011-12-30), as
     ISO text, else None.  Midnight is localized forward past a DST gap on the same day, but a skipped day's
     stamps would fall on the next day.  Checked per month boundary, then day by day only in months whose offset
     jumps (≤ 12 stamps a year of the range, not 365).  Only days from :data:`_TRANSITION_YEARS` are checked:
     the time zone database records no jump outside them (before its first rule, local mean time; after its last,
     yearly DST rules of an hour or two)."""
-    first, last = _days(np.array([attr.lower, attr.upper]), attr.granularity)
+    first, last = ordinal_days(np.array([lower, upper]), granularity)
     first, last = max(first, _TRANSITION_YEARS[0]), min(last, _TRANSITION_YEARS[1])
     if first > last:
         return None
-    if attr.granularity in ("month", "year"):  # the values are first days of months or years: check them all
-        step = "M" if attr.granularity == "month" else "Y"
+    if granularity in ("month", "year"):  # the values are first days of months or years: check them all
+        step = "M" if granularity == "month" else "Y"
         candidates = np.arange(first.astype(f"datetime64[{step}]"), last.astype(f"datetime64[{step}]") + 1)
         return _first_moved(candidates.astype("datetime64[D]"), tz)
     months = np.arange(first.astype("datetime64[M]"), last.astype("datetime64[M]") + 2).astype("datetime64[D]")
@@ -231,10 +226,10 @@ def _first_moved(days: np.ndarray, tz: str) -> str | None:
 
 
 def _year(day: np.datetime64) -> int:
-    return int(str(np.datetime64(day, "Y")))  # type: ignore[call-overload]
+    return int(np.datetime_as_string(day, unit="Y"))
 
 
-def _days(ordinals: np.ndarray, granularity: str | None) -> np.ndarray:
+def ordinal_days(ordinals: np.ndarray, granularity: str | None) -> np.ndarray:
     """``datetime64[D]`` of date ordinals (:func:`privbayes.schema.dates.date_ordinal`): the day, or the
     first day of the month or year."""
     whole = np.asarray(ordinals, dtype=np.float64).astype(np.int64)
@@ -243,67 +238,3 @@ def _days(ordinals: np.ndarray, granularity: str | None) -> np.ndarray:
     if granularity == "month":
         return (whole - 1970 * 12).astype("datetime64[M]").astype("datetime64[D]")
     return whole.astype("datetime64[D]")
-
-
-# --- building columns -------------------------------------------------------------------------------
-
-def _text_series(values: list[Any], dtype: str, name: str) -> pd.Series:
-    if dtype == "object":
-        return pd.Series(np.array(values, dtype=object), name=name, dtype=object)
-    texts = [None if v is None else str(v) for v in values]
-    if dtype == "str" and int(pd.__version__.split(".")[0]) < 3:  # pragma: no cover - pandas 2 has no 'str'
-        return pd.Series(np.array(texts, dtype=object), name=name, dtype=object)
-    return pd.Series(texts, name=name, dtype=dtype)
-
-
-def categorical_column(attr: Attribute, codes: np.ndarray) -> pd.Series:
-    """The categories of leaf codes (missing: None/NA) in the attribute's dtype: the categories are
-    converted once, then taken by code."""
-    positions = np.minimum(codes, attr.base_size)  # the missing code reads the entry after the categories
-    dtype = attr.dtype
-    if dtype is None:  # as before: pandas' own inference (str for text on pandas 3)
-        return pd.Series(np.array(list(attr.categories) + [None], dtype=object)[positions], name=attr.name)
-    if dtype == CATEGORY:
-        return pd.Series(pd.Categorical.from_codes(np.where(codes < attr.base_size, codes, -1),
-                                                   categories=list(attr.categories), ordered=attr.ordered),
-                         name=attr.name)
-    if dtype in TEXT:
-        texts = [c if dtype == "object" else str(c) for c in attr.categories] + [None]
-        return _text_series(texts, dtype, attr.name).take(positions).reset_index(drop=True)
-    if not nullable(dtype):  # no missing code (checked on construction)
-        return pd.Series(np.array(list(attr.categories), dtype=dtype)[positions], name=attr.name)
-    return pd.Series(pd.array(list(attr.categories) + [None], dtype=dtype).take(positions), name=attr.name)
-
-
-def numeric_column(attr: Attribute, values: np.ndarray, missing: np.ndarray) -> pd.Series:
-    """Numbers (NaN where missing) in the attribute's dtype (``Int64`` or ``float64`` without one)."""
-    if attr.dtype in TEXT:
-        texts = [None if m else (str(int(v)) if attr.integer else repr(float(v))) for v, m in zip(values, missing)]
-        return _text_series(texts, attr.dtype, attr.name)
-    out = pd.Series(values, name=attr.name)
-    out[missing] = np.nan
-    dtype = attr.dtype or ("Int64" if attr.integer else None)
-    return out if dtype is None or dtype == "float64" else out.astype(dtype)
-
-
-def date_column(attr: Attribute, ordinals: np.ndarray, missing: np.ndarray) -> pd.Series:
-    """Dates of ordinals in the attribute's dtype: ISO text without one, ``datetime.date`` values,
-    or time stamps at midnight (in the dtype's time zone)."""
-    from privbayes.schema.dates import date_text
-
-    dtype = attr.dtype
-    parts = None if dtype is None else datetime_parts(dtype)
-    if parts is not None:
-        unit, tz = parts
-        stamps = pd.DatetimeIndex(_days(ordinals, attr.granularity).astype(f"datetime64[{unit}]"))
-        if tz is not None:
-            stamps = stamps.tz_localize(tz, ambiguous=np.zeros(len(stamps), bool), nonexistent="shift_forward")
-        out = pd.Series(stamps, name=attr.name)
-        out[missing] = pd.NaT
-        return out
-    if dtype == DATE:
-        values = _days(ordinals, attr.granularity).astype(object)  # datetime.date values
-        values[missing] = None
-        return pd.Series(values, name=attr.name, dtype=object)
-    texts = [None if m else date_text(v, attr.granularity) for v, m in zip(ordinals, missing)]  # type: ignore[arg-type]
-    return _text_series(texts, dtype or "object", attr.name)

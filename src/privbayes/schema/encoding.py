@@ -25,7 +25,7 @@ from privbayes.core.errors import InputError
 from privbayes.schema import Schema
 
 EncodingName = Literal["vanilla", "hierarchical", "binary", "gray"]
-ENCODINGS: tuple[str, ...] = ("vanilla", "hierarchical", "binary", "gray")
+ENCODINGS: tuple[EncodingName, ...] = ("vanilla", "hierarchical", "binary", "gray")
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,8 @@ class Encoding:
 
     @classmethod
     def build(cls, schema: Schema, name: str) -> Encoding:
-        if name not in ENCODINGS:
+        known = next((e for e in ENCODINGS if e == name), None)
+        if known is None:
             raise InputError(f"encoding must be one of {', '.join(ENCODINGS)}, got {name!r}")
         attributes: list[EncodedAttribute] = []
         for j, attr in enumerate(schema.attributes):
@@ -80,7 +81,7 @@ class Encoding:
                 for b in range(width):
                     label = attr.name if width == 1 else f"{attr.name}#bit{b}"
                     attributes.append(EncodedAttribute(label, j, (np.arange(2),)))
-        return cls(name, schema, tuple(attributes))  # type: ignore[arg-type]
+        return cls(known, schema, tuple(attributes))
 
     @property
     def is_binary(self) -> bool:

@@ -10,7 +10,7 @@ from typing import Any
 from privbayes.core.errors import InputError
 from privbayes.core.limits import limits
 from privbayes.files.documents import is_rational_text
-from privbayes.schema.attribute import DEFAULT_BINS, NUMERIC_KINDS, Attribute
+from privbayes.schema.attribute import DEFAULT_BINS, NUMERIC_KINDS, Attribute, DateAttribute, NumericAttribute
 from privbayes.schema.dates import date_text
 from privbayes.schema.taxonomy import taxonomy_from_lists, taxonomy_to_lists
 
@@ -18,12 +18,12 @@ from privbayes.schema.taxonomy import taxonomy_from_lists, taxonomy_to_lists
 def attribute_to_dict(attr: Attribute) -> dict[str, Any]:
     """The attribute as a schema file writes it."""
     out: dict[str, Any] = {"name": attr.name, "kind": attr.kind}
-    if attr.kind == "date":
-        out.update(lower=date_text(attr.lower, attr.granularity), upper=date_text(attr.upper, attr.granularity),  # type: ignore[arg-type]
+    if isinstance(attr, DateAttribute):
+        out.update(lower=date_text(attr.lower, attr.granularity), upper=date_text(attr.upper, attr.granularity),
                    bins=attr.bins, granularity=attr.granularity)
         if attr.special_values:
-            out["special_values"] = [date_text(v, attr.granularity or "day") for v in attr.special_values]
-    elif attr.kind == "numeric":
+            out["special_values"] = [date_text(v, attr.granularity) for v in attr.special_values]
+    elif isinstance(attr, NumericAttribute):
         if attr.edges is not None:
             out["edges"] = list(attr.edges)
         else:

@@ -21,10 +21,9 @@ import numpy as np
 import pandas as pd
 
 from privbayes.core.errors import InputError
-from privbayes.schema.attribute import MISSING_LABEL, Attribute
-from privbayes.schema.binning import number_codes
+from privbayes.schema.attribute import MISSING_LABEL, Attribute, DateAttribute, NumericAttribute
 from privbayes.schema.dates import date_ordinal, date_text
-from privbayes.schema.dtypes import date_column
+from privbayes.schema.decoding import date_column
 
 if TYPE_CHECKING:  # pragma: no cover
     from privbayes.schema import Schema
@@ -54,9 +53,9 @@ def code_of(attr: Attribute, value: Any) -> int:
         if attr.missing == "category":
             return attr.base_size
         raise InputError(f"attribute {attr.name!r} has no missing value to condition on; {_domain(attr)}")
-    if attr.kind == "date":
-        number = date_ordinal(value, attr.granularity or "day")
-    elif attr.numeric:
+    if isinstance(attr, DateAttribute):
+        number = date_ordinal(value, attr.granularity)
+    elif isinstance(attr, NumericAttribute):
         number = _number(value)
     else:
         return _category(attr, value)
@@ -65,7 +64,7 @@ def code_of(attr: Attribute, value: Any) -> int:
                          f"{_domain(attr)}")
     if attr.kind == "numeric" and attr.integer and not float(number).is_integer() and number not in attr.special_values:
         raise InputError(f"attribute {attr.name!r} takes whole numbers; {_shown(value)} is not one")
-    code = int(number_codes(attr, [number])[0])  # type: ignore[arg-type]
+    code = int(attr.number_codes(np.array([number]))[0])
     if code < 0:
         raise InputError(f"attribute {attr.name!r}: {_shown(value)} is outside the domain; {_domain(attr)}")
     return code
@@ -108,11 +107,11 @@ def _shown(value: Any) -> str:
 def _domain(attr: Attribute) -> str:
     """What ``attr`` accepts, from the public schema: its categories when few, else its size or bounds."""
     missing = f", or {MISSING_LABEL} (missing)" if attr.missing == "category" else ""
-    if attr.kind == "date":
-        granularity = attr.granularity or "day"
-        lower, upper = float(attr.lower or 0), float(attr.upper or 0)  # a date attribute always has both
-        return f"expected a date in [{date_text(lower, granularity)}, {date_text(upper, granularity)}]{missing}"
-    if attr.numeric:
+    if isinstance(attr, DateAttribute):
+        granularity = attr.granularity
+        return (f"expected a date in [{date_text(attr.lower, granularity)}, {date_text(attr.upper, granularity)}]"
+                f"{missing}")
+    if isinstance(attr, NumericAttribute):
         whole = "a whole number" if attr.integer else "a number"
         special = "".join(f", {v:g}" for v in attr.special_values)
         return f"expected {whole} in [{attr.lower:g}, {attr.upper:g}]{special}{missing}"
@@ -169,10 +168,12 @@ def fixed_values(frame: pd.DataFrame, schema: Schema, conditions: Mapping[str, A
     for name, value in conditions.items():
         attr = schema.attributes[schema.index(name)]
         code = code_of(attr, value)
-        if not attr.numeric or code >= attr.bins:  # categories, special values, the missing code: exact already
+        exact = not isinstance(attr, NumericAttribute) or code >= attr.bins
+        if exact:  # categories, special values, the missing code: exact already
             continue
-        if attr.kind == "date":  # in the column's dtype, as decoded dates are (not always text)
-            ordinal = float(date_ordinal(value, attr.granularity or "day"))  # type: ignore[arg-type]
+        if isinstance(attr, DateAttribute):  # in the column's dtype, as decoded dates are (not always text)
+            ordinal = date_ordinal(value, attr.granularity)
+            assert ordinal is not None  # code_of read it as a date
             frame[name] = date_column(attr, np.full(len(frame), ordinal), np.zeros(len(frame), dtype=bool)).array
         else:
             number = float(value)

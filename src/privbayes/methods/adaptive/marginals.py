@@ -13,7 +13,8 @@ in a greedy order.  Everything here reads the model only: post-processing.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -60,9 +61,8 @@ class MarginalOracle:
         to the rest lies in the merged clique), so the model has a triangulation of at most this size."""
         nodes = {i for i in self.subtree(variables)} if len(variables) > 1 else {self.home[variables[0]]}
         union = set().union(*(self.cliques[i] for i in nodes))
-        cells = lambda scope: math.prod(sizes[v] for v in scope)  # noqa: E731
-        total = sum(cells(c) for c in self.cliques)
-        return total - sum(cells(self.cliques[i]) for i in nodes) + cells(union)
+        total = sum(_cells(sizes, c) for c in self.cliques)
+        return total - sum(_cells(sizes, self.cliques[i]) for i in nodes) + _cells(sizes, union)
 
     def _factor(self, i: int, root: int) -> tuple[np.ndarray, tuple[int, ...]]:
         """Clique i's factor when ``root`` is the subtree's root: p(x_C) at the root, else p(x_C | x_S)."""
@@ -89,9 +89,15 @@ class MarginalOracle:
         # shallowest clique on the way (the tree is rooted at clique 0).
         nodes = self.subtree(variables)
         root = min(nodes, key=lambda i: self.depth[i])
-        operands: list = []
+        operands: list[Any] = []
         letters: dict[int, int] = {}
         for i in sorted(nodes):
             table, scope = self._factor(i, root)
             operands += [table, [letters.setdefault(v, len(letters)) for v in scope]]
-        return np.einsum(*operands, [letters[v] for v in variables], optimize="greedy")
+        out: np.ndarray = np.einsum(*operands, [letters[v] for v in variables], optimize="greedy")
+        return out
+
+
+def _cells(sizes: Sequence[int], scope: Iterable[int]) -> int:
+    """Cells of a table over ``scope``."""
+    return math.prod(sizes[v] for v in scope)

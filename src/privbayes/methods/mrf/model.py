@@ -100,8 +100,8 @@ class LogLinearModel:
 
     @classmethod
     def uniform(cls, domain: Domain, cliques: Sequence[Sequence[int]], inference: Method = "auto") -> LogLinearModel:
-        cliques = tuple(tuple(c) for c in cliques)
-        return cls(domain, cliques, tuple(np.zeros(domain.shape(c)) for c in cliques), inference)  # type: ignore[arg-type]
+        scopes = tuple(tuple(c) for c in cliques)
+        return cls(domain, scopes, tuple(np.zeros(domain.shape(c)) for c in scopes), inference)
 
     def with_theta(self, theta: Sequence[np.ndarray]) -> LogLinearModel:
         """The same structure (and engine) with other log-potentials."""

@@ -92,7 +92,7 @@ def posterior_limit(views: NBCViews, subset: Sequence[int]) -> np.ndarray:
     no world contains I0)."""
     logs = np.array([_log(p) for p in views.prior])
     total = logs.copy()
-    shape = []  # type: ignore[var-annotated]
+    shape: list[int] = []
     for i in subset:
         counts = views.attributes[i].counts
         term = np.array([[_log(v) for v in row] for row in counts]) - logs
@@ -101,7 +101,8 @@ def posterior_limit(views: NBCViews, subset: Sequence[int]) -> np.ndarray:
     top = np.max(total, axis=-1, keepdims=True)
     with np.errstate(invalid="ignore"):
         weights = np.exp(total - top)
-        return weights / weights.sum(axis=-1, keepdims=True)
+        out: np.ndarray = weights / weights.sum(axis=-1, keepdims=True)
+        return out
 
 
 def measured_breach(views: NBCViews, prior: Sequence[float] | None = None, max_cells: int = 1 << 22

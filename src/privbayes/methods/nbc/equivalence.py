@@ -122,7 +122,8 @@ class _PairSearch:
             stack.extend(children)
         return None
 
-    def _visit(self, box: Box, directions: frozenset[str]):
+    def _visit(self, box: Box,
+               directions: frozenset[str]) -> tuple[tuple[int, ...] | None, list[tuple[Box, frozenset[str]]]]:
         first, second = self.first, self.second
         t1, f1 = first.witness(box, True), first.witness(box, False)
         if t1 is None or f1 is None:  # the first ranks the pair one way on the whole box

@@ -77,8 +77,10 @@ def est(views: NBCViews, prior: Sequence[Fraction], r: Fraction, condition: str 
     ratio = max(f) / min(f)
     if ratio == 1:  # a uniform prior: Split and Merge are the identity (F̃ = 1 in Statement 14)
         done = safety_transform(views, r, condition)
-        return SafeViews(done.views, "est", amplification(done.views, f, condition), condition, r=r, prior=f,  # type: ignore[arg-type]
-                         k=done.k, kappa=done.kappa)
+        uniform = amplification(done.views, f, condition)
+        if uniform is None:  # pragma: no cover - the transform's views met condition (10), so no count is zero
+            raise _infeasible(r)
+        return SafeViews(done.views, "est", uniform, condition, r=r, prior=f, k=done.k, kappa=done.kappa)
     n, classes = views.n, views.classes
     g = gap_lower_bound(views)
     ratio_log = ln_upper_ratio(ratio)

@@ -108,8 +108,8 @@ class PairScores:
     def largest_side(self, box: Box) -> int:
         """max over τ ∈ box of max(A(τ), B(τ)); a non-zero S(τ) has |S(τ)| ≥ 1/this (ln(1+x) ≥ x/(1+x))."""
         power = self.n - 1
-        a = math.prod(max(self.nc[i][t] for t in values) for i, values in enumerate(box)) * self.pd ** power
-        b = math.prod(max(self.nd[i][t] for t in values) for i, values in enumerate(box)) * self.pc ** power
+        a: int = math.prod(max(self.nc[i][t] for t in values) for i, values in enumerate(box)) * self.pd ** power
+        b: int = math.prod(max(self.nd[i][t] for t in values) for i, values in enumerate(box)) * self.pc ** power
         return max(a, b, 1)
 
     def float_terms(self, i: int, t: int) -> float:

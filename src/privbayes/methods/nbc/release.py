@@ -214,7 +214,7 @@ class NBCRelease:
                     "parameters": self.settings.to_parameters()}
         return document | ({"schema": self.schema.to_dict()} if self.schema is not None else {})
 
-    def save(self, path: str | os.PathLike) -> None:
+    def save(self, path: str | os.PathLike[str]) -> None:
         """Write the views file (atomic); ``privbayes nbc check`` verifies it against the data."""
         import json
 

@@ -46,7 +46,6 @@ from privbayes.methods.nbc.breach import (
     CONDITIONS,
     amplification,
     exponent,
-    satisfies_corollary4,
 )
 from privbayes.methods.nbc.views import NBCViews
 
@@ -145,9 +144,9 @@ def safety_transform(views: NBCViews, gamma: Fraction, condition: str = "posteri
         delta = 5 * h
         out = transform_logs(views, kappa, [Offset(c * delta) for c in range(classes)],
                              [Offset(-c * delta) for c in range(classes)], h)
-        if satisfies_corollary4(out, gamma, condition=condition):
-            return SafeViews(out, "safety-transform", amplification(out, condition=condition), condition,  # type: ignore[arg-type]
-                             gamma=gamma, k=k, kappa=kappa)
+        achieved = amplification(out, condition=condition)
+        if achieved is not None and achieved <= gamma:  # Corollary 4's condition (10), as satisfies_corollary4
+            return SafeViews(out, "safety-transform", achieved, condition, gamma=gamma, k=k, kappa=kappa)
         k *= 2
     raise RuntimeError("SafetyTransform did not meet Corollary 4; please report this as a bug")
 

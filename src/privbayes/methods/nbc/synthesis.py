@@ -15,7 +15,7 @@ import pandas as pd
 
 from privbayes.core.errors import InputError
 from privbayes.methods.nbc.views import NBCViews
-from privbayes.schema import Attribute
+from privbayes.schema import NumericAttribute, Schema
 
 MAX_ROWS = 10_000_000
 """Largest synthetic table written (Σ_c P_c rows)."""
@@ -35,14 +35,15 @@ def synthetic_codes(views: NBCViews, rng: np.random.Generator, max_rows: int = M
     for c in range(views.classes):
         columns = []
         for attr in views.attributes:
-            column = np.repeat(np.arange(len(attr.values)), [row[c] for row in attr.counts])  # type: ignore[arg-type]
+            column = np.repeat(np.arange(len(attr.values)), [int(row[c]) for row in attr.counts])  # integers (above)
             columns.append(rng.permutation(column))
-        columns.append(np.full(views.prior[c], c))  # type: ignore[arg-type]
+        columns.append(np.full(int(views.prior[c]), c))
         blocks.append(np.column_stack(columns))
     return np.concatenate(blocks).astype(np.int64)
 
 
-def synthetic_table(views: NBCViews, schema, rng: np.random.Generator, max_rows: int = MAX_ROWS) -> pd.DataFrame:
+def synthetic_table(views: NBCViews, schema: Schema, rng: np.random.Generator,
+                    max_rows: int = MAX_ROWS) -> pd.DataFrame:
     """The synthetic table as values of ``schema`` (columns in the schema's order; numeric
     attributes get a value inside their bin, so they bin back to the same code)."""
     names = [a.name for a in views.attributes] + [views.class_name]
@@ -51,12 +52,12 @@ def synthetic_table(views: NBCViews, schema, rng: np.random.Generator, max_rows:
     codes = synthetic_codes(views, rng, max_rows)[:, [names.index(name) for name in schema.names]]
     frame = schema.decode(codes, rng)
     for j, attr in enumerate(schema.attributes):
-        if attr.kind == "numeric":
+        if isinstance(attr, NumericAttribute) and attr.kind == "numeric":
             frame[attr.name] = _inside_bins(attr, frame[attr.name], codes[:, j])
     return frame
 
 
-def _inside_bins(attr: Attribute, values: pd.Series, codes: np.ndarray) -> pd.Series:
+def _inside_bins(attr: NumericAttribute, values: pd.Series, codes: np.ndarray) -> pd.Series:
     """Values that bin back to ``codes``: a value drawn in a bin and rounded to the schema's
     ``decimals`` can land on the bin's upper edge (the next bin); such a value is replaced by the
     bin's lower edge rounded up to the declared precision, so the views stay exactly the published ones."""

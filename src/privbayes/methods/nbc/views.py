@@ -23,7 +23,8 @@ from numbers import Rational
 import numpy as np
 
 from privbayes.core.errors import InputError
-from privbayes.schema import MISSING_LABEL
+from privbayes.counting import PrivateTable
+from privbayes.schema import MISSING_LABEL, Attribute, NumericAttribute
 
 Count = int | Fraction
 
@@ -131,7 +132,7 @@ def _check_count(value: object, where: str, positive: bool) -> None:
         raise InputError(f"views: {where}: counts must be {'positive' if positive else 'non-negative'}")
 
 
-def views_from_table(table, class_attribute: str) -> NBCViews:
+def views_from_table(table: PrivateTable, class_attribute: str) -> NBCViews:
     """The NBC-enabling views of a :class:`~privbayes.counting.PrivateTable` (§3).
 
     Every non-class attribute of the schema is an A_i; numeric attributes enter through their
@@ -160,7 +161,7 @@ def views_from_table(table, class_attribute: str) -> NBCViews:
     return NBCViews(class_attribute, labels, prior, tuple(attributes))
 
 
-def attribute_values(attr) -> tuple[str, ...]:
+def attribute_values(attr: Attribute) -> tuple[str, ...]:
     """Names of an attribute's leaf codes, one per code in code order (``attr.size`` names).
 
     The code space is the schema's (:mod:`privbayes.schema`): categories in declared order (a
@@ -171,7 +172,7 @@ def attribute_values(attr) -> tuple[str, ...]:
     category``, which ``invalid: category`` also uses).  Bin labels get more significant digits
     only if 6 would make two of them equal.
     """
-    if attr.numeric:
+    if isinstance(attr, NumericAttribute):
         labels = attr.bin_labels(LABEL_DIGITS)
         digits = LABEL_DIGITS
         while len(set(labels)) < len(labels) and digits < MAX_LABEL_DIGITS:

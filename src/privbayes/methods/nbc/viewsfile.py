@@ -81,7 +81,7 @@ def to_document(safe: SafeViews) -> dict[str, Any]:
     if safe.gamma is not None:
         safety.update(gamma=float(safe.gamma), gamma_exact=str(safe.gamma))
     if safe.r is not None:
-        safety.update(r=float(safe.r), r_exact=str(safe.r), prior=[str(f) for f in safe.prior])  # type: ignore[union-attr]
+        safety.update(r=float(safe.r), r_exact=str(safe.r), prior=[str(f) for f in safe.prior or ()])
     if safe.k is not None:
         safety.update(k=safe.k, kappa=str(safe.kappa))
     return {"format": FORMAT, "version": VERSION, "class": views.class_name, "labels": list(views.labels),
@@ -92,13 +92,13 @@ def to_document(safe: SafeViews) -> dict[str, Any]:
             "safety": safety, "privacy_report": privacy_report(safe)}
 
 
-def save_views(safe: SafeViews, path: str | os.PathLike) -> None:
+def save_views(safe: SafeViews, path: str | os.PathLike[str]) -> None:
     from privbayes.files.tables import atomic_write_text
 
     atomic_write_text(path, json.dumps(to_document(safe), indent=1) + "\n")
 
 
-def load_views(path: str | os.PathLike) -> tuple[NBCViews, dict[str, Any]]:
+def load_views(path: str | os.PathLike[str]) -> tuple[NBCViews, dict[str, Any]]:
     """The views and the "safety" entry of a views.json file, validated."""
     path = Path(path)
     if not path.is_file():
@@ -113,7 +113,7 @@ def load_views(path: str | os.PathLike) -> tuple[NBCViews, dict[str, Any]]:
     return from_document(parse_json(text, str(path), "views"), str(path))
 
 
-def _list(raw: Any, key: str, where: str, limit: int) -> list:
+def _list(raw: Any, key: str, where: str, limit: int) -> list[Any]:
     value = raw.get(key) if isinstance(raw, dict) else None
     if not isinstance(value, list):
         raise InputError(f"{where}: '{key}' must be a list")
@@ -130,7 +130,7 @@ def _count(value: Any, where: str) -> int:
     return value
 
 
-def _names(values: list, where: str) -> tuple[str, ...]:
+def _names(values: list[Any], where: str) -> tuple[str, ...]:
     if not all(isinstance(v, str) for v in values):
         raise InputError(f"{where}: names must be strings")
     return tuple(values)

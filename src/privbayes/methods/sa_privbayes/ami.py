@@ -78,7 +78,7 @@ class ScoreLattice:
         exponent = math.floor(math.log2(sensitivity)) - int(math.log2(LATTICE_STEPS))
         return cls(Fraction(2) ** exponent)
 
-    def units(self, sensitivity: float) -> int:
+    def units(self, sensitivity: float | Fraction) -> int:
         """⌈(S + margin)/γ⌉: the sensitivity of the rounded score, in lattice units."""
         return math.ceil((Fraction(sensitivity) + Fraction(FLOAT_MARGIN)) / self.gamma)
 

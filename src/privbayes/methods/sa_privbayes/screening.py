@@ -85,7 +85,7 @@ def paper_screening(scores: Sequence[float], keep_fraction: float | Fraction, al
     eps = as_fraction(epsilon)
     tau0 = np.sort(values)[::-1][keep_count(len(values), keep_fraction) - 1]
     lattice = ScoreLattice.for_sensitivity(float(sensitivity))
-    units = lattice.units(sensitivity)  # type: ignore[arg-type]
+    units = lattice.units(sensitivity)
     noisy = laplace_counts(lattice.round(np.array([tau0])), eps, accountant, rng, step=step, sensitivity=units,
                            measured=f"screening threshold (λ-quantile of {len(values)} scores) on the lattice "
                                     f"γ = {lattice.gamma} (sensitivity in lattice units)")

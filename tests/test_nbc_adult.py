@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from privbayes import cli
+from privbayes.cli import program
 from privbayes.core.errors import InputError
 from privbayes.counting import leaf_codes
 from privbayes.counting import open as open_table
@@ -70,7 +70,7 @@ def test_adult_est_in_the_papers_setting_refuses(adult):
 
 
 def parser() -> argparse.ArgumentParser:
-    return cli._parser()
+    return program._parser()
 
 
 @pytest.fixture(scope="module")

@@ -32,11 +32,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 NEW = ("tests/test_mutants_round4.py",)
-ADAPTIVE = NEW + ("tests/test_adaptive.py", "tests/test_mechanisms_only.py", "tests/test_add_remove.py",
-                  "tests/test_adaptive_audit.py")
-MECHANISMS = NEW + ("tests/test_privacy_audit.py", "tests/test_bookkeeping.py", "tests/test_permute_and_flip.py",
-                    "tests/test_add_remove.py", "tests/test_mechanisms_only.py", "tests/test_samplers_opendp.py",
-                    "tests/test_adaptive.py")
+ADAPTIVE = NEW + ("tests/methods/adaptive/test_adaptive.py", "tests/test_mechanisms_only.py",
+                  "tests/test_add_remove.py", "tests/audit/test_adaptive_audit.py")
+MECHANISMS = NEW + ("tests/audit/test_privacy_audit.py", "tests/test_bookkeeping.py",
+                    "tests/privacy/test_permute_and_flip.py", "tests/test_add_remove.py",
+                    "tests/test_mechanisms_only.py", "tests/privacy/test_samplers_opendp.py",
+                    "tests/methods/adaptive/test_adaptive.py")
 
 # Pytest starts from the checkout (its pyproject and conftest) with the mutated copy first on the path; the
 # tests import ``tests.helpers`` from the checkout whatever else an environment installs under that name.

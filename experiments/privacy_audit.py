@@ -1,4 +1,4 @@
-"""Full distinguishing audit (slow; the fast variants live in tests/test_privacy_audit.py).
+"""Full distinguishing audit (slow; the fast variants live in tests/audit/test_privacy_audit.py).
 
 Scenarios (neighbouring inputs A, B) and the deliberately broken variants each must reject:
 

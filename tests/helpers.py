@@ -1,9 +1,12 @@
-"""Small data generators shared by the tests."""
+"""Small data generators and statistics shared by the tests."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from privbayes.inference import Domain
 from privbayes.methods.mrf import LogLinearModel
@@ -53,3 +56,25 @@ def run_cli(args: list[str], capsys) -> tuple[int, str]:
     except SystemExit as exc:  # argparse
         code = exc.code
     return code, capsys.readouterr().err
+
+
+def chi_square_pvalue(observed: Counter, expected_p: dict) -> float:
+    """χ² goodness of fit; cells with expected count < 5 are pooled into one (scipy needs ≥ 5)."""
+    n = sum(observed.values())
+    keys = sorted(expected_p, key=lambda k: -expected_p[k])
+    obs, exp, pooled_o, pooled_e = [], [], 0, 0.0
+    for k in keys:
+        if n * expected_p[k] >= 5:
+            obs.append(observed.get(k, 0))
+            exp.append(n * expected_p[k])
+        else:
+            pooled_o += observed.get(k, 0)
+            pooled_e += n * expected_p[k]
+    rest = n - sum(obs) - pooled_o  # outputs outside the listed support land here too
+    pooled_o += rest
+    pooled_e = n - sum(exp)
+    if pooled_e > 0:
+        obs.append(pooled_o)
+        exp.append(pooled_e)
+    return float(stats.chisquare(obs, exp).pvalue)
+

@@ -19,9 +19,6 @@ from privbayes.core.lazy import lazy_exports
 PACKAGE = Path(privbayes.__file__).resolve().parent
 SRC = PACKAGE.parent
 
-CODE_IN_INIT = {"privbayes.schema": "the Schema class; schema/'s modules are being made acyclic, it moves with them"}
-"""Packages whose ``__init__`` still defines code of its own, and why."""
-
 
 def _packages() -> dict[str, Path]:
     return {".".join(path.relative_to(SRC).parent.parts): path for path in sorted(PACKAGE.rglob("__init__.py"))}
@@ -77,10 +74,7 @@ def test_the_style_check_sees_code_and_a_missing_all():
 
 @pytest.mark.parametrize("name", sorted(_packages()))
 def test_every_package_init_is_a_docstring_and_a_curated_all(name):
-    problems = _style_problems(name, _packages()[name].read_text(encoding="utf-8"))
-    if name in CODE_IN_INIT:
-        problems = [p for p in problems if not p.endswith("is code, not an export")]
-    assert problems == []
+    assert _style_problems(name, _packages()[name].read_text(encoding="utf-8")) == []
 
 
 @pytest.mark.parametrize("name", sorted(_packages()))

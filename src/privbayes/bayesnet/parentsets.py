@@ -6,8 +6,8 @@ here run the same memoised recursion bottom-up instead: a forward pass collects,
 attribute, the integer bounds the recursion would reach (each is ⌊⌊τ⌋/m⌋ for a product m of
 domain sizes, so there are at most 2√τ of them per attribute), and a backward pass evaluates
 the recursion's cases on exactly those states, from the last attribute to the first.  The
-results, and their order, are those of the recursive definition (``tests/test_parentsets.py``
-and ``tests/test_candidate_cap.py`` compare them with brute force).
+results, and their order, are those of the recursive definition (``tests/bayesnet/test_parentsets.py``
+and ``tests/bayesnet/test_candidate_cap.py`` compare them with brute force).
 """
 
 from __future__ import annotations

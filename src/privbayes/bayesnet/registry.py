@@ -1,7 +1,7 @@
 """Score functions by the paper's names, per neighbouring relation.
 
 Adding a score: a class following :class:`~privbayes.bayesnet.scores.ScoreFunction`, and one entry
-below for each relation whose sensitivity bound it proves (``tests/test_sensitivity_bruteforce.py``).
+below for each relation whose sensitivity bound it proves (``tests/bayesnet/test_sensitivity_bruteforce.py``).
 """
 
 from __future__ import annotations

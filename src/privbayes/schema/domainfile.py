@@ -15,7 +15,8 @@ from typing import Any
 
 from privbayes.core.errors import InputError
 from privbayes.core.limits import check_domain_total, check_file_size, limits
-from privbayes.schema import DEFAULT_BINS, Attribute, Kind, Schema
+from privbayes.schema.attribute import DEFAULT_BINS, Attribute, Kind
+from privbayes.schema.domain import Schema
 
 ADULT_NAMES = ("age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
                "relationship", "race", "sex", "capital-gain", "capital-loss", "hours-per-week", "native-country",

@@ -22,7 +22,7 @@ from typing import Literal
 import numpy as np
 
 from privbayes.core.errors import InputError
-from privbayes.schema import Schema
+from privbayes.schema.domain import Schema
 
 EncodingName = Literal["vanilla", "hierarchical", "binary", "gray"]
 ENCODINGS: tuple[EncodingName, ...] = ("vanilla", "hierarchical", "binary", "gray")

@@ -14,7 +14,7 @@ from privbayes.core.errors import InputError
 from privbayes.core.limits import check_file_size
 from privbayes.files.documents import read_document
 from privbayes.files.tables import atomic_write_text
-from privbayes.schema import Schema
+from privbayes.schema.domain import Schema
 from privbayes.schema.domainfile import read_domain
 
 

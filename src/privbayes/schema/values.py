@@ -26,7 +26,7 @@ from privbayes.schema.dates import date_ordinal, date_text
 from privbayes.schema.decoding import date_column
 
 if TYPE_CHECKING:  # pragma: no cover
-    from privbayes.schema import Schema
+    from privbayes.schema.domain import Schema
 
 
 SHOWN_CATEGORIES = 20

@@ -70,7 +70,7 @@ CONDITIONS = ("posterior", "corollary4")
 * ``posterior``: ρ^(2n−1) ≤ γ.  Bob's posterior ratio for a quasi-identifier I tends, when the
   counts grow, to X_{I,c}/X_{I,c'} = Π_{i∈I} N-ratios · (P-ratio)^(|I|−1) ≤ ρ^(2|I|−1), so this
   bounds it by γ; (10) alone allows up to γ^((2n−1)/n), and an exact possible-worlds count
-  exceeds γ (tests/test_nbc_breach_est.py::test_corollary4_does_not_bound_the_posterior).
+  exceeds γ (tests/methods/nbc/test_nbc_breach_est.py::test_corollary4_does_not_bound_the_posterior).
 """
 
 

@@ -15,6 +15,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import chi_square_pvalue
 from scipy import stats
 
 import privbayes.bayesnet.measurements as measurements_module
@@ -57,27 +58,6 @@ def discrete_laplace_cdf(z: np.ndarray, scale: Fraction) -> np.ndarray:
     b = math.exp(-1 / float(scale))
     z = np.asarray(z, dtype=np.float64)
     return np.where(z < 0, b ** (-z) / (1 + b), 1 - b ** (z + 1) / (1 + b))
-
-
-def chi_square_pvalue(observed: Counter, expected_p: dict) -> float:
-    """χ² goodness of fit; cells with expected count < 5 are pooled into one (scipy needs ≥ 5)."""
-    n = sum(observed.values())
-    keys = sorted(expected_p, key=lambda k: -expected_p[k])
-    obs, exp, pooled_o, pooled_e = [], [], 0, 0.0
-    for k in keys:
-        if n * expected_p[k] >= 5:
-            obs.append(observed.get(k, 0))
-            exp.append(n * expected_p[k])
-        else:
-            pooled_o += observed.get(k, 0)
-            pooled_e += n * expected_p[k]
-    rest = n - sum(obs) - pooled_o  # outputs outside the listed support land here too
-    pooled_o += rest
-    pooled_e = n - sum(exp)
-    if pooled_e > 0:
-        obs.append(pooled_o)
-        exp.append(pooled_e)
-    return float(stats.chisquare(obs, exp).pvalue)
 
 
 # =============================================================================== 1. mechanism fidelity

@@ -338,7 +338,7 @@ def test_the_guide_spark_snippet_runs_as_written(tmp_path, spark, monkeypatch):
     import pathlib
     import re
 
-    guide = (pathlib.Path(__file__).parents[1] / "docs" / "guide" / "scale.md").read_text(encoding="utf-8")
+    guide = (pathlib.Path(__file__).parents[2] / "docs" / "guide" / "scale.md").read_text(encoding="utf-8")
     snippet = next(block for block in re.findall(r"```python\n(.*?)```", guide, re.S) if "backend=spark" in block)
     assert spark.sparkContext.getConf().get("spark.ui.showConsoleProgress") == "false"
     assert spark.sparkContext.getConf().get("spark.log.level") == "ERROR"

@@ -1,5 +1,5 @@
 """The SA-PrivBayes estimator (issue 13, phase 2): budgets, reports, model files, CLI options, and an
-end-to-end distinguishing audit.  The building blocks are tested in tests/test_sa_parts.py.
+end-to-end distinguishing audit.  The building blocks are tested in tests/methods/sa_privbayes/test_sa_parts.py.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from privbayes.privacy.plan import BudgetPlan, PlanMismatchError, PlannedRelease
 
 SIZES = [2, 3, 4, 2, 5, 3]  # d = 6; pairs of ≤ 30 cells and one of more (none here: 5·4 = 20), all by table
 LN3 = math.log(3)
-DOC = Path(__file__).resolve().parents[1] / "docs" / "sa_privbayes.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "sa_privbayes.md"
 
 
 @pytest.fixture(scope="module")
@@ -287,7 +287,7 @@ def test_cli_builds_either_estimator():
 # N = 400 runs per side for strict mode: τ ≈ 0.49; a violation of 1 is missed with probability < 1e-9.
 #
 # The screening rule on its own (exact scores against a noisy threshold) is audited at the parts level
-# (tests/test_sa_parts.py): end to end its threshold gets ε_τ/(d − 1), and its leak shows only in runs
+# (test_sa_parts.py): end to end its threshold gets ε_τ/(d − 1), and its leak shows only in runs
 # where the threshold lands within one score gap of the band edge, probability ≈ α·gap·ε_τ/(2(d − 1)Δf)
 # per step (~1e-3 here) — far below the τ ≈ 0.1-0.5 an end-to-end run affords in CI time.
 AUDIT_RUNS = 400

@@ -28,7 +28,7 @@ from packaging.utils import canonicalize_name
 from privbayes import PrivBayes
 from privbayes.schema import Attribute, Schema
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 BLOCKER = """
 import importlib.abc, importlib.machinery, sys, sysconfig

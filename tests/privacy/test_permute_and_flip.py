@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from test_privacy_audit import chi_square_pvalue
+from helpers import chi_square_pvalue
 
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import Exponential, PermuteAndFlip, permute_and_flip_choice

@@ -335,7 +335,7 @@ def test_a_model_file_declaring_a_2_to_40_cell_table_is_refused(tmp_path):
     doc["network"] = [{"child": 0, "parents": []}, {"child": 1, "parents": []},
                       {"child": 2, "parents": [[0, 0], [1, 0]]}]
     doc.pop("potentials", None)
-    doc["version"] = 3  # the list form of versions 1-3 (version 4's blocks: tests/test_model_blocks.py)
+    doc["version"] = 3  # the list form of versions 1-3 (version 4's blocks: tests/bayesnet/test_model_blocks.py)
     doc["conditionals"] = [{"shape": [2**16], "probabilities": [2.0**-16] * 2**16},
                            {"shape": [2**16], "probabilities": [2.0**-16] * 2**16},
                            {"shape": [2**16, 2**16, 2**8], "probabilities": [1.0]}]

@@ -36,7 +36,7 @@ def _variables(pair: APPair) -> list[Parent]:
     return list(pair.parents) + [(pair.child, 0)]
 
 
-def _normalised(table: np.ndarray, total: int | None = None) -> np.ndarray:
+def _normalised(table: np.ndarray, total: float | None = None) -> np.ndarray:
     """A noisy count table as a distribution.
 
     ``total=None`` (the paper, Alg. 1/3): negative cells set to 0, then normalised.
@@ -87,7 +87,7 @@ def noisy_conditionals(
     return conditionals_from_tables(network, measurements, table.n, degree, projected)
 
 
-def conditionals_from_tables(network: Network, measurements: Sequence[NoisyTable], n: int,
+def conditionals_from_tables(network: Network, measurements: Sequence[NoisyTable], n: float,
                              degree: int | None = None, projected: bool = False) -> list[np.ndarray]:
     """Alg. 1/3's conditionals from already-measured tables (post-processing: reads no data)."""
     pairs = network.pairs

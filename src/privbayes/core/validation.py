@@ -10,7 +10,7 @@ import math
 import re
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeGuard
 
 from privbayes.core.errors import InputError
 
@@ -19,8 +19,8 @@ _EXACT_TEXT = re.compile(r"[+-]?(?:\d{1,400}/\d{1,400}|(?:\d{1,400}(?:\.\d{0,400
 """Text :func:`exact` accepts: a fraction p/q or a decimal, at most 400 digits each and a 3-digit exponent."""
 
 
-def is_real(value: Any) -> bool:
-    """A finite int, float or Fraction that is not a bool."""
+def is_real(value: object) -> TypeGuard[float | Fraction]:
+    """A finite int, float or Fraction that is not a bool (a guard: the checks below compare and return it)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
         return False
     return not isinstance(value, float) or math.isfinite(value)
@@ -84,7 +84,7 @@ def check_share(value: Any, name: str, *, closed: bool = False) -> Fraction:
     return share
 
 
-def check_positive(value: Any, name: str) -> float:
+def check_positive(value: Any, name: str) -> float | Fraction:
     if not is_real(value) or value <= 0:
         raise InputError(f"{name} ({value!r}) must be a finite number > 0")
     return value

@@ -30,7 +30,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, Self, runtime_checkable
 
 import pandas as pd
 
@@ -189,7 +189,7 @@ class PrivateEstimator:
 
     # --- parameters ---------------------------------------------------------------------------------
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
         """Check the call against the constructor's signature first: a misspelt, missing or extra parameter
         is a one-line InputError naming it and its close match, not Python's TypeError."""
         try:

@@ -290,7 +290,7 @@ class DeclaredEstimator:
     """Mixin of an estimator whose constructor and docstring come from its ``parameters``."""
 
     parameters: ClassVar[tuple[Parameter, ...]]
-    settings_class: ClassVar[Any]
+    settings_class: ClassVar[type[DeclaredSettings]]
     """The :class:`DeclaredSettings` the estimator's ``settings()`` builds."""
 
     former_names: ClassVar[dict[str, str]] = {}

@@ -169,9 +169,9 @@ def private_draft(data: Any, epsilon: float | Fraction | str, *, neighbours: str
     relation = relation_named(neighbours)
     seed = check_seed(seed)
     bins = check_count(bins, "bins", 1)
-    value_range = check_positive(value_range, "value range")
-    if not 1e-3 <= value_range <= MAX_RANGE:
-        raise InputError(f"value range ({value_range!r}) must be between 0.001 and {MAX_RANGE:g}")
+    checked_range = check_positive(value_range, "value range")
+    if not 1e-3 <= checked_range <= MAX_RANGE:
+        raise InputError(f"value range ({checked_range!r}) must be between 0.001 and {MAX_RANGE:g}")
     public, dropped = public_candidates(categories)
     source = draft_source(data)
     unknown = sorted(set(public) - set(source.names))
@@ -194,7 +194,7 @@ def private_draft(data: Any, epsilon: float | Fraction | str, *, neighbours: str
             proposals.append(_public(name, {"kind": "binary", "categories": [False, True]}, source.declared(name)))
         else:
             budgets = {r.kind: r.epsilon for r in plan.releases if r.index == measured.index(name)}
-            proposals.append(_measure(name, source, budgets, relation, accountant, rng, bins, float(value_range)))
+            proposals.append(_measure(name, source, budgets, relation, accountant, rng, bins, float(checked_range)))
     plan.check(accountant.ledger)
     ledger = tuple((e.step, e.mechanism, e.epsilon, e.sensitivity, e.measured) for e in accountant.ledger)
     return PrivateDraft(tuple(proposals), DraftRelease(total, relation.name, MECHANISM, ledger))

@@ -12,9 +12,13 @@ import importlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from privbayes.core.errors import InputError
+
+if TYPE_CHECKING:
+    from privbayes.synthesizers.contract import PrivateEstimator
+    from privbayes.synthesizers.parameters import Parameter
 
 
 @dataclass(frozen=True)
@@ -34,13 +38,15 @@ class Method:
     codec: str | None = None
     parameters: str | None = None
 
-    def estimator_class(self) -> Any:
-        return _resolve(self.estimator)
+    def estimator_class(self) -> type[PrivateEstimator]:
+        """The estimator's class (imported now)."""
+        estimator: type[PrivateEstimator] = _resolve(self.estimator)
+        return estimator
 
-    def declared_parameters(self) -> tuple[Any, ...]:
+    def declared_parameters(self) -> tuple[Parameter, ...]:
         """The method's parameter declarations (``module:NAME``, a module that imports nothing heavy), else
         its estimator's."""
-        return tuple(_resolve(self.parameters) if self.parameters else self.estimator_class().parameters)
+        return tuple(_resolve(self.parameters) if self.parameters else _resolve(self.estimator).parameters)
 
 
 METHODS: dict[str, Method] = {m.name: m for m in (
@@ -85,7 +91,7 @@ def register(entry: Method) -> Method:
     return entry
 
 
-def synthesizer(method: str = DEFAULT_METHOD, **parameters: Any) -> Any:
+def synthesizer(method: str = DEFAULT_METHOD, **parameters: Any) -> PrivateEstimator:
     """An unfitted estimator of a registered method, by its name.
 
     Parameters
@@ -102,7 +108,8 @@ def synthesizer(method: str = DEFAULT_METHOD, **parameters: Any) -> Any:
     PrivateEstimator
         The method's estimator, not fitted: fit it with ``.fit(data, schema)``.
     """
-    return globals()["method"](method).estimator_class()(**parameters)
+    entry: Method = globals()["method"](method)  # the function method(), which the parameter hides here
+    return entry.estimator_class()(**parameters)
 
 
 def method(name: str) -> Method:

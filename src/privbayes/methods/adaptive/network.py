@@ -21,8 +21,9 @@ from privbayes.bayesnet.network import APPair, Network
 from privbayes.bayesnet.registry import get_score
 from privbayes.counting import PrivateTable
 from privbayes.estimation.measurements import NoisyTable
-from privbayes.methods.privbayes.settings import COUNT_SHARE, privbayes_plan
+from privbayes.methods.privbayes.settings import privbayes_plan
 from privbayes.privacy.accountant import Accountant
+from privbayes.privacy.mechanisms import COUNT_SHARE
 from privbayes.privacy.neighbours import Neighbours
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.privacy.samplers import RandomSource

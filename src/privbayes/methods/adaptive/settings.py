@@ -36,7 +36,7 @@ import heapq
 import math
 from collections.abc import Callable, Mapping
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from privbayes.core.limits import check_rounds
 from privbayes.core.validation import check_choice
@@ -58,6 +58,9 @@ from privbayes.privacy.plan import BudgetPlan, PlannedRelease
 from privbayes.schema import Schema
 from privbayes.schema.encoding import Encoding
 from privbayes.synthesizers.parameters import DeclaredSettings, read_parameters, to_parameters
+
+Entry = TypeVar("Entry", tuple[int, int, int], int)
+"""A heap entry of :func:`first_groups`: a group's (cells, position, version), or a position."""
 
 METHOD = "adaptive"
 MECHANISM = "adaptive marginals (AIM-style selection under pure ε, consistent estimation on a junction tree)"
@@ -241,8 +244,8 @@ def first_groups(encoding: Encoding, joint: bool) -> tuple[tuple[int, ...], ...]
     by_position = list(members)  # every live position, smallest first (already a heap)
     heapq.heapify(by_cells)
 
-    def smallest(heap: list, live: Callable[[Any], bool], count: int) -> list:
-        out: list = []
+    def smallest(heap: list[Entry], live: Callable[[Entry], bool], count: int) -> list[Entry]:
+        out: list[Entry] = []
         while heap and len(out) < count:
             top = heapq.heappop(heap)
             if live(top):
@@ -293,7 +296,7 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
     budgets = round_budgets(rest - oneway, T, settings.ramp)
     releases = [] if relation.n_public else [
         PlannedRelease(COUNT_STEP, "discrete Laplace", settings.count_epsilon(), kind="count", sensitivity=Fraction(1))]
-    network_settings: tuple = ()
+    network_settings: tuple[tuple[str, Any], ...] = ()
     if init == "network":
         from privbayes.methods.adaptive.network import network_plan
 

@@ -107,7 +107,7 @@ class PrivateMRF(DeclaredEstimator, PrivateEstimator):
             if settings.estimation == "auto":  # post-processing: floor and λ_C from the noise scale, |X_C| and n (or N̂)
                 model = calibrated_mle(start, stats, lam)
             elif settings.estimation == "naive":
-                model = naive_mle(start, stats, lam)  # type: ignore[arg-type]
+                model = naive_mle(start, stats, lam or 0.0)  # λ is never None here: naive's default is 10⁻⁴
             else:
                 options = self.cgm if self.cgm is not None else CGMOptions(lam=lam or 0.0)
                 model, self.trace_ = cgm_em(start, stats, options)
@@ -123,6 +123,13 @@ class PrivateMRF(DeclaredEstimator, PrivateEstimator):
 
     # --- views of the released value ----------------------------------------------------------------
 
+    released_: ReleasedMRF
+    """The released MRF (:meth:`_measure` builds no other value)."""
+
+    def _released(self) -> ReleasedMRF:
+        super()._released()  # the one-line error before fit
+        return self.released_
+
     cliques_ = property(lambda self: self._released().cliques)
     n_ = property(lambda self: self._released().n)
     ledger_ = property(lambda self: self._released().ledger)
@@ -132,9 +139,9 @@ class PrivateMRF(DeclaredEstimator, PrivateEstimator):
 
     def marginal(self, attributes: Sequence[str]) -> np.ndarray:
         """p(x_attributes) as an array with one axis per attribute (leaf codes, in the given order)."""
-        return self._released().marginal(attributes)  # type: ignore[attr-defined]
+        return self._released().marginal(attributes)
 
     def log_likelihood(self, data: pd.DataFrame | Any) -> float:
         """Mean log-likelihood per row of ``data`` (nats; the paper's holdout log-likelihood, §4.2)."""
-        return self._released().log_likelihood(data)  # type: ignore[attr-defined]
+        return self._released().log_likelihood(data)
 

@@ -10,7 +10,7 @@ from fractions import Fraction
 from typing import Any
 
 from privbayes.core.errors import InputError
-from privbayes.core.validation import exact, is_real
+from privbayes.core.validation import check_positive, exact, is_real
 from privbayes.synthesizers.parameters import (
     EPSILON,
     NEIGHBOURS,
@@ -43,15 +43,9 @@ def cliques(text: str) -> list[tuple[str, ...]]:
     return out
 
 
-def _l2(value: Any, name: str) -> float:
+def _l2(value: Any, name: str) -> float | Fraction:
     if not is_real(value) or not 0 <= value <= MAX_L2:
         raise InputError(f"{name} ({value!r}) must be a number in [0, {MAX_L2:g}]")
-    return value
-
-
-def _learning_rate(value: Any, name: str) -> float:
-    if not is_real(value) or value <= 0:
-        raise InputError(f"{name} ({value!r}) must be a finite number > 0")
     return value
 
 
@@ -77,7 +71,7 @@ PARAMETERS: tuple[Parameter, ...] = (
     Parameter("cgm", "CGM-EM's options (a CGMOptions)", None, any_check("CGMOptions"), optional=True,
               auto="CGMOptions(lam=l2)", flag=None, setting=False, stored=None),
     Parameter("psgd_steps", "psgd only: gradient steps", 50, count_check(1, positive_int), stored=None),
-    Parameter("psgd_learning_rate", "psgd only: learning rate", 1.0, Check(_learning_rate, "float > 0", number),
+    Parameter("psgd_learning_rate", "psgd only: learning rate", 1.0, Check(check_positive, "float > 0", number),
               stored=None),
     Parameter("delta", "psgd only: δ of the (ε, δ) guarantee", None, Check(_delta, "float in (0, 1)", number),
               optional=True, auto="1/n", stored="text"),

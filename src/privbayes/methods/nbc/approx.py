@@ -30,7 +30,7 @@ from fractions import Fraction
 import numpy as np
 
 from privbayes.methods.nbc.equivalence import DEFAULT_LIMIT, integer_scores
-from privbayes.methods.nbc.views import NBCViews
+from privbayes.methods.nbc.views import Count, NBCViews
 
 LN2_UPPER = Fraction(7, 10)
 
@@ -97,7 +97,7 @@ def log_count(value: int, lam: Fraction) -> float:
     return math.log(value) if value > 0 else -float(lam)
 
 
-def exp_approx(kappa: Fraction, counts: Sequence[int], lam: Fraction, offset: Fraction,
+def exp_approx(kappa: Fraction, counts: Sequence[Count], lam: Fraction, offset: Fraction,
                log_factor: Fraction, factor: Fraction, h: Fraction) -> list[Fraction]:
     """Rationals r with |ln r − z| ≤ h/2 for z = κ·ℓ(count) + offset + log_factor·ln(factor).
 

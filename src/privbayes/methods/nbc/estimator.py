@@ -10,7 +10,7 @@ possible-worlds attacker.  Its plan is empty: nothing is paid for.
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Callable
 
 from privbayes.core.errors import InputError
 from privbayes.counting import PrivateTable
@@ -19,6 +19,7 @@ from privbayes.methods.nbc.release import METHOD, NBCRelease, NBCSettings, nbc_p
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.schema import Schema
 from privbayes.synthesizers.contract import PrivateEstimator
+from privbayes.synthesizers.costs import CostEstimate
 from privbayes.synthesizers.parameters import DeclaredEstimator
 
 
@@ -48,7 +49,7 @@ class SafeNBC(DeclaredEstimator, PrivateEstimator):
         return nbc_plan()
 
     def _release(self, settings: NBCSettings, table: PrivateTable, domain_source: str,  # type: ignore[override]
-                 on_cost: Any = None) -> NBCRelease:
+                 on_cost: Callable[[CostEstimate], None] | None = None) -> NBCRelease:
         """Not the DP template: nothing is counted with noise, paid for or seeded; the views' own release
         record (:attr:`NBCRelease.record`) says so."""
         return publish(table, self.class_name, settings)

@@ -31,7 +31,7 @@ from privbayes.methods.nbc.breach import gamma_from_breach
 from privbayes.methods.nbc.est import check_prior, est
 from privbayes.methods.nbc.parameters import PARAMETERS
 from privbayes.methods.nbc.safety import SafeViews, safety_transform
-from privbayes.methods.nbc.views import NBCViews, views_from_table
+from privbayes.methods.nbc.views import Count, NBCViews, views_from_table
 from privbayes.methods.nbc.viewsfile import from_document, privacy_report, to_document
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.plan import BudgetPlan
@@ -173,7 +173,7 @@ class NBCRelease:
         """The published counts in outline: the class, then each attribute's values."""
         views = self.views
         lines = [f"class {views.class_name!r}: labels {', '.join(views.labels)}; prior counts "
-                 f"{', '.join(_short_count(p) for p in views.prior)}"]  # type: ignore[arg-type]
+                 f"{', '.join(_short_count(p) for p in views.prior)}"]
         lines += [f"{a.name}: {len(a.values)} values" for a in views.attributes]
         return lines
 
@@ -232,7 +232,7 @@ SMALL_COUNTS = ("neither condition is a proof for small counts: the exact possib
                 "large-count limit (docs/nbc.md, claim 3)")
 
 
-def _short_count(count: int) -> str:
+def _short_count(count: Count) -> str:
     """A count as written, or in scientific notation past 12 digits (transformed counts are huge)."""
     digits = str(count)
     return digits if len(digits) <= 12 else f"{digits[0]}.{digits[1:4]}e{len(digits) - 1}"
@@ -279,8 +279,8 @@ def publish(table: PrivateTable, class_name: str, settings: NBCSettings) -> NBCR
     if not isinstance(settings, NBCSettings):
         raise InputError(f"settings must be NBCSettings, got {type(settings).__name__}")
     views = views_from_table(table, class_name)
-    if settings.prior is not None:
-        safe = est(views, settings.prior_for(views.labels), settings.r, settings.condition)  # type: ignore[arg-type]
+    if settings.r is not None:  # r comes with a prior (EST; check_given)
+        safe = est(views, settings.prior_for(views.labels), settings.r, settings.condition)
     else:
         safe = safety_transform(views, settings.gamma_for(views.classes), settings.condition)
     return NBCRelease(safe, settings, table.schema)

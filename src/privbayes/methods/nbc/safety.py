@@ -112,10 +112,10 @@ def transform_logs(views: NBCViews, kappa: Fraction, n_offsets: Sequence[Offset]
     prior = []
     for c in range(views.classes):
         a = n_offsets[c]
-        class_major.append([exp_approx(kappa, [row[c] for row in attr.counts], lam[c], a.offset, a.log_factor,  # type: ignore[misc]
+        class_major.append([exp_approx(kappa, [row[c] for row in attr.counts], lam[c], a.offset, a.log_factor,
                                        a.factor, h) for attr in views.attributes])
         b = p_offsets[c]
-        prior.append(exp_approx(kappa, [views.prior[c]], lam[c], b.offset, b.log_factor, b.factor, h)[0])  # type: ignore[list-item]
+        prior.append(exp_approx(kappa, [views.prior[c]], lam[c], b.offset, b.log_factor, b.factor, h)[0])
     new_prior, new_counts = realise(prior, class_major, h)
     per_attribute = [[[new_counts[c][i][t] for c in range(views.classes)] for t in range(len(attr.values))]
                      for i, attr in enumerate(views.attributes)]

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from privbayes.bayesnet.candidates import candidate_cap, count_parent_sets, level_sizes, parent_bound
 from privbayes.bayesnet.greedy import FILL_CELLS
-from privbayes.bayesnet.parentsets import maximal_parent_sets
+from privbayes.bayesnet.parentsets import ParentSet, maximal_parent_sets
 from privbayes.methods.privbayes.settings import METHOD, PrivBayesSettings
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.schema.encoding import Encoding
@@ -118,12 +118,12 @@ def search_work(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encodin
     delta = settings.relation.count_sensitivity
     cap = candidate_cap(encoding)
     levels = level_sizes(encoding)
-    seen: set[tuple[frozenset, int]] = set()
+    seen: set[tuple[ParentSet, int]] = set()
     cacheable = min(2**20, costs.distinct_rows(n, encoding) // 2)
-    leaves: set[frozenset] = set()
+    leaves: set[frozenset[int]] = set()
     for i in range(1, d):
         placed = list(range(i))
-        lists: dict[int, list] = {}
+        lists: dict[int, list[ParentSet]] = {}
         children: dict[int, int] = {}
         for child in range(i, d):
             bound = parent_bound(n, d, eps2, settings.theta, sizes[child], cap, delta)
@@ -138,7 +138,7 @@ def search_work(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encodin
         # batch holds grow with n.  The largest batch is the search's peak working memory.
         for bound, options in lists.items():
             group = [c for c in range(i, d) if parent_bound(n, d, eps2, settings.theta, sizes[c], cap, delta) == bound]
-            by_size: dict[int, list[frozenset]] = {}
+            by_size: dict[int, list[ParentSet]] = {}
             for parents in options:
                 fresh = [c for c in group if (parents, c) not in seen]
                 if not fresh:

@@ -16,7 +16,10 @@ produces is a :class:`~privbayes.bayesnet.model.BayesNetModel` value (``model_``
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from fractions import Fraction
+
+import numpy as np
 
 from privbayes.bayesnet.conditionals import conditionals_from_tables
 from privbayes.bayesnet.greedy import fixed_degree_candidates, greedy_bayes, maximal_parent_candidates
@@ -113,7 +116,8 @@ def _measure_and_estimate(settings: PrivBayesSettings, fit: FitContext) -> Measu
     k = plan.setting("degree")
     score = get_score(settings.score_for(encoding), relation)
     eps1, eps2 = settings.phase_budgets()
-    learn = {"network": None, "marginals": eps1 + eps2}.get(settings.non_private_phase, eps1)  # type: ignore[arg-type]  # None: exact (§6.4)
+    phase = settings.non_private_phase  # a phase run without noise learns or releases exactly (None, §6.4)
+    learn = None if phase == "network" else eps1 + eps2 if phase == "marginals" else eps1
     d = len(encoding.attributes)
     if k == 0:  # independent attributes: the order needs no data
         network = _random_order(d, rng)
@@ -133,15 +137,16 @@ def _measure_and_estimate(settings: PrivBayesSettings, fit: FitContext) -> Measu
     count_scale = count_mechanism(settings.count_epsilon()).scale
     total = n if relation.n_public else estimated_total(measurements, n, count_scale)
     learned = network
+    conditionals: Sequence[np.ndarray]
     if settings.estimation == "consistent":
         try:
             potentials = potentials_of(measurements, estimate(encoding, measurements, total).log_potentials)
             network, conditionals = network_of(encoding, potentials)  # as its model file will rebuild it
         except TreeTooLarge as exc:
             caveats.append(f"{exc}: the conditionals were estimated as with estimation='projected'")
-            conditionals = conditionals_from_tables(network, measurements, total, k, projected=True)  # type: ignore[arg-type, assignment]
+            conditionals = conditionals_from_tables(network, measurements, total, k, projected=True)
     else:
-        conditionals = conditionals_from_tables(network, measurements, total, k,  # type: ignore[arg-type, assignment]
+        conditionals = conditionals_from_tables(network, measurements, total, k,
                                                 projected=settings.estimation == "projected")
     degree = k if k is not None else learned.degree
     if degree == 0 and settings.degree is None and d > 1:

@@ -19,14 +19,16 @@ and sampling are PrivBayes's; the released value is the same :class:`BayesNetMod
 
 from __future__ import annotations
 
-from typing import Any
-
 from privbayes.bayesnet.conditionals import noisy_conditionals
 from privbayes.bayesnet.model import BayesNetModel
 from privbayes.core.errors import InputError
 from privbayes.counting import PrivateTable
 from privbayes.methods.sa_privbayes.allocation import node_budgets, strict_node_budgets
-from privbayes.methods.sa_privbayes.ami import mutual_information_matrix, noisy_mutual_information_matrix
+from privbayes.methods.sa_privbayes.ami import (
+    MutualInformationMatrix,
+    mutual_information_matrix,
+    noisy_mutual_information_matrix,
+)
 from privbayes.methods.sa_privbayes.greedy import Screen, list_sensitivity, ordered_greedy_bayes
 from privbayes.methods.sa_privbayes.parameters import PARAMETERS
 from privbayes.methods.sa_privbayes.screening import paper_screening, strict_screening
@@ -114,7 +116,8 @@ class SAPrivBayes(BayesNetViews, DeclaredEstimator, PrivateEstimator):
             differentially_private=settings.differentially_private, mechanism=settings.mechanism), caveats)
 
 
-def _paper_rule(settings: SASettings, n: int, sizes: list[int], exact: Any, accountant: Accountant,
+def _paper_rule(settings: SASettings, n: int, sizes: list[int], exact: MutualInformationMatrix,
+                accountant: Accountant,
                 rng: RandomSource) -> Screen:
     """Alg. 1 lines 9-18 as written: exact scores against a threshold noised at ε_τ/(d − 1) (NOT private)."""
     d = len(sizes)

@@ -25,10 +25,8 @@ from privbayes.bayesnet.sampling import BLOCK_ROWS, ancestral_sample, sample_to
 from privbayes.core.validation import check_count, check_seed
 from privbayes.files import blocks
 from privbayes.files.tables import atomic_write_text
-from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.neighbours import neighbours
-from privbayes.privacy.plan import BudgetPlan
-from privbayes.privacy.record import ReleaseRecord
+from privbayes.privacy.record import RecordViews, ReleaseRecord
 from privbayes.privacy.report import PrivacyReport
 from privbayes.schema import Schema
 from privbayes.schema.encoding import Encoding
@@ -46,7 +44,7 @@ VERSION = 4
 
 
 @dataclass(frozen=True, eq=False)
-class BayesNetModel:
+class BayesNetModel(RecordViews):
     """A fitted network with its conditionals Pr*[X_i | Π_i], and the record of its release."""
 
     schema: Schema
@@ -80,38 +78,17 @@ class BayesNetModel:
         for table in self.conditionals:
             table.setflags(write=False)
 
-    @property
-    def plan(self) -> BudgetPlan:
-        return self.record.plan
 
-    @property
-    def ledger(self) -> tuple[LedgerEntry, ...]:
-        return self.record.ledger
 
     @property
     def n(self) -> int:
         """The number of input tuples (under add/remove neighbours: the released noisy count)."""
         return int(self.record.n or 0)
 
-    @property
-    def seeded(self) -> bool:
-        return self.record.seeded
 
-    @property
-    def domain_source(self) -> str:
-        return self.record.domain_source
 
-    @property
-    def caveats(self) -> tuple[str, ...]:
-        return self.record.caveats
 
-    @property
-    def library_version(self) -> str:
-        return self.record.library_version
 
-    @property
-    def epsilon_spent(self) -> float:
-        return self.record.epsilon_spent
 
     def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
                conditions: Mapping[str, Any] | None = None, keep_ids: bool = False) -> pd.DataFrame:

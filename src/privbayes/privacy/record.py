@@ -97,3 +97,42 @@ class ReleaseRecord:
             "library_version": self.library_version,
         }
         return PrivacyReport({**fields, **{key: value for key, value in (extra or {}).items() if key not in fields}})
+
+
+class RecordViews:
+    """The facts of the :class:`ReleaseRecord` a released value carries (its ``record``), read as the value's own
+    attributes: ``model.ledger``, ``model.seeded``… (n stays each value's: an integer count or an estimated N)."""
+
+    record: ReleaseRecord
+
+    @property
+    def plan(self) -> BudgetPlan:
+        return self.record.plan
+
+    @property
+    def ledger(self) -> tuple[LedgerEntry, ...]:
+        return self.record.ledger
+
+    @property
+    def seeded(self) -> bool:
+        return self.record.seeded
+
+    @property
+    def domain_source(self) -> str:
+        return self.record.domain_source
+
+    @property
+    def caveats(self) -> tuple[str, ...]:
+        return self.record.caveats
+
+    @property
+    def library_version(self) -> str:
+        return self.record.library_version
+
+    @property
+    def epsilon_spent(self) -> float:
+        return self.record.epsilon_spent
+
+    @property
+    def delta_spent(self) -> float:
+        return self.record.delta_spent

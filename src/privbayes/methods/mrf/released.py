@@ -28,10 +28,8 @@ from privbayes.inference.evidence import TooLargeForExact, ZeroProbability, evid
 from privbayes.methods.mrf.cliques import ALGORITHMS
 from privbayes.methods.mrf.model import LogLinearModel
 from privbayes.methods.mrf.settings import MECHANISM, METHOD
-from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.neighbours import neighbours
-from privbayes.privacy.plan import BudgetPlan
-from privbayes.privacy.record import ReleaseRecord
+from privbayes.privacy.record import RecordViews, ReleaseRecord
 from privbayes.privacy.report import PrivacyReport
 from privbayes.schema import Schema
 from privbayes.schema.values import fixed_values, leaf_conditions
@@ -44,7 +42,7 @@ plan and the fit's facts."""
 
 
 @dataclass(frozen=True, eq=False)
-class ReleasedMRF:
+class ReleasedMRF(RecordViews):
     """θ over ``cliques`` (attribute indices of ``schema``), with the record of its release.
 
     ``parameters``: :meth:`MRFSettings.to_parameters`; ``n``: the public n, or N estimated from the
@@ -68,42 +66,18 @@ class ReleasedMRF:
     def method(self) -> str:
         return METHOD
 
-    @property
-    def plan(self) -> BudgetPlan:
-        return self.record.plan
 
-    @property
-    def ledger(self) -> tuple[LedgerEntry, ...]:
-        return self.record.ledger
 
     @property
     def n(self) -> float:
         """The public n, or N estimated from the noisy tables under add/remove neighbours."""
         return self.record.n if self.record.n is not None else 0.0
 
-    @property
-    def seeded(self) -> bool:
-        return self.record.seeded
 
-    @property
-    def domain_source(self) -> str:
-        return self.record.domain_source
 
-    @property
-    def caveats(self) -> tuple[str, ...]:
-        return self.record.caveats
 
-    @property
-    def library_version(self) -> str:
-        return self.record.library_version
 
-    @property
-    def epsilon_spent(self) -> float:
-        return self.record.epsilon_spent
 
-    @property
-    def delta_spent(self) -> float:
-        return self.record.delta_spent
 
     def marginal(self, attributes: Sequence[str]) -> np.ndarray:
         """p(x_attributes), one axis per attribute (leaf codes, in the given order)."""

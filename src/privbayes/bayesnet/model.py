@@ -9,6 +9,7 @@ Sampling and inspection take this value and nothing else — they never see the 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Callable, Mapping
@@ -129,8 +130,8 @@ class BayesNetModel(RecordViews):
         """Rows of leaf codes: ancestral sampling, or exact sampling given ``conditions``."""
         if conditions is not None:
             return conditional_draw(self.network, self.conditionals, self.encoding, conditions)
-        sampler = AncestralSampler(self.network, self.conditionals, self.encoding)
-        return lambda rows, rng: self.encoding.decode(sampler(rows, rng))
+        return functools.partial(_leaves, self.encoding, AncestralSampler(self.network, self.conditionals,
+                                                                          self.encoding))
 
     @property
     def method(self) -> str:
@@ -183,6 +184,12 @@ class BayesNetModel(RecordViews):
         """Write the versioned JSON model file (atomically); sampling from it never needs the data."""
         atomic_write_text(path, self.to_text())
 
+
+
+def _leaves(encoding: Encoding, sampler: AncestralSampler, rows: int, rng: np.random.Generator) -> np.ndarray:
+    """``rows`` rows of the schema's leaf codes drawn by ``sampler`` (a value that pickles: the sampler's tables
+    travel with it)."""
+    return encoding.decode(sampler(rows, rng))
 
 
 class _Draw:

@@ -95,4 +95,5 @@ def test_the_guided_count_is_the_exact_count():
         rows = rng.integers(0, 40, 20_000)
         draws = np.r_[rng.random(19_990), cdf[rows[19_990:], rng.integers(0, size, 10)]]  # draws on entries too
         exact = (cdf[rows] <= draws[:, None]).sum(axis=1)
-        assert np.array_equal(guided_count(cdf.ravel(), guide_table(cdf), size, rows, draws), exact)
+        ended = np.concatenate([cdf, np.full((40, 1), np.inf)], axis=1).ravel()
+        assert np.array_equal(guided_count(ended, guide_table(cdf), size, rows, draws), exact)

@@ -11,6 +11,8 @@ import dataclasses
 import itertools
 import multiprocessing
 import os
+import sys
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -37,7 +39,7 @@ def ancestral_sample(
 @dataclass(frozen=True)
 class _Step:
     """One AP pair's part of a draw: its child, the parents' codes at their levels, and its conditional's
-    cumulative rows with their guide table (:func:`guided_count`)."""
+    cumulative rows with their guide table (:func:`guide_table`, :func:`guided_count`)."""
 
     child: int
     size: int
@@ -50,8 +52,8 @@ class _Step:
 class AncestralSampler:
     """Draws rows of encoded codes from Π_i Pr*[X_i | Π_i] by inverse CDF, pair by pair in the network's order
     (TODS 2017, §3): each row's code is the number of its parent configuration's cumulative probabilities at or
-    below its uniform draw.  The cumulative tables and their guide tables are built once, so a model sampled
-    block by block pays for them once; memory per draw is O(n) whatever |dom(X)|."""
+    below its uniform draw (at most |dom| − 1).  The cumulative tables and their guide tables are built once,
+    so a model sampled block by block pays for them once; memory per draw is O(n) whatever |dom(X)|."""
 
     def __init__(self, network: Network, conditionals: Sequence[np.ndarray], encoding: Encoding) -> None:
         attrs = encoding.attributes
@@ -61,7 +63,8 @@ class AncestralSampler:
             size = attrs[pair.child].size
             cdf = np.cumsum(cond.reshape(-1, size), axis=1)
             parents = tuple((a, attrs[a].level_size(level), attrs[a].levels[level]) for a, level in pair.parents)
-            steps.append(_Step(pair.child, size, parents, cdf.ravel(), guide_table(cdf)))
+            ended = np.concatenate([cdf, np.full((len(cdf), 1), np.inf)], axis=1).ravel()
+            steps.append(_Step(pair.child, size, parents, ended, guide_table(cdf)))
         self.steps = tuple(steps)
 
     def __call__(self, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -72,36 +75,41 @@ class AncestralSampler:
             for a, level_size, level in step.parents:
                 rows *= level_size
                 rows += level[out[a]]
-            out[step.child] = np.minimum(guided_count(step.cdf, step.guide, step.size, rows, rng.random(n)),
-                                         step.size - 1)
+            count = guided_count(step.cdf, step.guide, step.size, rows, rng.random(n))
+            np.minimum(count, step.size - 1, out=out[step.child])
         return out.T
 
 
 def guide_table(cdf: np.ndarray) -> np.ndarray:
-    """Per row of ``cdf`` (configurations × |dom|, non-decreasing along axis 1) and per bucket k of
-    |dom| equal buckets of [0, 1): a lower bound of the count of the row's entries at or below any draw in the
-    bucket (Devroye 1986, §III.2.4, "guide tables").  An entry is counted from two buckets after the one it
-    falls in, so rounding in ``entry · |dom|`` can never make the bound too high."""
+    """Per row r of ``cdf`` (configurations × |dom|, non-decreasing along axis 1) and per bucket k of |dom|
+    equal buckets of [0, 1): r · (|dom| + 1) plus a lower bound of the count of the row's entries at or
+    below any draw in the bucket (Devroye 1986, §III.2.4, "guide tables"), i.e. where a search in the rows
+    ended by +∞ (:func:`guided_count`) may start.  An entry is counted from two buckets after the one it falls
+    in, so rounding in ``entry · |dom|`` can never make the bound too high."""
     configs, size = cdf.shape
     first = np.clip(np.ceil(cdf * size + 0.5).astype(np.int64) + 1, 0, size)  # bucket from which the entry counts
     counts = np.bincount((np.arange(configs)[:, None] * (size + 1) + first).ravel(), minlength=configs * (size + 1))
-    return np.cumsum(counts.reshape(configs, size + 1)[:, :size], axis=1).astype(np.int32).ravel()
+    bound = np.cumsum(counts.reshape(configs, size + 1)[:, :size], axis=1)
+    return (bound + np.arange(configs)[:, None] * (size + 1)).ravel()
 
 
-def guided_count(cdf: np.ndarray, guide: np.ndarray, size: int, rows: np.ndarray, draws: np.ndarray) -> np.ndarray:
-    """Per draw, the number of entries of its row of ``cdf`` (flat rows of ``size``, each non-decreasing) that
-    are ≤ it — exactly ``(draw >= cdf[row]).sum()`` — found by starting from the guide table's lower bound
-    and stepping forward while the next entry is ≤ the draw: about two steps per draw whatever the
-    distribution, each over the draws still moving, instead of ⌈log₂(|dom|+1)⌉ vectorised halvings."""
-    bucket = np.minimum((draws * size).astype(np.int64), size - 1)
-    base = rows * size
-    count = guide[base + bucket].astype(np.int64)
-    moving = np.flatnonzero(count < size)
+def guided_count(ended: np.ndarray, guide: np.ndarray, size: int, rows: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """Per draw, the number of entries of its row of the cumulative table that are ≤ it — exactly
+    ``(draw >= cdf[row]).sum()`` — from the rows ended by +∞ (``ended``: configurations × (|dom| + 1), flat)
+    and their guide table: start at the guide's lower bound and step forward while the next entry is ≤ the
+    draw (+∞ never is).  About two steps per draw whatever the distribution, each over the draws still
+    moving, instead of ⌈log₂(|dom|+1)⌉ vectorised halvings of the whole block."""
+    bucket = (draws * size).astype(np.int64)
+    np.minimum(bucket, size - 1, out=bucket)
+    bucket += rows * size
+    position = guide[bucket]
+    moving = np.flatnonzero(ended[position] <= draws)
     while moving.size:
-        moving = moving[cdf[base[moving] + count[moving]] <= draws[moving]]
-        count[moving] += 1
-        moving = moving[count[moving] < size]
-    return count
+        at = position[moving] + 1
+        position[moving] = at
+        moving = moving[ended[at] <= draws[moving]]
+    position -= rows * (size + 1)
+    return position
 
 
 BLOCK_ROWS = 65536
@@ -185,15 +193,12 @@ def _render(i: int) -> Any:
 
 def rendered(chunks: Chunks, workers: int) -> Iterator[Any]:
     """The chunks rendered in order: here, or by ``workers`` processes with at most ``IN_FLIGHT`` chunks each
-    in flight (bounded memory), still handed over in order.  Processes start from a fork server that has
-    imported this module: fast to start, and no state of the caller but ``chunks`` reaches them."""
+    in flight (bounded memory), still handed over in order (docs/decisions.md, "Parallel sampling")."""
     workers = min(workers, chunks.count)
     if workers <= 1:
         yield from map(chunks.render, range(chunks.count))
         return
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__])
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_install, initargs=(chunks,))
+    pool = _pool(chunks, workers)
     try:
         pending: deque[Future[Any]] = deque()
         ahead = iter(range(chunks.count))
@@ -206,6 +211,22 @@ def rendered(chunks: Chunks, workers: int) -> Iterator[Any]:
             yield payload
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _pool(chunks: Chunks, workers: int) -> ProcessPoolExecutor:
+    """Worker processes holding ``chunks``.  Forked where the system forks (Linux): they start at once with
+    the model already in memory, and a caller's script is not run again in them (as it would be by spawn
+    or a fork server without a ``__main__`` guard).  They run numpy, pandas and pyarrow code only, which
+    survives a fork of a process with idle threads, so Python's warning about forking such a process
+    (3.12+) is silenced here only.  Elsewhere they are spawned and receive ``chunks`` pickled."""
+    linux = sys.platform.startswith("linux")
+    context = multiprocessing.get_context("fork" if linux else "spawn")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_install, initargs=(chunks,))
+        if linux:  # forked now, inside the filter (a fork context starts every process on the first submit)
+            pool.submit(int).result()
+    return pool
 
 
 def sample_to(path: str | os.PathLike, draw: Callable[[int, np.random.Generator], np.ndarray], schema: Schema,

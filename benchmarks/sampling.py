@@ -9,7 +9,8 @@ Models: the bundled Adult sample fitted once with the default method (``privbaye
 and PrivBayes (ε = 1, seeded, as ``benchmarks/scale.py`` fits it) on the 20-column scale table
 (``scale.py``'s ``generate``: rows sampled from an Adult model, copies of its columns) of ``--fit-rows``
 rows.  Each measurement runs in a fresh process: the model file loaded, then ``sample_to(path, n,
-random_state=0)`` to Parquet timed (workers started and joined inside the time).  ``before``: the same call
+random_state=0)`` to Parquet timed (workers started and joined inside the time), with the CPU seconds of
+the writing process and of its workers (less sensitive than wall time to other load).  ``before``: the same call
 on the code at ``--before`` (one process: main's sampling has no workers).  The machine is shared, so every
 row carries the 1-minute load average before and after.  Prints JSON, then a table.
 """
@@ -29,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ADULT = ROOT / "src" / "privbayes" / "data"
 
 ONE = """
-import json, os, sys, time
+import json, os, resource, sys, time
 import privbayes
 model = privbayes.load(sys.argv[1])
 n, workers, out = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
@@ -38,10 +39,11 @@ load = os.getloadavg()[0]
 start, cpu = time.perf_counter(), time.process_time()
 model.sample_to(out, n, random_state=0, progress=False, **extra)
 seconds = time.perf_counter() - start
+workers_cpu = sum(getattr(resource.getrusage(resource.RUSAGE_CHILDREN), f) for f in ("ru_utime", "ru_stime"))
 size = os.path.getsize(out)
 os.unlink(out)
 print(json.dumps({"seconds": round(seconds, 2), "rows_per_s": round(n / seconds), "bytes": size,
-                  "parent_cpu_s": round(time.process_time() - cpu, 2),
+                  "parent_cpu_s": round(time.process_time() - cpu, 2), "workers_cpu_s": round(workers_cpu, 2),
                   "load_1m": [round(load, 1), round(os.getloadavg()[0], 1)]}))
 """
 
@@ -109,13 +111,14 @@ def main() -> None:
                "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     print(json.dumps({"benchmark": "sampling", "machine": machine, "results": rows}, indent=1))
     print(f"\n{'model':<32} {'n':>10} {'code':<12} {'workers':>7} {'seconds':>8} {'M rows/s':>9} {'× before':>9} "
-          f"{'load':>9}")
+          f"{'CPU s':>11} {'load':>9}")
     for r in rows:
         if "error" in r:
             print(f"{r['model']:<32} {r['n']:>10} {r['code']:<12} {r['workers']:>7}   {r['error']}")
             continue
         print(f"{r['model']:<32} {r['n']:>10} {r['code']:<12} {r['workers']:>7} {r['seconds']:>8.2f} "
-              f"{r['rows_per_s'] / 1e6:>9.2f} {r.get('ratio_to_before', ''):>9} {'/'.join(map(str, r['load_1m'])):>9}")
+              f"{r['rows_per_s'] / 1e6:>9.2f} {r.get('ratio_to_before', ''):>9} "
+              f"{r['parent_cpu_s']:>5.1f}+{r['workers_cpu_s']:<5.1f} {'/'.join(map(str, r['load_1m'])):>9}")
 
 
 if __name__ == "__main__":

@@ -97,3 +97,25 @@ def test_the_guided_count_is_the_exact_count():
         exact = (cdf[rows] <= draws[:, None]).sum(axis=1)
         ended = np.concatenate([cdf, np.full((40, 1), np.inf)], axis=1).ravel()
         assert np.array_equal(guided_count(ended, guide_table(cdf), size, rows, draws), exact)
+
+
+def test_a_failed_write_with_workers_leaves_nothing(tmp_path, model, small_blocks):
+    """The writer fails after the first chunk: no output, no temporary file, no chunk left in the spool."""
+    import glob
+    import tempfile
+
+    def spools():
+        return {path for folder in ("/dev/shm", tempfile.gettempdir())
+                for path in glob.glob(f"{folder}/privbayes-sample-*")}
+
+    before = spools()
+
+    def fail(done, total):
+        raise RuntimeError("disk full")
+
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(RuntimeError, match="disk full"):
+        sampling.sample_to(out / "t.parquet", model._draw(None), model.schema, 6 * 500 + 1, 0, chunk_rows=500,
+                           progress=fail, workers=2)
+    assert list(out.iterdir()) == [] and spools() <= before

@@ -11,7 +11,9 @@ import dataclasses
 import itertools
 import multiprocessing
 import os
+import shutil
 import sys
+import tempfile
 import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -186,31 +188,65 @@ def _install(chunks: Chunks) -> None:
     _CHUNKS = chunks
 
 
-def _render(i: int) -> Any:
+def _render(i: int, folder: str) -> str:
+    """Render chunk ``i`` into a file of ``folder`` (Arrow IPC or CSV text) and return its path: a file in
+    shared memory hands a chunk over for a memory copy, where a pipe moved it in 64 KiB pieces (slower
+    than drawing it, on a busy machine)."""
     assert _CHUNKS is not None, "the worker's job is installed when it starts"
-    return _CHUNKS.render(i)
+    payload = _CHUNKS.render(i)
+    path = os.path.join(folder, f"chunk{i}")
+    if isinstance(payload, str):
+        with open(path, "w", encoding="utf-8", newline="") as text:
+            text.write(payload)
+        return path
+    import pyarrow as pa
+
+    with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, payload.schema) as writer:
+        writer.write_table(payload)
+    return path
+
+
+def _read_chunk(path: str, text: bool) -> Any:
+    """A chunk a worker rendered into ``path`` (:func:`_render`), read into memory; the file is removed."""
+    try:
+        if text:
+            with open(path, encoding="utf-8", newline="") as handle:
+                return handle.read()
+        import pyarrow as pa
+
+        opened = pa.memory_map if sys.platform.startswith("linux") else pa.OSFile  # mapped: no copy, unlinkable
+        with opened(path) as source:
+            return pa.ipc.open_file(source).read_all()
+    finally:
+        os.unlink(path)
 
 
 def rendered(chunks: Chunks, workers: int) -> Iterator[Any]:
     """The chunks rendered in order: here, or by ``workers`` processes with at most ``IN_FLIGHT`` chunks each
-    in flight (bounded memory), still handed over in order (docs/decisions.md, "Parallel sampling")."""
+    in flight (bounded memory), handed over through files in shared memory (:func:`_render`) and still in
+    order (docs/decisions.md, "Parallel sampling")."""
     workers = min(workers, chunks.count)
     if workers <= 1:
         yield from map(chunks.render, range(chunks.count))
         return
-    pool = _pool(chunks, workers)
+    shared = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    folder = tempfile.mkdtemp(prefix="privbayes-sample-", dir=shared)
     try:
-        pending: deque[Future[Any]] = deque()
-        ahead = iter(range(chunks.count))
-        for i in itertools.islice(ahead, IN_FLIGHT * workers):
-            pending.append(pool.submit(_render, i))
-        while pending:
-            payload = pending.popleft().result()
-            for i in itertools.islice(ahead, 1):
-                pending.append(pool.submit(_render, i))
-            yield payload
+        pool = _pool(chunks, workers)
+        try:
+            pending: deque[Future[str]] = deque()
+            ahead = iter(range(chunks.count))
+            for i in itertools.islice(ahead, IN_FLIGHT * workers):
+                pending.append(pool.submit(_render, i, folder))
+            while pending:
+                payload = _read_chunk(pending.popleft().result(), text=chunks.arrow_schema is None)
+                for i in itertools.islice(ahead, 1):
+                    pending.append(pool.submit(_render, i, folder))
+                yield payload
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _pool(chunks: Chunks, workers: int) -> ProcessPoolExecutor:

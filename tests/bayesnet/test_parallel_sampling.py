@@ -119,3 +119,30 @@ def test_a_failed_write_with_workers_leaves_nothing(tmp_path, model, small_block
         sampling.sample_to(out / "t.parquet", model._draw(None), model.schema, 6 * 500 + 1, 0, chunk_rows=500,
                            progress=fail, workers=2)
     assert list(out.iterdir()) == [] and spools() <= before
+
+
+def test_chunks_in_flight_stay_bounded_and_come_in_order(model, small_blocks, monkeypatch):
+    """With workers, at most IN_FLIGHT chunks per worker are submitted ahead of the one handed to the writer
+    (memory bounded whatever n), and chunks come out in order (an executor that runs here records it)."""
+    from concurrent.futures import Future
+
+    submitted: list[int] = []
+
+    class Here:
+        def submit(self, function, i, folder):
+            submitted.append(i)
+            future: Future = Future()
+            future.set_result(function(i, folder))
+            return future
+
+        def shutdown(self, wait, cancel_futures):
+            pass
+
+    chunks = sampling.Chunks(model._draw(None), None, model.schema, 10 * 500 + 3, np.random.SeedSequence(1), 500, 1,
+                             False)
+    sampling._install(chunks)
+    monkeypatch.setattr(sampling, "_pool", lambda chunks, workers: Here())
+    for i, text in enumerate(sampling.rendered(chunks, 2)):
+        assert text == chunks.render(i)
+        assert max(submitted) <= i + sampling.IN_FLIGHT * 2
+    assert submitted == list(range(chunks.count)) and chunks.count == 11

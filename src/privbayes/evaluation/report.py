@@ -61,6 +61,7 @@ from privbayes.evaluation.pairs import FAR_ONE_WAY, Comparison, compare
 from privbayes.evaluation.results import NOT_PRIVATE, AttributeScore, Evaluation, MarginalScore, SvmScore
 from privbayes.evaluation.verdict import references, verdict
 from privbayes.schema import Attribute, NumericAttribute, Schema
+from privbayes.schema.serialisation import attribute_from_dict, attribute_to_dict
 
 
 def target_codes(attr: Attribute, values: Sequence[str], where: str) -> np.ndarray:
@@ -353,9 +354,11 @@ def table_codes(frame: pd.DataFrame, schema: Schema, where: str) -> np.ndarray:
 
 def clipping(schema: Schema) -> Schema:
     """``schema`` with numbers and dates outside the bounds clipped to the nearest bound (for a
-    synthetic table made by another tool: ``--clip-synthetic``)."""
+    synthetic table made by another tool: ``--clip-synthetic``).  Each attribute is rebuilt from its schema-file
+    mapping, as a file spells it (a date's bounds as ISO text, not the ordinals it holds)."""
     return dataclasses.replace(schema, attributes=tuple(
-        dataclasses.replace(a, invalid="clip") if a.numeric and a.invalid == "refuse" else a
+        attribute_from_dict({**attribute_to_dict(a), "invalid": "clip"}, "schema")
+        if a.numeric and a.invalid == "refuse" else a
         for a in schema.attributes))
 
 

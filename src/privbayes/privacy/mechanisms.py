@@ -209,7 +209,7 @@ class PermuteAndFlip(_Selection):
 
 def discrete_gaussian_variance(sigma2: Fraction | float) -> float:
     """Σ z²·Pr[Z = z] of N_Z(0, σ²): below σ², and within a factor 1 − 4π²σ²/(e^{4π²σ²} − 1) of it (CKS 2020,
-    §2.1), so σ² itself from σ² = 1 on (a relative gap below 1e-15); summed over |z| ≤ 50 below that."""
+    §2.1), so σ² itself from σ² = 1 on (a relative gap below 1e-15); summed over ``|z| ≤ 50`` below that."""
     s2 = float(sigma2)
     if s2 >= 1:
         return s2

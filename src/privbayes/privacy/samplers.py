@@ -257,7 +257,7 @@ _GAUSSIAN_DENOMINATOR_LIMIT = 1 << _GAUSSIAN_DENOMINATOR_BITS
 def gaussian_lattice(sigma2: Fraction) -> tuple[int, int, int]:
     """Integers (a, b, t): σ² rounded up to a/b (≥ σ², equal when it fits), and t = ⌊√(a/b)⌋ + 1.
 
-    The acceptance test of :func:`discrete_gaussian` is exp(−(|y|·b·t − a)² / (2·a·b·t²)); its denominator
+    The acceptance test of :func:`discrete_gaussian` is ``exp(−(|y|·b·t − a)² / (2·a·b·t²))``; its denominator
     must stay below 2^56 for the vectorised coins, so σ² is kept exact when it fits and otherwise rounded *up*
     to the finest dyadic a/2^m that fits (more noise, never less: the declared privacy still holds).  When even
     an integer σ² does not fit (σ above ~10⁴) the exact σ² is kept and the coins run on Python integers.
@@ -306,10 +306,10 @@ def discrete_gaussian(sigma2: Fraction, size: int, rng: RandomSource) -> np.ndar
 
     Canonne, Kamath and Steinke, "The Discrete Gaussian for Differential Privacy" (NeurIPS 2020), Alg. 3:
     with t = ⌊σ⌋ + 1, draw Y from the discrete Laplace of scale t (:func:`discrete_laplace`, Alg. 2) and accept
-    it with probability exp(−(|Y| − σ²/t)² / (2σ²)) (exact coins, Alg. 1); an accepted Y has the discrete
-    Gaussian's law exactly, since exp(−|y|/t)·exp(−(|y| − σ²/t)²/(2σ²)) ∝ exp(−y²/(2σ²)).  Integer arithmetic
+    it with probability ``exp(−(|Y| − σ²/t)² / (2σ²))`` (exact coins, Alg. 1); an accepted Y has the discrete
+    Gaussian's law exactly, since ``exp(−|y|/t)·exp(−(|y| − σ²/t)²/(2σ²)) ∝ exp(−y²/(2σ²))``.  Integer arithmetic
     only: σ² = a/b (:func:`gaussian_lattice`, rounded up only when its denominator is too large), and the
-    exponent is (|Y|·b·t − a)² / (2·a·b·t²).  Adding it to an integer query of L2 sensitivity Δ is
+    exponent is ``(|Y|·b·t − a)² / (2·a·b·t²)``.  Adding it to an integer query of L2 sensitivity Δ is
     Δ²/(2σ²)-zCDP (CKS 2020, Thm. 4).
     """
     a, b, t = gaussian_lattice(Fraction(sigma2))

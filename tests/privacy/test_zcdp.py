@@ -127,7 +127,7 @@ def _renyi(p: np.ndarray, q: np.ndarray, alpha: float) -> float:
 def test_exponential_mechanism_is_within_eps2_over_8_and_permute_and_flip_is_not():
     """Neighbouring score vectors that move by ±Δ in opposite directions, ε = 1: the exponential mechanism's
     Rényi divergences stay below ρα with ρ = ε²/8 (bounded range, Cesar & Rogers 2021); permute-and-flip's
-    exceed it at α near 1 by a factor > 2 (a counterexample to charging it ε²/8) but stay below ε²/2 · α."""
+    exceed it at α near 1 by a factor > 2.6 (a counterexample to charging it ε²/8) but stay below ε²/2 · α."""
     epsilon, rho_em, rho_pure = 1.0, 1 / 8, 1 / 2
     pairs = [([1.2, 0.37], [0.2, 1.37]), ([0.0, 1.0], [1.0, 0.0]), ([0.5, 0.0, 2.0], [1.5, 1.0, 1.0])]
     worst_pf = 0.0
@@ -139,7 +139,7 @@ def test_exponential_mechanism_is_within_eps2_over_8_and_permute_and_flip_is_not
             pf = _renyi(_exact_distribution(a, epsilon, "pf"), _exact_distribution(b, epsilon, "pf"), alpha)
             assert pf <= rho_pure * alpha + 1e-12
             worst_pf = max(worst_pf, pf / alpha)
-    assert worst_pf > 2 * rho_em
+    assert worst_pf > 2.6 * rho_em
 
 
 def test_discrete_gaussian_variance():

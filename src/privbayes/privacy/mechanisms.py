@@ -28,7 +28,7 @@ zCDP costs (``zcdp_cost()``, for a :class:`~privbayes.privacy.accountant.ZCDPAcc
 :class:`PermuteAndFlip` are charged; the exponential mechanism is ε-bounded-range and so ε²/8-zCDP (Cesar &
 Rogers, "Bounding, Concentrating, and Truncating", ALT 2021).  Permute-and-flip is *not* ε-bounded
 range, and not ε²/8-zCDP: on two candidates whose scores move by ±Δ in opposite directions its Rényi divergence
-of order α → 1 exceeds ε²/8 · α by more than twice (tests/privacy/test_zcdp_mechanisms.py), so it keeps ε²/2.
+of order α → 1 exceeds ε²/8 · α by more than twice (tests/privacy/test_zcdp.py), so it keeps ε²/2.
 
 Under add/remove neighbours (:mod:`privbayes.privacy.neighbours`) a count table moves by 1,
 so Δ = 1 there; the caller passes the relation's sensitivity.

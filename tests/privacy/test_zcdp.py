@@ -224,3 +224,14 @@ def test_report_fields_give_rho_and_the_epsilon_delta_it_implies():
     assert fields["rho_exact"] == "1/10" and fields["rho_spent_exact"] == "1/20"
     assert fields["epsilon"] == epsilon_for(Fraction(1, 10), 1e-9)
     assert fields["epsilon_spent"] < fields["epsilon"] and fields["delta_spent"] == 1e-9
+
+
+def test_a_pure_plan_refuses_a_ledger_that_claims_rho():
+    """A model file's ledger with ρ added to a pure-ε entry (read back by ``LedgerEntry.from_dict``) is refused."""
+    plan = BudgetPlan(Fraction(1), (PlannedRelease("s", "discrete Laplace", Fraction(1, 2)),))
+    honest = LedgerEntry("s", "discrete Laplace", Fraction(1, 2), Fraction(2), "m")
+    plan.check([honest])
+    tampered = LedgerEntry.from_dict(honest.to_dict() | {"rho": 0.125, "rho_exact": "1/8"})
+    assert tampered.rho == Fraction(1, 8)
+    with pytest.raises(PlanMismatchError, match="ρ"):
+        plan.check([tampered])

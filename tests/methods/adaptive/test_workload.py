@@ -185,6 +185,8 @@ def test_a_saved_model_records_its_workload_and_reloads_with_the_plan_recomputed
     loaded = load(tmp_path / "m.json")
     assert loaded.plan == model.released_.plan and loaded.plan.setting("workload sets") == 16
     assert "workload" not in AdaptiveMarginals(1.0).settings().to_parameters()
+    assert loaded.privacy_report()["workload"].startswith("public input, like the schema: 16 attribute sets")
+    assert "16 workload sets and their subsets" in loaded.privacy_report()["algorithm"]
     # a tampered workload changes the plan's settings: the loader recomputes the plan from it
     document["parameters"]["workload"] = [["a0", "zz"]]
     (tmp_path / "bad.json").write_text(json.dumps(document))

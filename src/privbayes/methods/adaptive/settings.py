@@ -369,7 +369,8 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
     rising = f" (budgets rising to {float(settings.ramp):g}× the first)" if T > 1 and settings.ramp != 1 else ""
     sets = settings.workload_sets(encoding)
     among = (f"{'2' if degree == 2 else '2- and 3'}-way marginals (AIM's score)" if not sets else
-             f"{len(sets)} workload sets and their subsets (AIM's score and weights; the workload is public)")
+             f"{len(sets)} workload set{'' if len(sets) == 1 else 's'} and their subsets (AIM's score and weights; "
+             "the workload is public)")
     algorithm = (f"{first}, then {T} rounds{rising} of {settings.selection} selection among the {among} and a "
                  "discrete-Laplace measurement, consistent estimation after each")
     plan_settings = (("algorithm", algorithm), ("rounds", T), ("marginal degree", degree),

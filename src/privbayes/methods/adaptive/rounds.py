@@ -137,6 +137,8 @@ def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: in
         penalty = mean_absolute_noise(DiscreteLaplace(measure.epsilon, sensitivity).scale)
         oracle = MarginalOracle(fit.calibrated)
         feasible = _feasible(candidates, measured_sets, oracle, sizes, max_model_cells, too_large)
+        if workload:
+            feasible = _uncovered(feasible, measured_sets)
         scores = [quality(exact[c], oracle.marginal(c.attributes) * total, weight[c], penalty)
                   for c in feasible]
         selector = PermuteAndFlip if select.mechanism == PermuteAndFlip.name else Exponential
@@ -183,6 +185,17 @@ def _measure(table: PrivateTable, candidate: Candidate, release: PlannedRelease,
 def _total(measurements: Sequence[NoisyTable], n: int, count_scale: Fraction | None) -> float:
     """The public n, or under add/remove the estimate of n from the noisy count and every noisy table."""
     return float(n) if count_scale is None else estimated_total(measurements, n, count_scale)
+
+
+def _uncovered(candidates: list[Candidate], measured: list[tuple[int, ...]]) -> list[Candidate]:
+    """With a workload: the candidates that are not a proper subset of a measured set (all of them when every one
+    is).  A covered candidate's marginal is already fitted to a measurement of more attributes, yet the workload's
+    closure holds many of them (``income`` alone sits in most sets of a workload about income) and a selection at a
+    small ε_s picks them almost as often as the sets still unmeasured (docs/decisions.md, "Workloads").  Reads
+    released selections and the public first groups only."""
+    covered = [set(m) for m in measured]
+    kept = [c for c in candidates if not any(set(c.attributes) < m for m in covered)]
+    return kept or candidates
 
 
 def _feasible(candidates: Sequence[Candidate], measured: list[tuple[int, ...]], oracle: MarginalOracle,

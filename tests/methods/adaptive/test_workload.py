@@ -120,6 +120,16 @@ def test_candidates_are_the_downward_closure_and_weights_aims_overlaps():
     assert all(weights[Candidate(r, (0,) * len(r))] == Fraction(v, 5) for r, v in raw.items())
 
 
+def test_candidates_covered_by_a_measured_set_are_left_out_unless_all_are():
+    from privbayes.methods.adaptive.rounds import _uncovered
+
+    candidates = list(workload_candidates((((0, 1, 2), Fraction(1)),)))
+    kept = _uncovered(candidates, [(0, 1), (3,)])
+    # (0,) and (1,) lie inside (0, 1); (0, 1) itself may be measured again (a later round has more budget)
+    assert [c.attributes for c in kept] == [(2,), (0, 1), (0, 2), (1, 2), (0, 1, 2)]
+    assert _uncovered(candidates[:2], [(0, 1)]) == candidates[:2]  # nothing left: the selection keeps them all
+
+
 # --- settings, plan and ledger --------------------------------------------------------------------------------
 
 def test_a_workload_and_a_marginal_degree_are_refused_together():

@@ -25,7 +25,7 @@ import itertools
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -67,16 +67,11 @@ class WorkloadItem:
 
 @dataclass(frozen=True)
 class Workload:
-    """A parsed workload: its items, and where it came from (``source``, for messages)."""
+    """A parsed workload: its items, and where it came from (``source``, for messages; two workloads with the same
+    items are equal wherever they were read)."""
 
     items: tuple[WorkloadItem, ...]
-    source: str = "workload"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Workload) and self.items == other.items
-
-    def __hash__(self) -> int:
-        return hash(self.items)
+    source: str = field(default="workload", compare=False)
 
     def document(self) -> list[dict[str, Any]]:
         """The items as a workload file (and the model file's ``workload``) writes them."""

@@ -120,6 +120,18 @@ def test_candidates_are_the_downward_closure_and_weights_aims_overlaps():
     assert all(weights[Candidate(r, (0,) * len(r))] == Fraction(v, 5) for r, v in raw.items())
 
 
+def test_the_weights_keep_the_selections_sensitivity_over_random_workloads():
+    """The score's sensitivity is max w·Δ: the weights must reach 1 and never exceed it (weights above 1 were a
+    mutant the score test kills: docs/privacy-assurance.md)."""
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        count = int(rng.integers(1, 9))
+        sets = tuple((tuple(sorted(rng.choice(8, size=int(rng.integers(1, 5)), replace=False).tolist())),
+                      Fraction(int(rng.integers(1, 100)), int(rng.integers(1, 10)))) for _ in range(count))
+        weights = set_weights(workload_candidates(sets), sets)
+        assert max(weights) == 1 and min(weights) > 0
+
+
 def test_candidates_covered_by_a_measured_set_are_left_out_unless_all_are():
     from privbayes.methods.adaptive.rounds import _uncovered
 

@@ -162,7 +162,7 @@ def _parse_item(raw: Any, where: str) -> WorkloadItem:
     keys = set(raw)
     if not any(keys <= allowed and len(keys & (allowed - {"weight"})) >= 1 for allowed in _KEYS) or (
             "containing" in keys and "size" not in keys):
-        shown = sorted(_shown(str(k)) for k in keys)
+        shown = sorted(_shown(str(k)) for k in list(keys)[:5]) + (["…"] if len(keys) > 5 else [])
         raise InputError(f"{where} has keys {shown}; expected attributes (and weight), all (and weight), or "
                          "containing and size (and weight)")
     weight = _weight(raw.get("weight", 1), where)

@@ -270,13 +270,16 @@ def test_rounded_edges_stay_within_one_percent_of_a_bin(seed: int) -> None:
 
 def test_out_of_bounds_synthetic_values_name_the_file_or_are_clipped(tmp_path: Path,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    schema = Schema((Attribute("x", "numeric", lower=0, upper=10, bins=4), Attribute("c", "binary")))
+    schema = Schema((Attribute("x", "numeric", lower=0, upper=10, bins=4), Attribute("c", "binary"),
+                     Attribute("d", "date", lower="2020-01-01", upper="2020-12-31", bins=4)))
     (tmp_path / "s.json").write_text(json.dumps(schema.to_dict()))
     rng = np.random.default_rng(0)
-    pd.DataFrame({"x": rng.uniform(0, 10, 200).round(2), "c": rng.integers(0, 2, 200)}).to_csv(
-        tmp_path / "real.csv", index=False)
-    pd.DataFrame({"x": rng.uniform(-3, 13, 200).round(2), "c": rng.integers(0, 2, 200)}).to_csv(
-        tmp_path / "other.csv", index=False)
+    days = pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 366, 200), unit="D")
+    late = pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 400, 200), unit="D")
+    pd.DataFrame({"x": rng.uniform(0, 10, 200).round(2), "c": rng.integers(0, 2, 200),
+                  "d": days.strftime("%Y-%m-%d")}).to_csv(tmp_path / "real.csv", index=False)
+    pd.DataFrame({"x": rng.uniform(-3, 13, 200).round(2), "c": rng.integers(0, 2, 200),
+                  "d": late.strftime("%Y-%m-%d")}).to_csv(tmp_path / "other.csv", index=False)
     args = ["evaluate", str(tmp_path / "real.csv"), str(tmp_path / "other.csv"), "--schema", str(tmp_path / "s.json"),
             "--no-classifier"]
     assert main(args) == 2

@@ -44,6 +44,15 @@ VERSION = 4
 (:mod:`privbayes.estimation.potentials`) instead of its junction tree's conditionals."""
 
 
+def workload_note(workload: Any) -> str:
+    """The privacy report's line on a steward's workload (the adaptive method's ``workload`` parameter): public
+    input, like the schema (docs/decisions.md, "Workloads")."""
+    count = len(workload) if isinstance(workload, list) else 0
+    return (f"public input, like the schema: {count} attribute set{'' if count == 1 else 's'} and their weights (the "
+            "model file's parameters), toward which the rounds' selections were weighted; the workload itself is not "
+            "protected")
+
+
 @dataclass(frozen=True, eq=False)
 class BayesNetModel(RecordViews):
     """A fitted network with its conditionals Pr*[X_i | Π_i], and the record of its release."""
@@ -144,7 +153,9 @@ class BayesNetModel(RecordViews):
             method=self.method, mechanism=self.mechanism, algorithm=self.algorithm, schema=self.schema,
             relation=neighbours(self.parameters.get("neighbours")), differentially_private=self.differentially_private,
             settings={"encoding": self.encoding.name,
-                      **{key: self.parameters.get(key) for key in ("score", "beta", "theta")}})
+                      **{key: self.parameters.get(key) for key in ("score", "beta", "theta")},
+                      **({"workload": workload_note(self.parameters["workload"])} if "workload" in self.parameters
+                         else {})})
 
     def describe(self) -> list[str]:
         """The learned network, one readable line per AP pair."""

@@ -23,6 +23,9 @@ def add_parser(commands: Any) -> None:
                                "to a .json file")
     evaluate.add_argument("--audit", metavar="FILE", help="cite a self-audit saved by 'privbayes audit --json' "
                           "beside the guarantee (an audit of the implementation, not of this release)")
+    evaluate.add_argument("--workload", metavar="FILE",
+                          help="a workload file (YAML or JSON: attribute sets, optionally weighted, as fit "
+                               "--workload takes): adds the workload error, the weighted average TVD over its sets")
     evaluate.add_argument("--alpha", default="2,3", help="α of the α-way marginal sets Qα (default 2,3)")
     evaluate.add_argument("--target", action="append", default=[], metavar="COLUMN=VALUE",
                           help="classifier check target, e.g. income='>50K', age>=20, or a column alone (its "
@@ -52,4 +55,5 @@ def run(args: argparse.Namespace) -> None:
     real, synth = arguments.table(args, args.real), TableFile(args.synth)
     run_evaluate(real, synth, schema_path=args.schema, model_path=args.model, report_path=args.report,
                  alpha=args.alpha, targets=args.target, split_seed=args.seed, classifier=not args.no_classifier,
-                 clip_synthetic=args.clip_synthetic, json_path=args.json, audit_path=args.audit)
+                 clip_synthetic=args.clip_synthetic, json_path=args.json, audit_path=args.audit,
+                 workload=args.workload)

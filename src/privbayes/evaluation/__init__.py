@@ -26,6 +26,7 @@ from privbayes.evaluation.marginals import (
     average_tvd_of_marginals,
     marginal,
     marginal_tvd_table,
+    workload_tvd,
 )
 
 __all__ = [
@@ -41,4 +42,5 @@ __all__ = [
     "network_mutual_information",
     "svm_misclassification",
     "train_test_split_indices",
+    "workload_tvd",
 ]

@@ -51,6 +51,10 @@ def evaluation_document(ev: Evaluation, privacy: PrivacySummary, real_name: str 
         "lost_pairs": [list(p.columns) for p in comparison.lost_pairs] if comparison is not None else [],
         "far_columns": [c.name for c in comparison.far_columns] if comparison is not None else [],
         "marginals": [{"alpha": s.alpha, "count": s.count, "tvd": s.tvd, "note": s.note} for s in ev.marginals],
+        **({} if ev.workload is None else {"workload": {
+            "file": ev.workload.source, "tvd": ev.workload.tvd,
+            "sets": [{"attributes": list(names), "weight": weight, "tvd": tvd}
+                     for names, weight, tvd in ev.workload.sets]}}),
         "columns": [{"name": a.name, "kind": a.kind, "values": len(a.labels), "tvd": a.tvd,
                      "uniform": columns[a.name].uniform if a.name in columns else None,
                      "noise": columns[a.name].noise if a.name in columns else None,

@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator, Mapping, Sequence
+from fractions import Fraction
 
 import numpy as np
 
@@ -263,3 +264,41 @@ def average_tvd_of_marginals(
         truth = np.bincount(flat_index(columns, sizes_arr, attrs), weights=weights, minlength=cells)
         total += 0.5 * float(np.abs(truth - noisy / noisy.sum()).sum())
     return total / len(released)
+
+
+def workload_tvd(real: np.ndarray, synth: np.ndarray, sizes: Sequence[int],
+                 sets: Sequence[tuple[Sequence[int], float | Fraction]]) -> tuple[float, list[float]]:
+    """The workload error: the weighted average TVD over a workload's attribute sets (AIM, McKenna et al., VLDB
+    2022, §2: the error of a workload of marginal queries, each weighted), and each set's TVD.
+
+    Parameters
+    ----------
+    real, synth : numpy.ndarray
+        Integer-coded tables over the same columns (n × d, any row counts).
+    sizes : sequence of int
+        The number of codes of each column.
+    sets : sequence of (attribute indices, weight)
+        The workload's sets (distinct column indices) and their positive weights.
+
+    Returns
+    -------
+    tuple
+        Σ c_q·TVD_q / Σ c_q, in [0, 1], and the TVD of each set in order.
+    """
+    if not sets:
+        raise ValueError("sets must contain at least one attribute set")
+    sizes_arr = check_sizes(sizes)
+    real = check_codes(real, sizes_arr, "real")
+    synth = check_codes(synth, sizes_arr, "synth")
+    columns, weights = _signed_rows(real, synth, sizes_arr)
+    tvds = []
+    for attrs, _ in sets:
+        attrs = _check_attrs(attrs, sizes_arr.size)
+        cells = math.prod(int(sizes_arr[a]) for a in attrs)
+        diff = np.bincount(flat_index(columns, sizes_arr, attrs), weights=weights, minlength=cells) if weights.size \
+            else np.zeros(cells)
+        tvds.append(0.5 * float(np.abs(diff).sum()))
+    total = sum(float(w) for _, w in sets)
+    if not total > 0:
+        raise ValueError("the weights must be positive")
+    return sum(float(w) * t for (_, w), t in zip(sets, tvds)) / total, tvds

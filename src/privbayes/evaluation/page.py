@@ -218,6 +218,8 @@ def render_html(ev: Evaluation, pairs: np.ndarray, privacy: PrivacySummary, mode
             rows.append(("pairs of columns (2-way)", *ev.references.two_way))
         parts.append(table(["average TVD", "synthetic", "uniform", "independent columns"], rows))
     qa = [(f"Q{s.alpha}", s.count, s.tvd if s.tvd is not None else s.note) for s in ev.marginals]
+    if ev.workload is not None:
+        qa.append((f"workload ({ev.workload.source}, weighted)", len(ev.workload.sets), ev.workload.tvd))
     parts += [f"<p>Over every {term('marginal', 'α-way marginal')} (the sets Qα of TODS 2017 §6.1):</p>",
               table(["Qα", "marginals", "average TVD"], qa)]
     names = [a.name for a in ev.attributes]

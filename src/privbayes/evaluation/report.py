@@ -55,12 +55,20 @@ from privbayes.evaluation.classifiers import (
     train_test_split_indices,
 )
 from privbayes.evaluation.labels import readable_labels
-from privbayes.evaluation.marginals import average_marginal_tvd, marginal
+from privbayes.evaluation.marginals import average_marginal_tvd, marginal, workload_tvd
 from privbayes.evaluation.numeric import numeric_check
 from privbayes.evaluation.pairs import FAR_ONE_WAY, Comparison, compare
-from privbayes.evaluation.results import NOT_PRIVATE, AttributeScore, Evaluation, MarginalScore, SvmScore
+from privbayes.evaluation.results import (
+    NOT_PRIVATE,
+    AttributeScore,
+    Evaluation,
+    MarginalScore,
+    SvmScore,
+    WorkloadScore,
+)
 from privbayes.evaluation.verdict import references, verdict
 from privbayes.schema import Attribute, NumericAttribute, Schema
+from privbayes.schema.serialisation import attribute_from_dict, attribute_to_dict
 
 
 def target_codes(attr: Attribute, values: Sequence[str], where: str) -> np.ndarray:
@@ -150,8 +158,10 @@ def value_labels(attr: Attribute) -> tuple[str, ...]:
 
 def evaluate_codes(real: np.ndarray, synth: np.ndarray, schema: Schema, alphas: Sequence[int] = DEFAULT_ALPHAS,
                    targets: Sequence[Target] = (), split_seed: int = 0,
-                   max_marginals: int = MAX_MARGINALS) -> Evaluation:
-    """The TODS 2017 §6.1 metrics of a synthetic table against the real one (leaf codes, n × d)."""
+                   max_marginals: int = MAX_MARGINALS, workload: Any = None) -> Evaluation:
+    """The TODS 2017 §6.1 metrics of a synthetic table against the real one (leaf codes, n × d); with a
+    ``workload`` (a workload file's path, a list of attribute sets, or a parsed
+    :class:`~privbayes.methods.adaptive.workload.Workload`), also its workload error (:func:`workload_score`)."""
     sizes = [a.size for a in schema.attributes]
     d = len(sizes)
     notes: list[str] = []
@@ -182,7 +192,21 @@ def evaluate_codes(real: np.ndarray, synth: np.ndarray, schema: Schema, alphas: 
     comparison = compare(real, synth, sizes, schema.names)
     refs = references(comparison)
     return Evaluation(real.shape[0], synth.shape[0], tuple(scores), attributes, tuple(svm), tuple(notes), refs,
-                      (), verdict(refs, (), comparison), comparison=comparison)
+                      (), verdict(refs, (), comparison), comparison=comparison,
+                      workload=None if workload is None else workload_score(real, synth, schema, workload))
+
+
+def workload_score(real: np.ndarray, synth: np.ndarray, schema: Schema, workload: Any) -> WorkloadScore:
+    """The workload error of a synthetic table (AIM, VLDB 2022, §2): the average TVD over the workload's sets,
+    weighted by their weights (shorthands expanded, repeated sets' weights added:
+    :meth:`~privbayes.methods.adaptive.workload.Workload.resolve`)."""
+    from privbayes.methods.adaptive.workload import parse_workload
+
+    parsed = parse_workload(workload)
+    sets = parsed.resolve(schema.names, [a.size for a in schema.attributes])
+    error, tvds = workload_tvd(real, synth, [a.size for a in schema.attributes], sets)
+    return WorkloadScore(parsed.source, error, tuple((tuple(schema.names[a] for a in s), float(w), t)
+                                                     for (s, w), t in zip(sets, tvds)))
 
 
 MAX_MAJORITY = 0.95
@@ -232,6 +256,9 @@ def format_text(ev: Evaluation, real_name: str = "REAL", synth_name: str = "SYNT
             lines.append(f"  Q{score.alpha:<3} {score.note}")
         else:
             lines.append(f"  Q{score.alpha:<3} {score.tvd:.4f}   ({score.count:,} marginals)")
+    if ev.workload is not None:
+        lines.append(f"  workload {ev.workload.tvd:.4f}   ({len(ev.workload.sets):,} sets of {ev.workload.source}, "
+                     "weighted average)")
     if ev.references is not None:
         lines += ["", "references (computed from REAL): average TVD", f"  {'':<8} {'SYNTH':>8} {'uniform':>8} "
                   f"{'independent':>12}", "  1-way    " + "  ".join(f"{x:>8.4f}" for x in ev.references.one_way)]
@@ -353,9 +380,11 @@ def table_codes(frame: pd.DataFrame, schema: Schema, where: str) -> np.ndarray:
 
 def clipping(schema: Schema) -> Schema:
     """``schema`` with numbers and dates outside the bounds clipped to the nearest bound (for a
-    synthetic table made by another tool: ``--clip-synthetic``)."""
+    synthetic table made by another tool: ``--clip-synthetic``).  Each attribute is rebuilt from its schema-file
+    mapping, as a file spells it (a date's bounds as ISO text, not the ordinals it holds)."""
     return dataclasses.replace(schema, attributes=tuple(
-        dataclasses.replace(a, invalid="clip") if a.numeric and a.invalid == "refuse" else a
+        attribute_from_dict({**attribute_to_dict(a), "invalid": "clip"}, "schema")
+        if a.numeric and a.invalid == "refuse" else a
         for a in schema.attributes))
 
 
@@ -363,10 +392,11 @@ def run_evaluate(real_path: Any, synth_path: Any, *, schema_path: Any = None, mo
                  report_path: str | None = None, alpha: str = "2,3", targets: Sequence[str] = (),
                  split_seed: int = 0, out: TextIO | None = None, sep: str | None = None,
                  encoding: str | None = None, classifier: bool = True, clip_synthetic: bool = False,
-                 json_path: str | None = None, audit_path: str | None = None) -> Evaluation:
+                 json_path: str | None = None, audit_path: str | None = None, workload: Any = None) -> Evaluation:
     """Compute the metrics, references and verdict, print them, and write the HTML report and the JSON
     document (:mod:`privbayes.evaluation.export`) if asked (atomically); ``audit_path`` (a ``privbayes audit
-    --json`` file) is cited beside the guarantee.  ``schema_path`` may be a path, a
+    --json`` file) is cited beside the guarantee; ``workload`` (a workload file or a list of attribute sets) adds
+    the workload error.  ``schema_path`` may be a path, a
     dict or a Schema.  What needs an optional dependency that is missing (the classifier check:
     scikit-learn; the figures: matplotlib) is left out with one line saying what to install; everything
     else is printed."""
@@ -382,6 +412,10 @@ def run_evaluate(real_path: Any, synth_path: Any, *, schema_path: Any = None, mo
         from privbayes.audit.result import cite_audit
 
         cite_audit(audit_path)
+    if workload is not None:  # a bad workload file is refused before any work
+        from privbayes.methods.adaptive.workload import parse_workload
+
+        workload = parse_workload(workload)
     schema, model, real_frame, synth_frame, notes = _load_inputs(real_path, synth_path, schema_path, model_path,
                                                                  sep, encoding)
     real = table_codes(real_frame, schema, _name(real_path))
@@ -402,7 +436,7 @@ def run_evaluate(real_path: Any, synth_path: Any, *, schema_path: Any = None, mo
     figures = report_path is not None and matplotlib_available()
     if report_path is not None and not figures:
         skipped.append(PLOTS_NEED)
-    ev = evaluate_codes(real, synth, schema, alphas, parsed, split_seed)
+    ev = evaluate_codes(real, synth, schema, alphas, parsed, split_seed, workload=workload)
     checks = tuple(numeric_check(a, real_frame[a.name], synth_frame[a.name]) for a in schema.attributes if a.numeric)
     ev = dataclasses.replace(ev, notes=tuple(notes) + ev.notes, numeric=checks, skipped=tuple(skipped),
                              verdict=verdict(ev.references, checks, ev.comparison) if ev.references is not None

@@ -25,6 +25,16 @@ class MarginalScore:
 
 
 @dataclass(frozen=True)
+class WorkloadScore:
+    """The workload error: the weighted average TVD over a steward's workload (``source``: its file), and each
+    set's names, weight and TVD."""
+
+    source: str
+    tvd: float
+    sets: tuple[tuple[tuple[str, ...], float, float], ...]
+
+
+@dataclass(frozen=True)
 class AttributeScore:
     """One attribute's 1-way distributions (real, synthetic) and their TVD."""
 
@@ -69,3 +79,5 @@ class Evaluation:
     """Every column and pair against its references: the lost pairs and far-off columns."""
     default_target: str = ""
     """Why the classifier check's target was chosen (or why none was) when the user named none."""
+    workload: WorkloadScore | None = None
+    """The workload error, when a workload was given."""

@@ -5,6 +5,10 @@ One accountant per release.  Every mechanism is charged *before* it touches data
 the accountant refuses with :class:`BudgetExceededError` when the charge would exceed
 the total.  Budgets are exact rationals, so Σ ε over many steps never drifts above
 the total by floating-point error, and the ledger keeps the exact values.
+
+Under zero-concentrated DP (:mod:`privbayes.privacy.zcdp`) a :class:`ZCDPAccountant` does the same in ρ:
+each mechanism declares its zCDP cost (``zcdp_cost()``), sequential composition adds ρ, and its ledger
+entries carry ρ (their pure ε is 0: a Gaussian release has none).
 """
 
 from __future__ import annotations
@@ -40,6 +44,20 @@ class Measurement(Protocol):
         ...
 
 
+class ZCDPMeasurement(Protocol):
+    """A mechanism that states its cost in zCDP: ρ at its declared sensitivity, known before any data is read."""
+
+    name: str
+
+    @property
+    def sensitivity(self) -> Fraction:
+        ...
+
+    def zcdp_cost(self) -> Fraction:
+        """ρ such that the release is ρ-zCDP."""
+        ...
+
+
 @dataclass(frozen=True)
 class LedgerEntry:
     """One paid-for release: what was measured, how, and what it cost (exact rationals)."""
@@ -50,6 +68,8 @@ class LedgerEntry:
     sensitivity: Fraction
     measured: str
     delta: Fraction = Fraction(0)
+    rho: Fraction | None = None
+    """The zCDP cost of an entry of a :class:`ZCDPAccountant` (None under pure ε)."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"step": self.step, "mechanism": self.mechanism, "epsilon": float(self.epsilon),
@@ -58,6 +78,9 @@ class LedgerEntry:
         if self.delta:
             out["delta"] = float(self.delta)
             out["delta_exact"] = str(self.delta)
+        if self.rho is not None:
+            out["rho"] = float(self.rho)
+            out["rho_exact"] = str(self.rho)
         return out
 
     @classmethod
@@ -72,13 +95,14 @@ class LedgerEntry:
                 value = Fraction(text)
             return value
         allowed = {"step", "mechanism", "epsilon", "sensitivity", "measured", "delta",
-                   "epsilon_exact", "sensitivity_exact", "delta_exact"}
+                   "epsilon_exact", "sensitivity_exact", "delta_exact", "rho", "rho_exact"}
         if set(raw) - allowed:
             raise ValueError(f"unknown ledger keys {sorted(set(raw) - allowed)}")
         if not all(isinstance(raw.get(k), str) for k in ("step", "mechanism", "measured")):
             raise ValueError("ledger step, mechanism and measured must be text")
+        rho = exact("rho") if "rho" in raw or "rho_exact" in raw else None
         return cls(raw["step"], raw["mechanism"], exact("epsilon"), exact("sensitivity"), raw["measured"],
-                   exact("delta"))
+                   exact("delta"), rho)
 
 
 def as_fraction(value: float | Fraction | int) -> Fraction:
@@ -175,3 +199,67 @@ class Accountant:
         self._ledger.append(LedgerEntry(step, measurement.name, cost.epsilon, Fraction(measurement.sensitivity),
                                         measured, cost.delta))
         return cost
+
+
+class ZCDPAccountant:
+    """Tracks ρ spent under zero-concentrated DP and refuses to overspend: sequential composition adds ρ
+    (Bun & Steinke, TCC 2016, Lemma 2.3), kept as an exact rational.
+
+    The ledger has the :class:`LedgerEntry` type of the pure-ε accountant, with ``rho`` set and ``epsilon``
+    0, so a plan is checked against it the same way (:meth:`~privbayes.privacy.plan.BudgetPlan.check`).  The
+    (ε, δ) a total ρ implies is :func:`privbayes.privacy.zcdp.epsilon_for`.
+
+    Parameters
+    ----------
+    total_rho : float or Fraction
+        The budget ρ > 0, kept as the exact rational of the value given.
+
+    Raises
+    ------
+    ValueError
+        ρ is not positive.
+    """
+
+    def __init__(self, total_rho: float | Fraction) -> None:
+        total = as_fraction(total_rho)
+        if total <= 0:
+            raise ValueError(f"rho ({float(total)}) must be positive")
+        self.total = total
+        self._spent = Fraction(0)
+        self._ledger: list[LedgerEntry] = []
+
+    @property
+    def spent(self) -> Fraction:
+        """The ρ charged so far (exact)."""
+        return self._spent
+
+    @property
+    def remaining(self) -> Fraction:
+        """The ρ left: total minus spent (exact)."""
+        return self.total - self._spent
+
+    @property
+    def ledger(self) -> tuple[LedgerEntry, ...]:
+        """Every charge in order, one :class:`LedgerEntry` each (``rho`` set)."""
+        return tuple(self._ledger)
+
+    def charge(self, measurement: ZCDPMeasurement, *, step: str, measured: str) -> Fraction:
+        """Debit the ρ ``measurement`` declares and record it; raise before anything is spent if it does not fit.
+
+        Raises
+        ------
+        BudgetExceededError
+            The charge would exceed the total ρ; nothing is debited.
+        ValueError
+            The declared ρ is not positive.
+        """
+        rho = measurement.zcdp_cost()
+        if rho <= 0:
+            raise ValueError(f"step {step!r}: a charge needs rho > 0")
+        if self._spent + rho > self.total:
+            raise BudgetExceededError(f"step {step!r} needs ρ = {float(rho):.6g} but only "
+                                      f"{float(self.remaining):.6g} of {float(self.total):.6g} is left")
+        self._spent += rho
+        self._ledger.append(LedgerEntry(step, measurement.name, Fraction(0), Fraction(measurement.sensitivity),
+                                        measured, Fraction(0), rho))
+        return rho

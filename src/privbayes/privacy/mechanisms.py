@@ -19,6 +19,16 @@ hand.  Proof sketches:
   expected score is never below the exponential mechanism's at the same ε (McKenna & Sheldon,
   "Permute-and-Flip", NeurIPS 2020, Thm. 1-2).  The exponential sampler below draws its proposals
   with replacement; this is the same test without replacement, with the same exact coins.
+* :class:`DiscreteGaussian` on integer vectors: N_Z(0, σ²) noise per coordinate is Δ²/(2σ²)-zCDP for L2
+  sensitivity Δ (Canonne, Kamath & Steinke, "The Discrete Gaussian for Differential Privacy", NeurIPS 2020,
+  Thm. 4); it has no pure-ε cost, so only a :class:`~privbayes.privacy.accountant.ZCDPAccountant` accepts it.
+
+zCDP costs (``zcdp_cost()``, for a :class:`~privbayes.privacy.accountant.ZCDPAccountant`): an ε-DP mechanism is
+ε²/2-zCDP (Bun & Steinke, TCC 2016, Prop. 1.4), which is what :class:`DiscreteLaplace` and
+:class:`PermuteAndFlip` are charged; the exponential mechanism is ε-bounded-range and so ε²/8-zCDP (Cesar &
+Rogers, "Bounding, Concentrating, and Truncating", ALT 2021).  Permute-and-flip is *not* ε-bounded
+range, and not ε²/8-zCDP: on two candidates whose scores move by ±Δ in opposite directions its Rényi divergence
+of order α → 1 exceeds ε²/8 · α by more than twice (tests/privacy/test_zcdp.py), so it keeps ε²/2.
 
 Under add/remove neighbours (:mod:`privbayes.privacy.neighbours`) a count table moves by 1,
 so Δ = 1 there; the caller passes the relation's sensitivity.
@@ -34,13 +44,14 @@ from typing import Any
 
 import numpy as np
 
-from privbayes.privacy.accountant import Accountant, Cost, as_fraction
+from privbayes.privacy.accountant import Accountant, Cost, ZCDPAccountant, as_fraction
 from privbayes.privacy.neighbours import ADD_REMOVE, REPLACE_ONE
 from privbayes.privacy.samplers import (
     RandomSource,
     Scores,
     _bernoulli_exp,
     _selection_start,
+    discrete_gaussian,
     discrete_laplace,
     exponential_choice,
 )
@@ -95,7 +106,11 @@ class DiscreteLaplace:
     def cost(self) -> Cost:
         return Cost(self.epsilon)
 
-    def release(self, counts: np.ndarray, accountant: Accountant, rng: RandomSource, *, step: str,
+    def zcdp_cost(self) -> Fraction:
+        """ε²/2: an ε-DP release is ε²/2-zCDP (Bun & Steinke 2016, Prop. 1.4)."""
+        return self.epsilon**2 / 2
+
+    def release(self, counts: np.ndarray, accountant: Accountant | ZCDPAccountant, rng: RandomSource, *, step: str,
                 measured: str) -> np.ndarray:
         accountant.charge(self, step=step, measured=measured)
         exact = np.asarray(counts, dtype=np.int64)
@@ -131,7 +146,12 @@ class _Selection:
     def cost(self) -> Cost:
         return Cost(self.epsilon)
 
-    def release(self, scores: Scores, accountant: Accountant, rng: RandomSource, *, step: str, measured: str) -> int:
+    def zcdp_cost(self) -> Fraction:
+        """ε²/2, what every ε-DP selection is (Bun & Steinke 2016, Prop. 1.4); :class:`Exponential` pays less."""
+        return self.epsilon**2 / 2
+
+    def release(self, scores: Scores, accountant: Accountant | ZCDPAccountant, rng: RandomSource, *, step: str,
+                measured: str) -> int:
         if len(scores) == 0:
             raise ValueError(f"step {step!r}: the {self.name} mechanism needs at least one candidate")
         accountant.charge(self, step=step, measured=measured)
@@ -149,6 +169,10 @@ class Exponential(_Selection):
     """Index chosen with probability ∝ exp(ε·score/(2Δ)) (McSherry & Talwar 2007)."""
 
     name = "exponential"
+
+    def zcdp_cost(self) -> Fraction:
+        """ε²/8: the exponential mechanism is ε-bounded-range, hence ε²/8-zCDP (Cesar & Rogers 2021)."""
+        return self.epsilon**2 / 8
 
     def _choose(self, scores: Scores, rng: RandomSource) -> int:
         return exponential_choice(scores, self.factor, rng)
@@ -181,6 +205,63 @@ class PermuteAndFlip(_Selection):
 
     def _choose(self, scores: Scores, rng: RandomSource) -> int:
         return permute_and_flip_choice(scores, self.factor, rng)
+
+
+def discrete_gaussian_variance(sigma2: Fraction | float) -> float:
+    """Σ z²·Pr[Z = z] of N_Z(0, σ²): below σ², and within a factor 1 − 4π²σ²/(e^{4π²σ²} − 1) of it (CKS 2020,
+    §2.1), so σ² itself from σ² = 1 on (a relative gap below 1e-15); summed over ``|z| ≤ 50`` below that."""
+    s2 = float(sigma2)
+    if s2 >= 1:
+        return s2
+    z = np.arange(-50, 51, dtype=np.float64)
+    weights = np.exp(-z * z / (2 * s2))
+    return float(np.sum(z * z * weights) / np.sum(weights))
+
+
+@dataclass(frozen=True)
+class DiscreteGaussian:
+    """Integer vector + N_Z(0, σ²) noise per coordinate: Δ²/(2σ²)-zCDP for L2 sensitivity Δ (CKS 2020, Thm. 4).
+
+    ``sensitivity`` is the L2 change of the vector between neighbours: 1 for a count table under add/remove,
+    √2 under replace-one (pass a rational above it, e.g. 99/70).  The cost is exact, ρ = Δ²/(2σ²) as a
+    Fraction; the sampler may round σ² *up* (:func:`~privbayes.privacy.samplers.gaussian_lattice`), which only
+    adds noise.
+    """
+
+    sigma2: Fraction
+    sensitivity: Fraction
+    name = "discrete Gaussian"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sigma2", _positive(self.sigma2, "sigma2"))
+        object.__setattr__(self, "sensitivity", _positive(self.sensitivity, "sensitivity"))
+
+    @property
+    def variance(self) -> float:
+        """The variance of the noise in one coordinate (what estimators weigh the release by)."""
+        return discrete_gaussian_variance(self.sigma2)
+
+    def cost(self) -> Cost:
+        """No pure ε: the Gaussian mechanism is not ε-DP for any finite ε."""
+        raise TypeError("the discrete Gaussian has no pure-epsilon cost: charge it to a ZCDPAccountant")
+
+    def zcdp_cost(self) -> Fraction:
+        """ρ = Δ²/(2σ²), exact."""
+        return self.sensitivity**2 / (2 * self.sigma2)
+
+    def release(self, counts: np.ndarray, accountant: ZCDPAccountant, rng: RandomSource, *, step: str,
+                measured: str) -> np.ndarray:
+        accountant.charge(self, step=step, measured=measured)
+        exact = np.asarray(counts, dtype=np.int64)
+
+        def noisy(x: np.ndarray) -> np.ndarray:
+            out: np.ndarray = x + discrete_gaussian(self.sigma2, x.size, rng).reshape(x.shape)
+            return out
+
+        if tap is not None:
+            recorded: np.ndarray = tap(self, exact, noisy)
+            return recorded
+        return noisy(exact)
 
 
 COUNT_SHARE = Fraction(1, 100)

@@ -9,6 +9,10 @@ Some budgets are fixed as a set but not per release: SA-PrivBayes knows before t
 the multiset of its per-table budgets (from the public number of tables and q) but not
 which table gets which (that follows from noisy scores).  Releases that share a ``group``
 are checked by step name and mechanism in order, and by ε as a multiset.
+
+A zCDP plan (``total_rho`` set) prices its releases in ρ (:mod:`privbayes.privacy.zcdp`): each planned release
+carries ``rho``, the ledger of a :class:`~privbayes.privacy.accountant.ZCDPAccountant` must match it exactly, and
+Σ ρ may not exceed ``total_rho``.  Pure-ε plans are unchanged (no ρ anywhere, not even in their JSON).
 """
 
 from __future__ import annotations
@@ -33,7 +37,8 @@ class PlannedRelease:
     from the plan without parsing step names (e.g. kind "table", index i: the noisy table of the
     i-th AP pair or clique).  ``sensitivity``, when the relation fixes it before any data (count
     tables, counts), is checked against the ledger too: a ledger that claims a smaller Δ claims
-    less noise than the plan pays for.  With a ``group``, ε is one element of the group's multiset."""
+    less noise than the plan pays for.  With a ``group``, ε is one element of the group's multiset.  ``rho`` is
+    the zCDP cost of a release of a zCDP plan (its ε is then 0), None under pure ε."""
 
     step: str
     mechanism: str
@@ -43,6 +48,7 @@ class PlannedRelease:
     index: int | None = None
     sensitivity: Fraction | None = None
     delta: Fraction = Fraction(0)
+    rho: Fraction | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"step": self.step, "mechanism": self.mechanism, "epsilon": float(self.epsilon),
@@ -55,24 +61,41 @@ class PlannedRelease:
             out["sensitivity_exact"] = str(self.sensitivity)
         if self.delta:
             out["delta_exact"] = str(self.delta)
+        if self.rho is not None:
+            out["rho_exact"] = str(self.rho)
         return out | ({"group": self.group} if self.group is not None else {})
 
 
 @dataclass(frozen=True)
 class BudgetPlan:
-    """The releases of one fit in order, their exact ε, and the public settings that fixed them."""
+    """The releases of one fit in order, their exact ε (or ρ), and the public settings that fixed them.
+
+    Under zCDP, ``total_rho`` is the budget in ρ and ``total`` the ε it implies at the user's δ (what the
+    report shows); under pure ε ``total_rho`` is None."""
 
     total: Fraction
     releases: tuple[PlannedRelease, ...]
     settings: tuple[tuple[str, Any], ...] = ()
+    total_rho: Fraction | None = None
 
     def __post_init__(self) -> None:
         if self.spent > self.total:
             raise ValueError(f"the plan spends {float(self.spent)}, more than its total {float(self.total)}")
+        priced_in_rho = [r.rho is not None for r in self.releases]
+        if any(priced_in_rho) if self.total_rho is None else not all(priced_in_rho):
+            raise ValueError("a zCDP plan prices every release in rho, a pure-epsilon plan none")
+        if self.total_rho is not None and self.rho_spent > self.total_rho:
+            raise ValueError(f"the plan spends rho = {float(self.rho_spent)}, more than its total "
+                             f"{float(self.total_rho)}")
 
     @property
     def spent(self) -> Fraction:
         return sum((r.epsilon for r in self.releases), Fraction(0))
+
+    @property
+    def rho_spent(self) -> Fraction:
+        """Σ ρ of a zCDP plan (sequential composition), 0 under pure ε."""
+        return sum((r.rho for r in self.releases if r.rho is not None), Fraction(0))
 
     @property
     def delta_spent(self) -> Fraction:
@@ -90,12 +113,14 @@ class BudgetPlan:
         (grouped releases: the same steps and mechanisms, and the same multiset of ε)."""
         if len(ledger) != len(self.releases):
             raise PlanMismatchError(f"the ledger has {len(ledger)} releases, the plan {len(self.releases)}")
-        groups: dict[str, tuple[list[Fraction], list[Fraction]]] = {}
+        groups: dict[str, tuple[list[tuple[Fraction, Fraction]], list[tuple[Fraction, Fraction]]]] = {}
         for planned, entry in zip(self.releases, ledger):
             if planned.group is not None and (planned.step, planned.mechanism) == (entry.step, entry.mechanism):
                 groups.setdefault(planned.group, ([], []))
-                groups[planned.group][0].append(planned.epsilon)
-                groups[planned.group][1].append(entry.epsilon)
+                groups[planned.group][0].append((planned.epsilon, planned.rho or Fraction(0)))
+                groups[planned.group][1].append((entry.epsilon, entry.rho or Fraction(0)))
+                if (planned.rho is None) != (entry.rho is None):
+                    raise PlanMismatchError(f"ledger step {entry.step!r} and the plan disagree on zCDP")
             elif (planned.step, planned.mechanism, planned.epsilon) != (entry.step, entry.mechanism, entry.epsilon):
                 raise PlanMismatchError(f"ledger step {entry.step!r} "
                                         f"({entry.mechanism}, ε = {float(entry.epsilon):.6g}) "
@@ -105,6 +130,10 @@ class BudgetPlan:
                 raise PlanMismatchError(f"ledger step {entry.step!r} claims sensitivity "
                                         f"{float(entry.sensitivity):.6g}, "
                                         f"the plan's is {float(planned.sensitivity):.6g}")
+            if planned.group is None and entry.rho != planned.rho:
+                raise PlanMismatchError(f"ledger step {entry.step!r} spends ρ = "
+                                        f"{'none' if entry.rho is None else f'{float(entry.rho):.6g}'}, the plan "
+                                        f"{'none' if planned.rho is None else f'{float(planned.rho):.6g}'}")
             if entry.delta != planned.delta:
                 raise PlanMismatchError(f"ledger step {entry.step!r} spends δ = {float(entry.delta):.3g}, the plan "
                                         f"{float(planned.delta):.3g}")
@@ -117,19 +146,26 @@ class BudgetPlan:
         """Readable lines: settings, then releases grouped by mechanism and ε."""
         lines = [f"{name} = {'(per child, by θ-usefulness)' if value is None else value}"
                  for name, value in self.settings]
-        groups: dict[tuple[str, Fraction], list[str]] = {}
+        groups: dict[tuple[str, Fraction, Fraction | None], list[str]] = {}
         for r in self.releases:
-            groups.setdefault((r.mechanism, r.epsilon), []).append(r.step)
-        for (mechanism, epsilon), steps in groups.items():
+            groups.setdefault((r.mechanism, r.epsilon, r.rho), []).append(r.step)
+        for (mechanism, epsilon, rho), steps in groups.items():
             span = steps[0] if len(steps) == 1 else f"{steps[0]} … {steps[-1]}"
-            lines.append(f"{len(steps)} × {mechanism} at ε = {float(epsilon):.6g} ({span})")
-        if self.releases:
+            price = f"ε = {float(epsilon):.6g}" if rho is None else f"ρ = {float(rho):.6g}"
+            lines.append(f"{len(steps)} × {mechanism} at {price} ({span})")
+        if self.total_rho is not None:
+            lines.append(f"total ρ = {float(self.rho_spent):.6g} of {float(self.total_rho):.6g} (zCDP; ε = "
+                         f"{float(self.total):.6g} at the plan's δ)")
+        elif self.releases:
             lines.append(f"total ε = {float(self.spent):.6g} of {float(self.total):.6g}")
         else:
             lines.append("no differentially private release: nothing is paid for")
         return lines
 
     def to_dict(self) -> dict[str, Any]:
-        return {"total": float(self.total), "total_exact": str(self.total),
-                "settings": {name: value for name, value in self.settings},
-                "releases": [r.to_dict() for r in self.releases]}
+        out = {"total": float(self.total), "total_exact": str(self.total),
+               "settings": {name: value for name, value in self.settings},
+               "releases": [r.to_dict() for r in self.releases]}
+        if self.total_rho is not None:
+            out["total_rho_exact"] = str(self.total_rho)
+        return out

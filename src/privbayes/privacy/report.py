@@ -16,6 +16,7 @@ from typing import Any
 
 from privbayes.core.errors import InputError
 from privbayes.privacy.neighbours import Neighbours, draft_cost
+from privbayes.privacy.zcdp import epsilon_for
 from privbayes.schema import QUOTED_NEWLINES_CAVEAT, Schema
 
 CORE = ("method", "mechanism", "guarantee", "differentially_private", "epsilon", "epsilon_spent", "delta_spent",
@@ -99,6 +100,9 @@ class PrivacyReport(Mapping[str, Any]):
         if f["epsilon"] is not None:
             spent = f"{f['epsilon_spent']:g} spent of {f['epsilon']:g}"
             lines.append(("epsilon", spent + (f" (δ = {f['delta_spent']:.3g})" if f["delta_spent"] else "")))
+        if "rho" in f:
+            lines.append(("zCDP", f"ρ = {f['rho_spent']:.6g} spent of {f['rho']:.6g}, i.e. (ε, δ) = "
+                                  f"({f['epsilon_spent']:.6g}, {f['delta']:.3g})-DP"))
         if f["neighbouring_relation"]:
             lines.append(("neighbouring datasets", str(f["neighbouring_relation"])))
         lines.append(("domain", str(f["domain_source"])))
@@ -118,7 +122,7 @@ class PrivacyReport(Mapping[str, Any]):
         lines = ["privacy report"] + [f"  {k:<{width}}  {v}" for k, v in self.summary()]
         lines += [f"  caveat: {c}" for c in self._fields["caveats"]]
         lines.append(f"  ledger ({len(self._fields['ledger'])} releases):")
-        lines += [f"    {e['step']:<24} {e['mechanism']:<17} ε = {e['epsilon']:.6g}" for e in self._fields["ledger"]]
+        lines += [f"    {e['step']:<24} {e['mechanism']:<17} {_price(e)}" for e in self._fields["ledger"]]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -129,10 +133,27 @@ class PrivacyReport(Mapping[str, Any]):
                        for k, v in self.summary())
         caveats = "".join(f"<li>{escape(c)}</li>" for c in self._fields["caveats"])
         ledger = "".join(f"<tr><td>{escape(e['step'])}</td><td>{escape(e['mechanism'])}</td>"
-                         f"<td>{e['epsilon']:.6g}</td></tr>" for e in self._fields["ledger"])
+                         f"<td>{e.get('rho', e['epsilon']):.6g}</td></tr>" for e in self._fields["ledger"])
+        unit = "ρ" if "rho" in self._fields else "ε"
         return (f"<div><b>privacy report</b><table>{rows}</table>"
                 + (f"<ul>{caveats}</ul>" if caveats else "")
-                + f"<table><tr><th>step</th><th>mechanism</th><th>ε</th></tr>{ledger}</table></div>")
+                + f"<table><tr><th>step</th><th>mechanism</th><th>{unit}</th></tr>{ledger}</table></div>")
+
+
+def _price(entry: Mapping[str, Any]) -> str:
+    """A ledger entry's cost as the report prints it: ρ under zCDP, else ε."""
+    return f"ρ = {entry['rho']:.6g}" if "rho" in entry else f"ε = {entry['epsilon']:.6g}"
+
+
+def zcdp_fields(total_rho: Fraction, rho_spent: Fraction, delta: Fraction) -> dict[str, Any]:
+    """The report fields of a zCDP release: ``privacy_definition``, ``rho`` and ``rho_spent`` (with their exact
+    rationals), ``delta``, and the core's ``epsilon``, ``epsilon_spent`` and ``delta_spent`` as the (ε, δ) they
+    imply (:func:`~privbayes.privacy.zcdp.epsilon_for`, CKS 2020 Cor. 13).  Pure-ε reports have none of the
+    new keys."""
+    return {"privacy_definition": "zCDP", "rho": float(total_rho), "rho_exact": str(total_rho),
+            "rho_spent": float(rho_spent), "rho_spent_exact": str(rho_spent), "delta": float(delta),
+            "epsilon": epsilon_for(total_rho, delta), "epsilon_spent": epsilon_for(rho_spent, delta),
+            "delta_spent": float(delta)}
 
 
 def domain_caveats(domain_source: str, schema: Schema, caveats: list[str], *, relation: Neighbours | None = None,

@@ -3,11 +3,13 @@
 Floating-point Laplace noise leaks through the gaps in its output lattice
 (Mironov 2012), so every random quantity that protects data is drawn here with
 integer arithmetic from uniform integers, following Canonne, Kamath and Steinke,
-"The Discrete Gaussian for Differential Privacy" (NeurIPS 2020), Algorithms 1-2:
+"The Discrete Gaussian for Differential Privacy" (NeurIPS 2020), Algorithms 1-3:
 
 * ``bernoulli_exp(gamma)``: a coin with probability exp(-gamma) for rational gamma;
 * ``discrete_laplace(scale)``: ``Pr[Z = z] ∝ exp(-|z| / scale)`` on the integers,
   vectorised over many draws (Alg. 2 run on numpy arrays of exact integers);
+* ``discrete_gaussian(sigma2, size)``: ``Pr[Z = z] ∝ exp(-z² / (2σ²))`` on the integers for rational σ²
+  (Alg. 3: discrete Laplace proposals accepted by exact exp(-γ) coins), vectorised the same way;
 * ``exponential_choice(scores, factor)``: index i with probability ∝ exp(factor·scores[i]),
   by rejection from uniform proposals accepted with exp(−factor·(max − score_i)).
 
@@ -244,3 +246,86 @@ def exponential_choice(scores: Scores, factor: Fraction,
         gap = factor * (top - Fraction(scores[i]))
         if _bernoulli_exp(gap.numerator, gap.denominator, rng):
             return i
+
+
+_GAUSSIAN_DENOMINATOR_BITS = 56
+"""The acceptance coins of :func:`discrete_gaussian` run on uint64 with denominators below 2^56, so a coin's
+bound den·k stays below 2^63 until k = 128 (reached with probability below 1/127!)."""
+_GAUSSIAN_DENOMINATOR_LIMIT = 1 << _GAUSSIAN_DENOMINATOR_BITS
+
+
+def gaussian_lattice(sigma2: Fraction) -> tuple[int, int, int]:
+    """Integers (a, b, t): σ² rounded up to a/b (≥ σ², equal when it fits), and t = ⌊√(a/b)⌋ + 1.
+
+    The acceptance test of :func:`discrete_gaussian` is ``exp(−(|y|·b·t − a)² / (2·a·b·t²))``; its denominator
+    must stay below 2^56 for the vectorised coins, so σ² is kept exact when it fits and otherwise rounded *up*
+    to the finest dyadic a/2^m that fits (more noise, never less: the declared privacy still holds).  When even
+    an integer σ² does not fit (σ above ~10⁴) the exact σ² is kept and the coins run on Python integers.
+    """
+    sigma2 = Fraction(sigma2)
+    if sigma2 <= 0:
+        raise ValueError(f"sigma2 ({float(sigma2)}) must be positive")
+
+    def fits(a: int, b: int) -> bool:
+        t = _gaussian_t(a, b)
+        return 2 * a * b * t * t < _GAUSSIAN_DENOMINATOR_LIMIT
+
+    if fits(sigma2.numerator, sigma2.denominator):
+        return sigma2.numerator, sigma2.denominator, _gaussian_t(sigma2.numerator, sigma2.denominator)
+    for m in range(_GAUSSIAN_DENOMINATOR_BITS, -1, -1):
+        rounded = Fraction(math.ceil(sigma2 * 2**m), 2**m)
+        if fits(rounded.numerator, rounded.denominator):
+            return rounded.numerator, rounded.denominator, _gaussian_t(rounded.numerator, rounded.denominator)
+    return sigma2.numerator, sigma2.denominator, _gaussian_t(sigma2.numerator, sigma2.denominator)
+
+
+def _gaussian_t(a: int, b: int) -> int:
+    """⌊σ⌋ + 1 for σ² = a/b, exactly (integer square root)."""
+    return math.isqrt(a // b) + 1
+
+
+def _bernoulli_exp_fractions(num: np.ndarray, den: int, rng: RandomSource) -> np.ndarray:
+    """Vectorised exp(−num/den) for non-negative integers num (a numpy object array: any size) and
+    den < 2^56: e^−1 coins for the whole parts, then one coin of the fractional part (as Alg. 1)."""
+    whole = (num // den).astype(np.int64)
+    frac = (num % den).astype(np.uint64)
+    ok = np.ones(num.size, dtype=bool)
+    active = np.flatnonzero(whole > 0)
+    while active.size:
+        coin = _bernoulli_exp_units(np.ones(active.size, dtype=np.uint64), 1, rng)
+        ok[active[~coin]] = False
+        whole[active] -= 1
+        active = active[coin & (whole[active] > 0)]
+    survivors = np.flatnonzero(ok)
+    ok[survivors] = _bernoulli_exp_units(frac[survivors], den, rng)
+    return ok
+
+
+def discrete_gaussian(sigma2: Fraction, size: int, rng: RandomSource) -> np.ndarray:
+    """``size`` i.i.d. draws of the discrete Gaussian N_Z(0, σ²): Pr[Z = z] ∝ exp(−z²/(2σ²)) on the integers.
+
+    Canonne, Kamath and Steinke, "The Discrete Gaussian for Differential Privacy" (NeurIPS 2020), Alg. 3:
+    with t = ⌊σ⌋ + 1, draw Y from the discrete Laplace of scale t (:func:`discrete_laplace`, Alg. 2) and accept
+    it with probability ``exp(−(|Y| − σ²/t)² / (2σ²))`` (exact coins, Alg. 1); an accepted Y has the discrete
+    Gaussian's law exactly, since ``exp(−|y|/t)·exp(−(|y| − σ²/t)²/(2σ²)) ∝ exp(−y²/(2σ²))``.  Integer arithmetic
+    only: σ² = a/b (:func:`gaussian_lattice`, rounded up only when its denominator is too large), and the
+    exponent is ``(|Y|·b·t − a)² / (2·a·b·t²)``.  Adding it to an integer query of L2 sensitivity Δ is
+    Δ²/(2σ²)-zCDP (CKS 2020, Thm. 4).
+    """
+    a, b, t = gaussian_lattice(Fraction(sigma2))
+    den = 2 * a * b * t * t
+    out = np.empty(size, dtype=np.int64)
+    filled = 0
+    while filled < size:
+        m = size - filled
+        y = discrete_laplace(Fraction(t), m, rng)
+        gap = np.abs(y).astype(object) * (b * t) - a
+        num = gap * gap
+        if den < _GAUSSIAN_DENOMINATOR_LIMIT:
+            accept = _bernoulli_exp_fractions(num, den, rng)
+        else:
+            accept = np.array([_bernoulli_exp(int(x), den, rng) for x in num], dtype=bool)
+        z = y[accept][:m]
+        out[filled:filled + z.size] = z
+        filled += z.size
+    return out

@@ -9,6 +9,10 @@ Weights follow AIM (VLDB 2022, §4.1): a candidate r scores w_r = Σ_{q ∈ W} |
 workload W of all ``degree``-way attribute sets, normalised so that the largest weight is 1 (the
 selection's sensitivity is then the count table's).  Over a complete workload w_r depends only on
 the number of attributes of r.
+
+With a steward's workload (:mod:`privbayes.methods.adaptive.workload`) the candidates are AIM's: the workload's
+sets and all their subsets (its downward closure), and w_r = Σ_{q ∈ W} c_q·|r ∩ q| with the workload's weights
+c_q, again scaled so that the largest is 1 (:func:`workload_candidates`, :func:`set_weights`).
 """
 
 from __future__ import annotations
@@ -71,3 +75,27 @@ def workload_weights(candidates: Sequence[Candidate], d: int, degree: int) -> di
                         for j in range(1, min(size, degree) + 1))
     top = max(raw.values())
     return {size: Fraction(w, top) for size, w in raw.items()}
+
+
+WorkloadSets = Sequence[tuple[tuple[int, ...], Fraction]]
+"""A resolved workload: (attribute positions, increasing; weight) per set (:meth:`Workload.resolve`)."""
+
+
+def workload_candidates(sets: WorkloadSets) -> tuple[Candidate, ...]:
+    """AIM's candidates for a workload (VLDB 2022, §4: "the downward closure of the workload"): every non-empty
+    subset of its sets, at the leaves, by size then lexicographically: a function of public inputs only."""
+    closure = {sub for s, _ in sets for k in range(1, len(s) + 1) for sub in itertools.combinations(s, k)}
+    return tuple(Candidate(s, (0,) * len(s)) for s in sorted(closure, key=lambda s: (len(s), s)))
+
+
+def set_weights(candidates: Sequence[Candidate], sets: WorkloadSets) -> list[Fraction]:
+    """AIM's weight of each candidate r (VLDB 2022, §4): w_r = Σ_{q ∈ W} c_q·|r ∩ q|, scaled so that the largest
+    is 1 (the selection's sensitivity is then the count table's).  Computed as Σ_{a ∈ r} C_a, C_a the summed
+    weight of the sets holding a (|r ∩ q| counts r's attributes in q): linear in the candidates."""
+    held: dict[int, Fraction] = {}
+    for s, weight in sets:
+        for a in s:
+            held[a] = held.get(a, Fraction(0)) + weight
+    raw = [sum((held.get(a, Fraction(0)) for a in c.attributes), Fraction(0)) for c in candidates]
+    top = max(raw)
+    return [w / top for w in raw]

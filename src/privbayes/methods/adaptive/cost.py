@@ -19,11 +19,12 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 from privbayes.core.limits import limits
-from privbayes.methods.adaptive.candidates import leaf_candidates
+from privbayes.methods.adaptive.candidates import Candidate, leaf_candidates
 from privbayes.methods.adaptive.network import BETA, THETA, network_plan
 from privbayes.methods.adaptive.settings import METHOD, AdaptiveSettings
 from privbayes.privacy.plan import BudgetPlan
@@ -40,7 +41,8 @@ def adaptive_cost(settings: AdaptiveSettings, plan: BudgetPlan, encoding: Encodi
     n, T = plan.setting("n"), plan.setting("rounds")
     attrs = encoding.attributes
     degree = settings.degree_for(encoding)
-    summary = candidate_summary(encoding, degree)
+    summary = (candidate_summary(encoding, degree) if settings.workload is None else
+               summary_of(tuple(settings.candidates_for(encoding)), encoding))
     K, total_cells, largest = summary.count, summary.cells, summary.largest
     mean_multi = summary.multi_cells / summary.multi_count if summary.multi_count else 1.0
     rows = costs.distinct_rows(n, encoding)
@@ -86,6 +88,14 @@ def adaptive_cost(settings: AdaptiveSettings, plan: BudgetPlan, encoding: Encodi
     return costs.estimate(METHOD, work, memory, working, file_bytes, largest_cells=largest)
 
 
+def summary_of(candidates: Sequence[Candidate], encoding: Encoding) -> CandidateSummary:
+    """The :class:`CandidateSummary` of ``candidates`` enumerated (triples, or a workload's downward closure)."""
+    cells = [c.cells(encoding) for c in candidates]
+    multi = [c for c, cand in zip(cells, candidates) if len(cand.attributes) > 1]
+    return CandidateSummary(len(cells), sum(cells), sum(len(c.attributes) for c in candidates), len(multi),
+                            sum(multi), max(cells, default=1))
+
+
 @dataclass(frozen=True)
 class CandidateSummary:
     """What the cost needs of AIM's candidates (:func:`~privbayes.methods.adaptive.candidates.leaf_candidates`): their
@@ -106,11 +116,7 @@ def candidate_summary(encoding: Encoding, degree: int) -> CandidateSummary:
     O(d log d), where enumerating d²/2 pairs took seconds at 900 attributes and hours at the attribute cap;
     triples are enumerated (the automatic degree is 3 only for d ≤ 30)."""
     if degree != 2:
-        candidates = leaf_candidates(encoding, degree)
-        cells = [c.cells(encoding) for c in candidates]
-        multi = [c for c, cand in zip(cells, candidates) if len(cand.attributes) > 1]
-        return CandidateSummary(len(cells), sum(cells), sum(len(c.attributes) for c in candidates), len(multi),
-                                sum(multi), max(cells, default=1))
+        return summary_of(leaf_candidates(encoding, degree), encoding)
     cap = limits().max_table_cells
     sizes = sorted(a.size for a in encoding.attributes)
     singles = [s for s in sizes if s <= cap]

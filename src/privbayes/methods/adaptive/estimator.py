@@ -68,7 +68,11 @@ class AdaptiveMarginals(BayesNetViews, DeclaredEstimator, PrivateEstimator):
                 "rounds follows from it")
 
     def _prepare(self, settings: AdaptiveSettings, table: PrivateTable) -> PrivateTable:
-        return table.encoded(settings.encoding_for(table.schema))
+        """The table in the hierarchical encoding; a workload naming columns the schema lacks is refused here,
+        before the noisy count (public inputs only)."""
+        encoding = settings.encoding_for(table.schema)
+        settings.workload_sets(encoding)
+        return table.encoded(encoding)
 
     def _count_epsilon(self, settings: AdaptiveSettings) -> Fraction:
         return settings.count_epsilon()
@@ -84,13 +88,13 @@ class AdaptiveMarginals(BayesNetViews, DeclaredEstimator, PrivateEstimator):
                             max_model_cells=plan.setting("max model cells"), sensitivity=relation.count_sensitivity,
                             accountant=fit.accountant, rng=fit.rng, n=fit.planned_n,
                             count_scale=count_scale, progress=fit.progress.update,
-                            groups=first_groups(encoding, settings.joint))
+                            groups=first_groups(encoding, settings.joint), workload=settings.workload_sets(encoding))
         # Post-processing from here: the model is a function of the measurements only.
         potentials = potentials_of(fitted.measurements, fitted.estimate.log_potentials)
         network, conditionals = network_of(encoding, potentials)  # as its model file will rebuild it
         return Measured(lambda record: BayesNetModel(
             schema=fit.schema, encoding=encoding, network=network, conditionals=tuple(conditionals),
-            parameters=settings.to_parameters(), record=record, degree=network.degree,
+            parameters=settings.to_parameters(encoding), record=record, degree=network.degree,
             algorithm=plan.setting("algorithm"), differentially_private=True, mechanism=MECHANISM,
             potentials=potentials))
 

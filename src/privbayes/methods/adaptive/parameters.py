@@ -13,6 +13,7 @@ from typing import Any
 from privbayes.core.errors import InputError
 from privbayes.core.limits import check_rounds
 from privbayes.core.validation import check_count, exact
+from privbayes.methods.adaptive.workload import parse_workload
 from privbayes.synthesizers.parameters import (
     EPSILON,
     NEIGHBOURS,
@@ -110,6 +111,12 @@ PARAMETERS: tuple[Parameter, ...] = (
               count_check(1, positive_int), optional=True, auto="Lemma 4.8's k", legacy=None),
     Parameter("auto_version", "the version of the automatic choices (model files only)", AUTO_VERSION,
               Check(_auto_version, "1, 2 or 3"), legacy=1, keyword=False),
+    Parameter("workload", "the marginals the analysts will query: a YAML or JSON file (in Python also a list) of "
+              "attribute sets, optionally weighted, e.g. [[age, sex], {attributes: [age, income], weight: 2}, "
+              "{all: 3}, {containing: income, size: 2}]; the rounds then choose among its sets and their subsets, "
+              "weighted toward it as AIM does.  Public input, recorded in the model file", None,
+              Check(parse_workload, "path or list of attribute sets"), optional=True,
+              auto="none: every marginal_degree-way set weighs the same", metavar="FILE", legacy=None),
     RANDOM_STATE,
     PROGRESS,
 )

@@ -13,8 +13,10 @@ this library's pieces:
   q_r = w_r · (‖x_r − N̂·p̂_r‖₁ − |Ω_r|·E|Z_r|): x_r the exact counts, p̂_r the current model's
   marginal, N̂ the public n (replace-one) or the estimate of n from the released measurements
   (add/remove), E|Z_r| the mean absolute value of the noise its measurement would carry, w_r ≤ 1
-  the workload weight.  p̂, N̂ and the penalty are functions of released values, so between
-  neighbouring tables q_r moves by at most w_r·‖x_r − x'_r‖₁ ≤ Δ, the count table's sensitivity;
+  the workload weight (of all ``degree``-way sets, or of a steward's workload, whose sets and their
+  subsets are then the candidates: :mod:`privbayes.methods.adaptive.candidates`).  p̂, N̂, the penalty
+  and the weights are functions of released values or public inputs, so between neighbouring tables
+  q_r moves by at most w_r·‖x_r − x'_r‖₁ ≤ Δ, the count table's sensitivity;
 * a candidate whose attribute set would grow the model's junction tree beyond ``max_model_cells``
   is left out (AIM's model-size filter; the test reads only released selections);
 * the model is re-fitted after each round by the consistent estimator
@@ -37,7 +39,14 @@ import numpy as np
 from privbayes.counting import PrivateTable
 from privbayes.estimation.consistent import FLOOR, MAX_ITERATIONS, Estimate, estimate
 from privbayes.estimation.measurements import NoisyTable, estimated_total
-from privbayes.methods.adaptive.candidates import Candidate, leaf_candidates, workload_weights
+from privbayes.methods.adaptive.candidates import (
+    Candidate,
+    WorkloadSets,
+    leaf_candidates,
+    set_weights,
+    workload_candidates,
+    workload_weights,
+)
 from privbayes.methods.adaptive.marginals import MarginalOracle, tree_cells
 from privbayes.privacy.accountant import Accountant
 from privbayes.privacy.mechanisms import DiscreteLaplace, Exponential, PermuteAndFlip
@@ -82,9 +91,10 @@ def quality(exact: np.ndarray, model: np.ndarray, weight: Fraction, penalty: flo
 def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: int, max_model_cells: int,
         sensitivity: Fraction, accountant: Accountant, rng: RandomSource, n: int, count_scale: Fraction | None,
         progress: Callable[[int, int], None] | None = None,
-        groups: Sequence[tuple[int, ...]] | None = None) -> Fitted:
+        groups: Sequence[tuple[int, ...]] | None = None, workload: WorkloadSets = ()) -> Fitted:
     """Spend ``plan`` on ``table`` (encoded with ``encoding``): the 1-way marginals, then each round.
-    ``n`` is the public n, or under add/remove (``count_scale`` given) the released noisy count."""
+    ``n`` is the public n, or under add/remove (``count_scale`` given) the released noisy count; ``workload``:
+    the steward's sets and weights (public), whose downward closure is then the candidates."""
     attrs = encoding.attributes
     releases = {(r.kind, r.index): r for r in plan.releases}
     measurements: list[NoisyTable] = []
@@ -108,8 +118,14 @@ def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: in
     total = _total(measurements, n, count_scale)
     fit = estimate(encoding, measurements, total)
     rounds = plan.setting("rounds")
-    candidates = leaf_candidates(encoding, degree)
-    weights = workload_weights(candidates, len(attrs), degree)
+    if workload:
+        candidates = workload_candidates(workload)
+        weights = set_weights(candidates, workload)
+    else:
+        candidates = leaf_candidates(encoding, degree)
+        by_size = workload_weights(candidates, len(attrs), degree)
+        weights = [by_size[len(c.attributes)] for c in candidates]
+    weight = dict(zip(candidates, weights))
     exact = dict(zip(candidates, table.counts_many([(list(c.attributes), list(c.levels)) for c in candidates])))
     sizes = [a.size for a in attrs]
     scopes = [m.variables for m in measurements]
@@ -121,7 +137,9 @@ def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: in
         penalty = mean_absolute_noise(DiscreteLaplace(measure.epsilon, sensitivity).scale)
         oracle = MarginalOracle(fit.calibrated)
         feasible = _feasible(candidates, measured_sets, oracle, sizes, max_model_cells, too_large)
-        scores = [quality(exact[c], oracle.marginal(c.attributes) * total, weights[len(c.attributes)], penalty)
+        if workload:
+            feasible = _uncovered(feasible, measured_sets)
+        scores = [quality(exact[c], oracle.marginal(c.attributes) * total, weight[c], penalty)
                   for c in feasible]
         selector = PermuteAndFlip if select.mechanism == PermuteAndFlip.name else Exponential
         chosen = feasible[selector(select.epsilon, sensitivity).release(
@@ -167,6 +185,17 @@ def _measure(table: PrivateTable, candidate: Candidate, release: PlannedRelease,
 def _total(measurements: Sequence[NoisyTable], n: int, count_scale: Fraction | None) -> float:
     """The public n, or under add/remove the estimate of n from the noisy count and every noisy table."""
     return float(n) if count_scale is None else estimated_total(measurements, n, count_scale)
+
+
+def _uncovered(candidates: list[Candidate], measured: list[tuple[int, ...]]) -> list[Candidate]:
+    """With a workload: the candidates that are not a proper subset of a measured set (all of them when every one
+    is).  A covered candidate's marginal is already fitted to a measurement of more attributes, yet the workload's
+    closure holds many of them (``income`` alone sits in most sets of a workload about income) and a selection at a
+    small ε_s picks them almost as often as the sets still unmeasured (docs/decisions.md, "Workloads").  Reads
+    released selections and the public first groups only."""
+    covered = [set(m) for m in measured]
+    kept = [c for c in candidates if not any(set(c.attributes) < m for m in covered)]
+    return kept or candidates
 
 
 def _feasible(candidates: Sequence[Candidate], measured: list[tuple[int, ...]], oracle: MarginalOracle,

@@ -23,8 +23,8 @@ def add_parser(commands: Any) -> None:
     sample.add_argument("--keep-ids", action="store_true",
                         help="regenerate the schema's dropped identifiers as keys 1..n (they carry no data)")
     sample.add_argument("--workers", type=arguments.positive_int,
-                        help="processes drawing rows while one writes them (default: the usable cores); the file is "
-                             "the same for any number")
+                        help="processes drawing a network model's rows while one writes them (default: the usable "
+                             "cores); the file is the same for any number")
     sample.set_defaults(run=run)
 
 

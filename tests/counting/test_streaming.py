@@ -72,7 +72,13 @@ def test_memory_stays_bounded_by_a_chunk(tmp_path, model, monkeypatch):
         return model.encoding.decode(sampling.ancestral_sample(model.network, model.conditionals, model.encoding, n,
                                                                rng))
 
-    monkeypatch.setattr(pd.DataFrame, "to_csv", lambda self, *a, **k: written.append(len(self)))
+    to_csv = pd.DataFrame.to_csv
+
+    def counting_writes(self, *args, **kwargs):
+        written.append(len(self))
+        return to_csv(self, *args, **kwargs)
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", counting_writes)
     n = 5 * BLOCK_ROWS + 7
     sampling.sample_to(tmp_path / "m.csv", counting_draws, model.schema, n, 1, chunk_rows=2 * BLOCK_ROWS)
     assert sum(drawn) == n and max(drawn) == BLOCK_ROWS

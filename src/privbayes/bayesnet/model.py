@@ -9,6 +9,7 @@ Sampling and inspection take this value and nothing else — they never see the 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Callable, Mapping
@@ -21,7 +22,7 @@ import pandas as pd
 from privbayes._version import __version__
 from privbayes.bayesnet.conditioning import conditional_draw
 from privbayes.bayesnet.network import Network
-from privbayes.bayesnet.sampling import BLOCK_ROWS, ancestral_sample, sample_to
+from privbayes.bayesnet.sampling import BLOCK_ROWS, AncestralSampler, sample_to, usable_cores
 from privbayes.core.validation import check_count, check_seed
 from privbayes.files import blocks
 from privbayes.files.tables import atomic_write_text
@@ -114,31 +115,32 @@ class BayesNetModel(RecordViews):
 
     def sample_to(self, path: Any, n: int | None = None, chunk_rows: int = 4 * BLOCK_ROWS,
                   random_state: int | None = None, bin_labels: bool = False, progress: bool = True, *,
-                  conditions: Mapping[str, Any] | None = None, keep_ids: bool = False) -> None:
+                  conditions: Mapping[str, Any] | None = None, keep_ids: bool = False,
+                  workers: int | None = None) -> None:
         """Write ``n`` synthetic rows (default: as many as the input) to a CSV/Parquet file in chunks
         of ``chunk_rows``: bounded memory for any n, a progress bar on stderr, the file written
-        atomically.  The rows depend on ``random_state`` and n, not on ``chunk_rows``."""
+        atomically.  ``workers`` processes (default: the usable cores) draw and format chunks while one
+        writes them in order.  The rows depend on ``random_state`` and n, not on ``chunk_rows`` nor
+        ``workers``: the file is the same byte for byte."""
         from privbayes.core.progress import Progress
 
         n = self.n if n is None else check_count(n, "n", minimum=1)
         seed = check_seed(random_state, "random_state")
-        draw = self._draw(conditions)
+        workers = usable_cores() if workers is None else check_count(workers, "workers", minimum=1)
+        self._draw(conditions)  # refused now (conditions of probability zero, …), before any file or process
         if keep_ids:
             self.schema.with_ids(pd.DataFrame())  # refused now, before any file, if the schema lists no identifier
-
-        def finish(frame: pd.DataFrame, start: int) -> pd.DataFrame:
-            frame = fixed_values(frame, self.schema, conditions, bin_labels)
-            return self.schema.with_ids(frame, start) if keep_ids else frame
         with Progress("sample", enabled=progress) as bar:
             bar.stage("writing rows", n)
-            sample_to(path, draw, self.schema, n, seed, chunk_rows, bin_labels, bar.update, finish)
+            sample_to(path, _Draw(self, conditions), self.schema, n, seed, chunk_rows, bin_labels, bar.update,
+                      _Finish(self.schema, conditions, bin_labels, keep_ids), workers)
 
     def _draw(self, conditions: Mapping[str, Any] | None) -> Callable[[int, np.random.Generator], np.ndarray]:
         """Rows of leaf codes: ancestral sampling, or exact sampling given ``conditions``."""
         if conditions is not None:
             return conditional_draw(self.network, self.conditionals, self.encoding, conditions)
-        return lambda rows, rng: self.encoding.decode(ancestral_sample(self.network, self.conditionals, self.encoding,
-                                                                       rows, rng))
+        return functools.partial(_leaves, self.encoding, AncestralSampler(self.network, self.conditionals,
+                                                                          self.encoding))
 
     @property
     def method(self) -> str:
@@ -193,3 +195,45 @@ class BayesNetModel(RecordViews):
         """Write the versioned JSON model file (atomically); sampling from it never needs the data."""
         atomic_write_text(path, self.to_text())
 
+
+
+def _leaves(encoding: Encoding, sampler: AncestralSampler, rows: int, rng: np.random.Generator) -> np.ndarray:
+    """``rows`` rows of the schema's leaf codes drawn by ``sampler`` (a value that pickles: the sampler's tables
+    travel with it)."""
+    return encoding.decode(sampler(rows, rng))
+
+
+class _Draw:
+    """``model._draw(conditions)`` that pickles, for worker processes: the model and the conditions travel,
+    and each process builds its sampler once, on its first block."""
+
+    def __init__(self, model: BayesNetModel, conditions: Mapping[str, Any] | None) -> None:
+        self.model, self.conditions = model, conditions
+        self._rows: Callable[[int, np.random.Generator], np.ndarray] | None = None
+
+    def __getstate__(self) -> tuple[BayesNetModel, Mapping[str, Any] | None]:
+        return self.model, self.conditions
+
+    def __setstate__(self, state: tuple[BayesNetModel, Mapping[str, Any] | None]) -> None:
+        self.model, self.conditions = state
+        self._rows = None
+
+    def __call__(self, rows: int, rng: np.random.Generator) -> np.ndarray:
+        if self._rows is None:
+            self._rows = self.model._draw(self.conditions)
+        return self._rows(rows, rng)
+
+
+@dataclass(frozen=True)
+class _Finish:
+    """Completes a decoded block whose first row is row ``start``: a condition's exact values, identifier
+    keys (a value that pickles, for worker processes)."""
+
+    schema: Schema
+    conditions: Mapping[str, Any] | None
+    bin_labels: bool
+    keep_ids: bool
+
+    def __call__(self, frame: pd.DataFrame, start: int) -> pd.DataFrame:
+        frame = fixed_values(frame, self.schema, self.conditions, self.bin_labels)
+        return self.schema.with_ids(frame, start) if self.keep_ids else frame

@@ -7,9 +7,20 @@ Parents that enter a pair generalised are generalised before look-up (§5.2).
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
+import multiprocessing
 import os
+import shutil
+import sys
+import tempfile
+import warnings
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -23,56 +34,250 @@ from privbayes.schema.encoding import Encoding
 def ancestral_sample(
     network: Network, conditionals: Sequence[np.ndarray], encoding: Encoding, n: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """``n`` rows of encoded codes drawn from Π_i Pr*[X_i | Π_i] by inverse CDF: each row's code is the number
-    of its parent configuration's cumulative probabilities at or below its uniform draw, found by a binary
-    search over the configuration's row (:func:`inverse_cdf`), so memory is O(n) whatever |dom(X)|."""
-    attrs = encoding.attributes
-    out = np.zeros((n, len(attrs)), dtype=np.int64)
-    for pair, cond in zip(network.pairs, conditionals):
-        size = attrs[pair.child].size
-        rows = np.zeros(n, dtype=np.int64)
-        for a, level in pair.parents:
-            rows = rows * attrs[a].level_size(level) + attrs[a].levels[level][out[:, a]]
-        cdf = np.cumsum(cond.reshape(-1, size), axis=1)
-        out[:, pair.child] = np.minimum(inverse_cdf(cdf, rows, rng.random(n)), size - 1)
-    return out
+    """``n`` rows of encoded codes drawn from Π_i Pr*[X_i | Π_i] (:class:`AncestralSampler`, built for one call)."""
+    return AncestralSampler(network, conditionals, encoding)(n, rng)
 
 
-def inverse_cdf(cdf: np.ndarray, rows: np.ndarray, draws: np.ndarray) -> np.ndarray:
-    """Per draw, the number of entries of its row of ``cdf`` (non-decreasing along axis 1) that are ≤ it: the
-    count ``(draw >= cdf[row]).sum()`` gives, by ⌈log₂(|dom|+1)⌉ vectorised halvings instead of a rows × |dom|
-    comparison (a 65,536-bin child needed 32 GiB for 65,536 rows)."""
-    size = cdf.shape[1]
-    flat = cdf.ravel()
-    low = np.zeros(len(draws), dtype=np.int64)
-    high = np.full(len(draws), size, dtype=np.int64)
-    base = rows * size
-    while True:
-        open_ = low < high
-        if not open_.any():
-            return low
-        mid = (low + high) // 2
-        at_or_below = flat[base + np.minimum(mid, size - 1)] <= draws
-        low = np.where(open_ & at_or_below, mid + 1, low)
-        high = np.where(open_ & ~at_or_below, mid, high)
+@dataclass(frozen=True)
+class _Step:
+    """One AP pair's part of a draw: its child, the parents' codes at their levels, and its conditional's
+    cumulative rows with their guide table (:func:`guide_table`, :func:`guided_count`)."""
+
+    child: int
+    size: int
+    parents: tuple[tuple[int, int, np.ndarray], ...]
+    """(attribute, size of its level, code → code at the level) per parent."""
+    cdf: np.ndarray
+    guide: np.ndarray
+
+
+class AncestralSampler:
+    """Draws rows of encoded codes from Π_i Pr*[X_i | Π_i] by inverse CDF, pair by pair in the network's order
+    (TODS 2017, §3): each row's code is the number of its parent configuration's cumulative probabilities at or
+    below its uniform draw (at most |dom| − 1).  The cumulative tables and their guide tables are built once,
+    so a model sampled block by block pays for them once; memory per draw is O(n) whatever |dom(X)|."""
+
+    def __init__(self, network: Network, conditionals: Sequence[np.ndarray], encoding: Encoding) -> None:
+        attrs = encoding.attributes
+        self.width = len(attrs)
+        steps = []
+        for pair, cond in zip(network.pairs, conditionals):
+            size = attrs[pair.child].size
+            cdf = np.cumsum(cond.reshape(-1, size), axis=1)
+            parents = tuple((a, attrs[a].level_size(level), attrs[a].levels[level]) for a, level in pair.parents)
+            ended = np.concatenate([cdf, np.full((len(cdf), 1), np.inf)], axis=1).ravel()
+            steps.append(_Step(pair.child, size, parents, ended, guide_table(cdf)))
+        self.steps = tuple(steps)
+
+    def __call__(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` rows (n × d encoded codes); one ``rng.random(n)`` per pair, in the network's order."""
+        out = np.zeros((self.width, n), dtype=np.int64)  # a row per attribute: parents are read contiguously
+        for step in self.steps:
+            rows = np.zeros(n, dtype=np.int64)
+            for a, level_size, level in step.parents:
+                rows *= level_size
+                rows += level[out[a]]
+            count = guided_count(step.cdf, step.guide, step.size, rows, rng.random(n))
+            np.minimum(count, step.size - 1, out=out[step.child])
+        return out.T
+
+
+def guide_table(cdf: np.ndarray) -> np.ndarray:
+    """Per row r of ``cdf`` (configurations × |dom|, non-decreasing along axis 1) and per bucket k of |dom|
+    equal buckets of [0, 1): r · (|dom| + 1) plus a lower bound of the count of the row's entries at or
+    below any draw in the bucket (Devroye 1986, §III.2.4, "guide tables"), i.e. where a search in the rows
+    ended by +∞ (:func:`guided_count`) may start.  An entry is counted from two buckets after the one it falls
+    in, so rounding in ``entry · |dom|`` can never make the bound too high."""
+    configs, size = cdf.shape
+    first = np.clip(np.ceil(cdf * size + 0.5).astype(np.int64) + 1, 0, size)  # bucket from which the entry counts
+    counts = np.bincount((np.arange(configs)[:, None] * (size + 1) + first).ravel(), minlength=configs * (size + 1))
+    bound = np.cumsum(counts.reshape(configs, size + 1)[:, :size], axis=1)
+    return (bound + np.arange(configs)[:, None] * (size + 1)).ravel()
+
+
+def guided_count(ended: np.ndarray, guide: np.ndarray, size: int, rows: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """Per draw, the number of entries of its row of the cumulative table that are ≤ it — exactly
+    ``(draw >= cdf[row]).sum()`` — from the rows ended by +∞ (``ended``: configurations × (|dom| + 1), flat)
+    and their guide table: start at the guide's lower bound and step forward while the next entry is ≤ the
+    draw (+∞ never is).  About two steps per draw whatever the distribution, each over the draws still
+    moving, instead of ⌈log₂(|dom|+1)⌉ vectorised halvings of the whole block."""
+    bucket = (draws * size).astype(np.int64)
+    np.minimum(bucket, size - 1, out=bucket)
+    bucket += rows * size
+    position = guide[bucket]
+    moving = np.flatnonzero(ended[position] <= draws)
+    while moving.size:
+        at = position[moving] + 1
+        position[moving] = at
+        moving = moving[ended[at] <= draws[moving]]
+    position -= rows * (size + 1)
+    return position
 
 
 BLOCK_ROWS = 65536
 """Rows drawn from one generator: block b uses the b-th child of the seed's SeedSequence, so
-the rows written do not depend on ``chunk_rows`` (only on the seed and n)."""
+the rows written depend only on the seed and n — not on ``chunk_rows`` nor on the number of workers."""
+
+IN_FLIGHT = 2
+"""Chunks in flight per worker process (being drawn, or drawn and waiting for the writer): memory stays
+bounded by ``IN_FLIGHT × workers`` chunks whatever n."""
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system reports it): ``workers``' default."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - macOS and Windows have no affinity call
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class Chunks:
+    """Everything needed to render chunk ``i`` of a sampled table, picklable so that worker processes can
+    render chunks apart: chunk i is blocks ``i·per_chunk …`` and block b draws from the b-th child of
+    ``root`` — so a chunk's rows depend on its index alone, never on which process drew it."""
+
+    draw: Callable[[int, np.random.Generator], np.ndarray]
+    finish: Callable[[pd.DataFrame, int], pd.DataFrame] | None
+    schema: Schema
+    n: int
+    root: np.random.SeedSequence
+    block_rows: int
+    per_chunk: int
+    bin_labels: bool
+    arrow_schema: Any = None
+    """The Parquet file's column types (a ``pyarrow.Schema``), or ``None`` for CSV."""
+
+    @property
+    def count(self) -> int:
+        """The number of chunks."""
+        return -(-self.n // (self.block_rows * self.per_chunk))
+
+    def block(self, b: int) -> pd.DataFrame:
+        """Block ``b``'s decoded and finished rows; its generator is the b-th child of the root (what
+        ``root.spawn`` gives the b-th time, built directly)."""
+        start = b * self.block_rows
+        rows = min(self.block_rows, self.n - start)
+        rng = np.random.default_rng(np.random.SeedSequence(self.root.entropy, spawn_key=(*self.root.spawn_key, b),
+                                                           pool_size=self.root.pool_size))
+        frame = self.schema.decode(self.draw(rows, rng), rng, bin_labels=self.bin_labels)
+        return self.finish(frame, start) if self.finish is not None else frame
+
+    def frame(self, i: int) -> pd.DataFrame:
+        """Chunk ``i``'s rows."""
+        first = i * self.per_chunk
+        frames = [self.block(b) for b in range(first, min(first + self.per_chunk, -(-self.n // self.block_rows)))]
+        return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+    def render(self, i: int) -> Any:
+        """Chunk ``i`` as the writer takes it: CSV text (the header in chunk 0) or an Arrow table."""
+        frame = self.frame(i)
+        if self.arrow_schema is None:
+            return frame.to_csv(None, header=i == 0, index=False)
+        import pyarrow as pa
+
+        return pa.Table.from_pandas(frame, schema=self.arrow_schema, preserve_index=False)
+
+
+_CHUNKS: Chunks | None = None
+"""A worker process's job, installed once when the process starts (:func:`_install`)."""
+
+
+def _install(chunks: Chunks) -> None:
+    global _CHUNKS
+    _CHUNKS = chunks
+
+
+def _render(i: int, folder: str) -> str:
+    """Render chunk ``i`` into a file of ``folder`` (Arrow IPC or CSV text) and return its path: a file in
+    shared memory hands a chunk over for a memory copy, where a pipe moved it in 64 KiB pieces (slower
+    than drawing it, on a busy machine)."""
+    assert _CHUNKS is not None, "the worker's job is installed when it starts"
+    payload = _CHUNKS.render(i)
+    path = os.path.join(folder, f"chunk{i}")
+    if isinstance(payload, str):
+        with open(path, "w", encoding="utf-8", newline="") as text:
+            text.write(payload)
+        return path
+    import pyarrow as pa
+
+    with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, payload.schema) as writer:
+        writer.write_table(payload)
+    return path
+
+
+def _read_chunk(path: str, text: bool) -> Any:
+    """A chunk a worker rendered into ``path`` (:func:`_render`), read into memory; the file is removed."""
+    try:
+        if text:
+            with open(path, encoding="utf-8", newline="") as handle:
+                return handle.read()
+        import pyarrow as pa
+
+        opened = pa.memory_map if sys.platform.startswith("linux") else pa.OSFile  # mapped: no copy, unlinkable
+        with opened(path) as source:
+            return pa.ipc.open_file(source).read_all()
+    finally:
+        os.unlink(path)
+
+
+def rendered(chunks: Chunks, workers: int) -> Iterator[Any]:
+    """The chunks rendered in order: here, or by ``workers`` processes with at most ``IN_FLIGHT`` chunks each
+    in flight (bounded memory), handed over through files in shared memory (:func:`_render`) and still in
+    order (docs/decisions.md, "Parallel sampling")."""
+    workers = min(workers, chunks.count)
+    if workers <= 1:
+        yield from map(chunks.render, range(chunks.count))
+        return
+    shared = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    folder = tempfile.mkdtemp(prefix="privbayes-sample-", dir=shared)
+    try:
+        pool = _pool(chunks, workers)
+        try:
+            pending: deque[Future[str]] = deque()
+            ahead = iter(range(chunks.count))
+            for i in itertools.islice(ahead, IN_FLIGHT * workers):
+                pending.append(pool.submit(_render, i, folder))
+            while pending:
+                payload = _read_chunk(pending.popleft().result(), text=chunks.arrow_schema is None)
+                for i in itertools.islice(ahead, 1):
+                    pending.append(pool.submit(_render, i, folder))
+                yield payload
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _pool(chunks: Chunks, workers: int) -> ProcessPoolExecutor:
+    """Worker processes holding ``chunks``.  Forked where the system forks (Linux): they start at once with
+    the model already in memory, and a caller's script is not run again in them (as it would be by spawn
+    or a fork server without a ``__main__`` guard).  They run numpy, pandas and pyarrow code only, which
+    survives a fork of a process with idle threads, so Python's warning about forking such a process
+    (3.12+) is silenced here only.  Elsewhere they are spawned and receive ``chunks`` pickled."""
+    linux = sys.platform.startswith("linux")
+    context = multiprocessing.get_context("fork" if linux else "spawn")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_install, initargs=(chunks,))
+        if linux:  # forked now, inside the filter (a fork context starts every process on the first submit)
+            pool.submit(int).result()
+    return pool
 
 
 def sample_to(path: str | os.PathLike, draw: Callable[[int, np.random.Generator], np.ndarray], schema: Schema,
               n: int, seed: int | None, chunk_rows: int = 4 * BLOCK_ROWS, bin_labels: bool = False,
               progress: Callable[[int, int], None] | None = None,
-              finish: Callable[[pd.DataFrame, int], pd.DataFrame] | None = None) -> None:
+              finish: Callable[[pd.DataFrame, int], pd.DataFrame] | None = None, workers: int = 1) -> None:
     """Write ``n`` synthetic rows to a CSV or Parquet file, ``chunk_rows`` at a time: ``draw(rows, rng)``
     gives rows of leaf codes, ``finish(frame, start)`` (if any) completes each decoded block whose first
     row is row ``start`` (a condition's exact values, identifier keys).
 
-    Memory stays bounded by one chunk (codes and decoded values) whatever ``n``; the file
-    appears only when complete (written beside it, then renamed).  Post-processing of the
-    released model: no data is read.  ``keep_ids``: the schema's identifiers numbered across chunks."""
+    ``workers`` > 1: chunks are drawn, decoded and formatted by that many processes (``draw`` and ``finish``
+    must then pickle) while this process writes them in order: the file is the same byte for byte
+    whatever ``workers``.  Memory stays bounded by a few chunks per worker (codes and decoded values)
+    whatever ``n``; the file appears only when complete (written beside it, then renamed).
+    Post-processing of the released model: no data is read."""
     from privbayes.files.tables import OUTPUT_SUFFIXES, atomic_write
 
     target = Path(path)
@@ -81,32 +286,20 @@ def sample_to(path: str | os.PathLike, draw: Callable[[int, np.random.Generator]
         raise InputError(f"{target}: unknown table format {suffix or '(none)'!r}; expected .csv or .parquet")
     if not isinstance(chunk_rows, (int, np.integer)) or chunk_rows < 1:
         raise InputError(f"chunk_rows ({chunk_rows!r}) must be a positive integer")
-    blocks_per_chunk = max(1, -(-int(chunk_rows) // BLOCK_ROWS))
-    seeds = np.random.SeedSequence(seed)
+    if not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise InputError(f"workers ({workers!r}) must be a positive integer")
+    chunks = Chunks(draw, finish, schema, n, np.random.SeedSequence(seed), BLOCK_ROWS,
+                    max(1, -(-int(chunk_rows) // BLOCK_ROWS)), bin_labels)
 
-    def decoded(leaves: np.ndarray, rng: np.random.Generator, start: int) -> pd.DataFrame:
-        frame = schema.decode(leaves, rng, bin_labels=bin_labels)
-        return finish(frame, start) if finish is not None else frame
-
-    def chunks() -> Iterator[pd.DataFrame]:
-        done = 0
-        while done < n:
-            frames = []
-            for _ in range(blocks_per_chunk):
-                rows = min(BLOCK_ROWS, n - done)
-                if rows <= 0:
-                    break
-                rng = np.random.default_rng(seeds.spawn(1)[0])
-                frames.append(decoded(draw(rows, rng), rng, done))
-                done += rows
-            yield pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-            if progress is not None:
-                progress(done, n)
+    def report(i: int) -> None:
+        if progress is not None:
+            progress(min(n, (i + 1) * chunks.per_chunk * chunks.block_rows), n)
 
     def write_csv(tmp: Path) -> None:
         with open(tmp, "w", encoding="utf-8", newline="") as handle:
-            for i, frame in enumerate(chunks()):
-                frame.to_csv(handle, header=i == 0, index=False)
+            for i, text in enumerate(rendered(chunks, int(workers))):
+                handle.write(text)
+                report(i)
 
     def write_parquet(tmp: Path) -> None:
         import pyarrow as pa
@@ -114,10 +307,12 @@ def sample_to(path: str | os.PathLike, draw: Callable[[int, np.random.Generator]
 
         probe = np.arange(min(1024, max(a.size for a in schema.attributes)))[:, None]
         leaves = np.column_stack([probe[:, 0] % a.size for a in schema.attributes])
-        kinds = pa.Schema.from_pandas(decoded(leaves, np.random.default_rng(0), 0),
+        frame = schema.decode(leaves, np.random.default_rng(0), bin_labels=bin_labels)
+        kinds = pa.Schema.from_pandas(finish(frame, 0) if finish is not None else frame,
                                       preserve_index=False)  # column types from values of every code, not a chunk
         with pq.ParquetWriter(tmp, kinds) as writer:
-            for frame in chunks():
-                writer.write_table(pa.Table.from_pandas(frame, schema=kinds, preserve_index=False))
+            for i, table in enumerate(rendered(dataclasses.replace(chunks, arrow_schema=kinds), int(workers))):
+                writer.write_table(table)
+                report(i)
 
     atomic_write(target, write_csv if suffix == ".csv" else write_parquet)

@@ -22,6 +22,9 @@ def add_parser(commands: Any) -> None:
                              "privacy: it reads the model only), e.g. --given sex=Female --given age=37")
     sample.add_argument("--keep-ids", action="store_true",
                         help="regenerate the schema's dropped identifiers as keys 1..n (they carry no data)")
+    sample.add_argument("--workers", type=arguments.positive_int,
+                        help="processes drawing a network model's rows while one writes them (default: the usable "
+                             "cores); the file is the same for any number")
     sample.set_defaults(run=run)
 
 
@@ -43,7 +46,7 @@ def run(args: argparse.Namespace) -> None:
         raise InputError("--given names a column twice")
     if hasattr(released, "sample_to"):  # streamed in chunks: bounded memory for any n
         released.sample_to(args.output, args.n, random_state=args.seed, bin_labels=args.bin_labels,
-                           conditions=conditions, keep_ids=args.keep_ids)
+                           conditions=conditions, keep_ids=args.keep_ids, workers=args.workers)
         rows = args.n if args.n is not None else released.n
     else:
         frame = released.sample(args.n, random_state=args.seed, bin_labels=args.bin_labels, conditions=conditions,

@@ -91,7 +91,12 @@ def categorical_column(attr: Attribute, codes: np.ndarray) -> pd.Series:
     positions = np.minimum(codes, attr.base_size)  # the missing code reads the entry after the categories
     dtype = attr.dtype
     if dtype is None:  # as before: pandas' own inference (str for text on pandas 3)
-        return pd.Series(np.array(list(attr.categories) + [None], dtype=object)[positions], name=attr.name)
+        values = np.array(list(attr.categories) + [None], dtype=object)
+        if all(isinstance(c, str) for c in attr.categories) and (positions < attr.base_size).any():
+            # the inference made once on the categories, not on every row (it gives the same dtype when
+            # some row is not missing: all missing, pandas keeps objects)
+            return pd.Series(values).take(positions).reset_index(drop=True).rename(attr.name)
+        return pd.Series(values[positions], name=attr.name)
     if dtype == CATEGORY:
         return pd.Series(pd.Categorical.from_codes(np.where(codes < attr.base_size, codes, -1),
                                                    categories=list(attr.categories), ordered=attr.ordered),
@@ -109,9 +114,12 @@ def numeric_column(attr: NumericAttribute, values: np.ndarray, missing: np.ndarr
     if attr.dtype in TEXT:
         texts = [None if m else (str(int(v)) if attr.integer else repr(float(v))) for v, m in zip(values, missing)]
         return _text_series(texts, attr.dtype, attr.name)
+    dtype = attr.dtype or ("Int64" if attr.integer else None)
+    if dtype == "Int64" and attr.integer:  # integers and mask directly: what astype("Int64") of the floats gives
+        return pd.Series(pd.arrays.IntegerArray(np.where(missing, 0, values).astype(np.int64), missing.copy()),
+                         name=attr.name)
     out = pd.Series(values, name=attr.name)
     out[missing] = np.nan
-    dtype = attr.dtype or ("Int64" if attr.integer else None)
     return out if dtype is None or dtype == "float64" else out.astype(dtype)
 
 

@@ -33,6 +33,7 @@ its ledger against it; a model file's loader recomputes it.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from collections.abc import Callable, Iterable, Mapping
@@ -51,6 +52,7 @@ from privbayes.methods.adaptive.parameters import (  # noqa: F401 (the constants
     INITS,
     MAX_NETWORK_DEGREE,
     PARAMETERS,
+    PRIVACY,
     RAMP,
     SELECTIONS,
 )
@@ -58,6 +60,7 @@ from privbayes.methods.adaptive.workload import Workload, WorkloadItem
 from privbayes.privacy.mechanisms import COUNT_SHARE, COUNT_STEP
 from privbayes.privacy.neighbours import Neighbours, neighbours
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
+from privbayes.privacy.zcdp import rho_for
 from privbayes.schema import Schema
 from privbayes.schema.encoding import Encoding
 from privbayes.synthesizers.parameters import DeclaredSettings, read_parameters, to_parameters
@@ -67,6 +70,8 @@ Entry = TypeVar("Entry", tuple[int, int, int], int)
 
 METHOD = "adaptive"
 MECHANISM = "adaptive marginals (AIM-style selection under pure ε, consistent estimation on a junction tree)"
+MECHANISM_ZCDP = ("adaptive marginals (AIM-style selection under zCDP: discrete Gaussian measurements, consistent "
+                  "estimation on a junction tree)")
 MAX_ROUNDS_PER_ATTRIBUTE = 2
 """The rounds rule gives at most this many rounds per attribute (each round refits the model)."""
 SMALL_SIGNAL = 5000
@@ -88,6 +93,9 @@ WORKLOAD_MULTIPLE = 64
 """The junction tree is also capped at this many times the cells of all the candidate marginals of two or
 more attributes (the workload's own size): a domain-scaled bound on the time and memory of each round
 (docs/decisions.md, "Adaptive marginals: budget ramp and model cap")."""
+REPORT_DELTA = Fraction(1, 10**9)
+"""The δ at which a zCDP release given only ``rho`` states the ε it implies (the guarantee is ρ-zCDP, which
+implies (ε(δ), δ)-DP for every δ; docs/decisions.md, "zCDP mode")."""
 ENCODING = "hierarchical"
 """The candidates are leaf marginals; the hierarchical encoding keeps the schema's attributes as they are."""
 
@@ -113,13 +121,49 @@ class AdaptiveSettings(DeclaredSettings):
     max_network_degree: int | None
     auto_version: int
     workload: Workload | None
+    privacy: str
+    delta: Fraction | None
+    rho: Fraction | None
 
     def check(self) -> None:
         """A workload fixes the candidates (its sets and their subsets): a ``marginal_degree`` beside it is refused
-        rather than silently ignored."""
+        rather than silently ignored.  ``delta`` and ``rho`` belong to ``privacy="zcdp"``, which needs one of them
+        and measures the 1-way marginals first (the network start is pure ε only); under zCDP the selection is the
+        exponential mechanism (ε²/8-zCDP; permute-and-flip would pay ε²/2: docs/decisions.md, "zCDP mode")."""
         if self.workload is not None and self.marginal_degree is not None:
             raise InputError("marginal_degree and workload: give one (the workload's sets and their subsets are the "
                              "candidates)")
+        if not self.zcdp:
+            if self.delta is not None or self.rho is not None:
+                raise InputError("delta and rho apply to privacy 'zcdp' only (privacy is 'pure')")
+            return
+        if self.delta is None and self.rho is None:
+            raise InputError("privacy 'zcdp' needs delta (the δ of the (ε, δ) guarantee, e.g. 1e-9) or rho")
+        if self.init == "network":
+            raise InputError("init 'network' is pure ε only; with privacy 'zcdp' use init 'auto' or 'oneway'")
+        object.__setattr__(self, "selection", "exponential")
+
+    @property
+    def zcdp(self) -> bool:
+        """Whether the fit is priced in ρ (``privacy="zcdp"``)."""
+        return self.privacy == PRIVACY[1]
+
+    @property
+    def mechanism(self) -> str:
+        """The release's mechanism line (model file and report)."""
+        return MECHANISM_ZCDP if self.zcdp else MECHANISM
+
+    def total_rho(self) -> Fraction:
+        """The zCDP budget: ``rho``, else the largest ρ whose (ε, δ) (CKS 2020, Cor. 13) is within (ε, ``delta``)."""
+        if self.rho is not None:
+            return self.rho
+        if self.delta is None:
+            raise ValueError("a pure-epsilon fit has no rho")
+        return _rho_for(self.epsilon, self.delta)
+
+    def report_delta(self) -> Fraction:
+        """The δ at which a zCDP release states its ε: ``delta``, or :data:`REPORT_DELTA` when only ρ is given."""
+        return self.delta if self.delta is not None else REPORT_DELTA
 
     @property
     def relation(self) -> Neighbours:
@@ -204,8 +248,16 @@ class AdaptiveSettings(DeclaredSettings):
         """ε of the noisy count (add/remove neighbours only)."""
         return self.epsilon * COUNT_SHARE
 
+    def count_rho(self) -> Fraction:
+        """ρ of the zCDP fit's noisy count (add/remove neighbours only): the same share of the budget."""
+        return self.total_rho() * COUNT_SHARE
+
     def plan(self, n: int, encoding: Encoding) -> BudgetPlan:
         """Every release of a fit on n rows (the noisy count under add/remove), in the fit's order."""
+        if self.zcdp:
+            from privbayes.methods.adaptive.zcdp import zcdp_plan
+
+            return zcdp_plan(self, n, encoding)
         return adaptive_plan(self, n, encoding)
 
     def to_parameters(self, encoding: Encoding | None = None) -> dict[str, Any]:
@@ -214,6 +266,9 @@ class AdaptiveSettings(DeclaredSettings):
         ``encoding``'s attributes when given (the shorthands expanded), else as written."""
         out = to_parameters(self, METHOD)
         del out["workload"]
+        if not self.zcdp:  # pure-ε files as before
+            for key in ("privacy", "delta", "delta_exact", "rho", "rho_exact"):
+                del out[key]
         if self.workload is not None and encoding is None:
             out["workload"] = self.workload.document()
         elif self.workload is not None and encoding is not None:
@@ -229,6 +284,16 @@ class AdaptiveSettings(DeclaredSettings):
         and one 1-way table per attribute; before the automatic choices were versioned, version 1."""
         check_choice(params.get("method"), "method", (METHOD,), allow_none=False)
         return cls(**read_parameters(PARAMETERS, params, owner="adaptive"))
+
+
+@functools.lru_cache(maxsize=64)
+def _rho_for(epsilon: Fraction, delta: Fraction) -> Fraction:
+    """:func:`privbayes.privacy.zcdp.rho_for`, remembered: a fit, its plan and its model file ask for it often."""
+    try:
+        return rho_for(epsilon, delta)
+    except ValueError:
+        raise InputError(f"epsilon ({float(epsilon):g}) and delta ({float(delta):g}) allow no positive rho; raise "
+                         "either") from None
 
 
 def large_signal_share(share: Fraction, signal: float) -> Fraction:

@@ -76,13 +76,19 @@ class Fitted:
     total: float
 
 
-def mean_absolute_noise(mechanism: DiscreteLaplace | DiscreteGaussian) -> float:
-    """E|Z| of a measurement's noise: 2q/(1 − q²), q = exp(−1/scale) for the discrete Laplace; σ·√(2/π) for the
-    discrete Gaussian (its continuous value: the score's penalty is a public estimate, not a privacy bound)."""
+def mean_absolute_noise(scale: Fraction) -> float:
+    """E|Z| of discrete Laplace noise of ``scale``: 2q/(1 − q²), q = exp(−1/scale)."""
+    q = math.exp(-1.0 / float(scale))
+    return 2.0 * q / (1.0 - q * q)
+
+
+def noise_penalty(mechanism: DiscreteLaplace | DiscreteGaussian) -> float:
+    """E|Z| of a measurement's noise, the score's per-cell penalty: :func:`mean_absolute_noise` for the discrete
+    Laplace, σ·√(2/π) for the discrete Gaussian (the continuous value, σ² its variance: a public estimate, not a
+    privacy bound)."""
     if isinstance(mechanism, DiscreteGaussian):
         return math.sqrt(mechanism.variance * 2 / math.pi)
-    q = math.exp(-1.0 / float(mechanism.scale))
-    return 2.0 * q / (1.0 - q * q)
+    return mean_absolute_noise(mechanism.scale)
 
 
 def _measurer(release: PlannedRelease, sensitivity: Fraction) -> DiscreteLaplace | DiscreteGaussian:
@@ -160,7 +166,7 @@ def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: in
     selected = []
     for t in range(1, rounds + 1):
         select, measure = releases[("select", t)], releases[("measure", t)]
-        penalty = mean_absolute_noise(_measurer(measure, sensitivity))
+        penalty = noise_penalty(_measurer(measure, sensitivity))
         oracle = MarginalOracle(fit.calibrated)
         feasible = _feasible(candidates, measured_sets, oracle, sizes, max_model_cells, too_large)
         if workload:

@@ -124,7 +124,7 @@ PARAMETERS: tuple[Parameter, ...] = (
               "Kamath & Steinke 2020, or rho; discrete Gaussian measurements, exponential-mechanism selections)",
               PRIVACY[0], choice_check(PRIVACY), legacy=PRIVACY[0]),
     Parameter("delta", "with privacy zcdp: the δ of the (ε, δ) guarantee asked for (required unless rho is given)",
-              None, exact_check(Fraction(0), Fraction(1), cli=ratio), optional=True, auto="none (pure ε)",
+              None, exact_check(Fraction(0), Fraction(1), cli=number), optional=True, auto="none (pure ε)",
               stored="exact", legacy=None),
     Parameter("rho", "with privacy zcdp: the budget ρ itself (exact), instead of the ρ that (ε, delta) allows", None,
               exact_check(Fraction(0), Fraction(10**6), closed_high=True, cli=ratio), optional=True,

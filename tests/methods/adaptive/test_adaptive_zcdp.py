@@ -126,3 +126,21 @@ def test_cli_fits_under_zcdp(tmp_path, capsys):
     report = privbayes.load(out).privacy_report()
     assert report["rho_exact"] == str(rho_for(Fraction(1, 2), Fraction(1, 10**9)))
     assert report["epsilon"] <= 0.5
+
+
+def test_a_planned_zcdp_measurement_is_the_gaussian_of_its_rho_and_its_penalty_is_sigma_root_2_over_pi():
+    import math
+
+    from privbayes.methods.adaptive.rounds import _measurer, _selector, noise_penalty
+    from privbayes.privacy.plan import PlannedRelease
+
+    measure = PlannedRelease("round 1/1: measure", "discrete Gaussian", Fraction(0), kind="measure", index=1,
+                             sensitivity=REPLACE_ONE_L2, rho=Fraction(1, 50))
+    gaussian = _measurer(measure, Fraction(2))
+    assert gaussian.zcdp_cost() == Fraction(1, 50) and gaussian.sensitivity == REPLACE_ONE_L2
+    assert gaussian.sigma2 == REPLACE_ONE_L2**2 * 25
+    assert noise_penalty(gaussian) == pytest.approx(math.sqrt(float(gaussian.sigma2) * 2 / math.pi))
+    select = PlannedRelease("round 1/1: select", "exponential", Fraction(0), kind="select", index=1,
+                            sensitivity=Fraction(2), rho=selection_rho(Fraction(1, 200)))
+    chosen = _selector(select, Fraction(2))
+    assert chosen.name == "exponential" and chosen.zcdp_cost() == select.rho and chosen.sensitivity == 2

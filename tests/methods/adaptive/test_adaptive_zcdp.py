@@ -144,3 +144,14 @@ def test_a_planned_zcdp_measurement_is_the_gaussian_of_its_rho_and_its_penalty_i
                             sensitivity=Fraction(2), rho=selection_rho(Fraction(1, 200)))
     chosen = _selector(select, Fraction(2))
     assert chosen.name == "exponential" and chosen.zcdp_cost() == select.rho and chosen.sensitivity == 2
+
+
+def test_a_workload_works_under_zcdp(tmp_path):
+    model = _fit("add-remove", delta=1e-6, workload=[["a0", "a1", "a3"], ["a1", "a2"]])
+    plan = model.released_.plan
+    plan.check(model.released_.record.ledger)
+    assert plan.setting("workload sets") == 2 and plan.setting("rounds") <= 2
+    model.save(tmp_path / "m.json")
+    parameters = json.loads((tmp_path / "m.json").read_text())["parameters"]
+    assert parameters["privacy"] == "zcdp" and len(parameters["workload"]) == 2
+    assert privbayes.load(tmp_path / "m.json").plan == plan

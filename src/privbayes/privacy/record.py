@@ -78,9 +78,9 @@ class ReleaseRecord:
             kind = "(ε, δ)" if approximate else "ε"
             guarantee = (f"{kind}-differential privacy ({relation.name} neighbours)"
                          if differentially_private and relation is not None else NOT_PRIVATE_GUARANTEE)
-            if zcdp and differentially_private and relation is not None:
-                guarantee = (f"ρ-zCDP ({relation.name} neighbours), hence (ε, δ)-differential privacy for the "
-                             "(ε, δ) it implies")
+            if zcdp and differentially_private and relation is not None and self.plan.total_rho is not None:
+                guarantee = (f"ρ-zCDP with ρ = {float(self.plan.total_rho):.6g} ({relation.name} neighbours), hence "
+                             f"(ε, δ)-differential privacy at δ = {float(self.plan.setting('delta')):g}")
         private = relation is not None
         fields: dict[str, Any] = {
             "method": method,

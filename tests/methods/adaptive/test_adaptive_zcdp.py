@@ -37,6 +37,7 @@ def test_a_zcdp_fit_spends_its_rho_plan_exactly_and_reports_the_epsilon_within_t
     assert all(e.epsilon == 0 for e in ledger)
     report = model.privacy_report()
     assert report["privacy_definition"] == "zCDP" and report["rho_exact"] == str(rho)
+    assert report["guarantee"].startswith(f"ρ-zCDP with ρ = {float(rho):.6g} ({relation} neighbours)")
     assert report["delta"] == 1e-6 and 0.99 < report["epsilon"] <= 1.0
     assert report["epsilon_spent"] <= 1.0
     gaussians = [e for e in ledger if e.mechanism == "discrete Gaussian"]

@@ -28,7 +28,7 @@ from privbayes.bayesnet.candidates import candidate_cap, parent_bound
 from privbayes.methods.privbayes.estimator import PrivBayes
 from privbayes.methods.privbayes.settings import COUNT_STEP, phase_budgets
 from privbayes.methods.sa_privbayes.estimator import SAPrivBayes
-from privbayes.privacy.mechanisms import DiscreteLaplace, Exponential, PermuteAndFlip
+from privbayes.privacy.mechanisms import DiscreteGaussian, DiscreteLaplace, Exponential, PermuteAndFlip
 from privbayes.privacy.neighbours import ADD_REMOVE
 from privbayes.schema.encoding import Encoding
 
@@ -55,6 +55,7 @@ def oblivious(monkeypatch):
         return _seed_of(step) % len(scores)
 
     monkeypatch.setattr(DiscreteLaplace, "release", laplace)
+    monkeypatch.setattr(DiscreteGaussian, "release", laplace)  # the same pinned integers, charged in rho
     monkeypatch.setattr(Exponential, "release", exponential)
     monkeypatch.setattr(PermuteAndFlip, "release", exponential)
 
@@ -111,6 +112,22 @@ def test_adaptive_releases_depend_on_the_mechanisms_only(oblivious, tmp_path, re
     assert a == b
     if relation == "add-remove":
         assert json.loads(a)["fitted"]["n"] == PINNED_COUNT
+
+
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+def test_adaptive_zcdp_releases_depend_on_the_mechanisms_only(oblivious, tmp_path, relation):
+    # Under zCDP the count and the tables go through the (pinned) discrete Gaussian and the selections through
+    # the exponential mechanism; nothing else of the data reaches the model file.
+    first, second = _two_tables(300, 300 if relation == "replace-one" else 301)
+    make = lambda: AdaptiveMarginals(1.0, neighbours=relation, privacy="zcdp", delta=1e-6,  # noqa: E731
+                                     random_state=5)
+    a = _privbayes_file(make(), first, tmp_path / "a.json")
+    b = _privbayes_file(make(), second, tmp_path / "b.json")
+    assert a == b
+    document = json.loads(a)
+    assert {e["mechanism"] for e in document["ledger"]} == {"discrete Gaussian", "exponential"}
+    if relation == "add-remove":
+        assert document["fitted"]["n"] == PINNED_COUNT
 
 
 @pytest.mark.parametrize("init, resolved", [("network", "network"), ("auto", "oneway")])

@@ -86,8 +86,8 @@ def recorded(monkeypatch):
         log["expected"].append((len(log["totals"]), np.array(model, dtype=float)))
         return real_quality(exact, model, weight, penalty)
 
-    def total(measurements, count, count_scale):
-        log["totals"].append(real_total(measurements, count, count_scale))
+    def total(measurements, count, *noise):
+        log["totals"].append(real_total(measurements, count, *noise))
         return log["totals"][-1]
 
     monkeypatch.setattr(DiscreteLaplace, "release", laplace)

@@ -164,8 +164,9 @@ def ledger_entries(raw: Any, source: str) -> tuple[LedgerEntry, ...]:
     problem = ledger_problem(raw)
     require(problem is None, source, str(problem))
     ledger = tuple(LedgerEntry.from_dict(entry) for entry in raw)
-    require(all(e.epsilon > 0 and e.sensitivity > 0 and e.delta >= 0 for e in ledger), source,
-             "ledger entries must have positive epsilon and sensitivity")
+    require(all((e.epsilon > 0 if e.rho is None else e.epsilon == 0 and e.rho > 0) and e.sensitivity > 0
+                and e.delta >= 0 for e in ledger), source,
+            "ledger entries must have positive epsilon (or under zCDP positive rho) and sensitivity")
     return ledger
 
 

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from privbayes._version import __version__
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.neighbours import Neighbours
 from privbayes.privacy.plan import BudgetPlan
-from privbayes.privacy.report import PrivacyReport, domain_caveats, draft_total
+from privbayes.privacy.report import PrivacyReport, domain_caveats, draft_total, zcdp_fields
 from privbayes.schema import Schema
 
 NOT_PRIVATE_GUARANTEE = "none: NOT differentially private (see the caveats)"
@@ -65,15 +66,21 @@ class ReleaseRecord:
         privacy): no ε, δ or n is reported, and ``domain_source`` and the caveats are taken as the
         method wrote them.  Otherwise the method's ``caveats`` follow the record's, and the schema adds
         its own (an inferred or private draft, quoted newlines: :func:`~privbayes.privacy.report.domain_caveats`).
-        ``approximate``: an (ε, δ) release; ``guarantee`` replaces the line derived from the relation."""
+        ``approximate``: an (ε, δ) release; ``guarantee`` replaces the line derived from the relation.  A plan priced
+        in ρ adds :func:`~privbayes.privacy.report.zcdp_fields` (ρ, and the (ε, δ) it implies at the plan's
+        ``delta`` setting)."""
         shown = list(self.caveats) + list(caveats)
         domain = self.domain_source
         if relation is not None and schema is not None:
             domain, shown = domain_caveats(domain, schema, shown, relation=relation, epsilon=self.plan.total)
+        zcdp = self.plan.total_rho is not None and relation is not None
         if guarantee is None:
             kind = "(ε, δ)" if approximate else "ε"
             guarantee = (f"{kind}-differential privacy ({relation.name} neighbours)"
                          if differentially_private and relation is not None else NOT_PRIVATE_GUARANTEE)
+            if zcdp and differentially_private and relation is not None and self.plan.total_rho is not None:
+                guarantee = (f"ρ-zCDP with ρ = {float(self.plan.total_rho):.6g} ({relation.name} neighbours), hence "
+                             f"(ε, δ)-differential privacy at δ = {float(self.plan.setting('delta')):g}")
         private = relation is not None
         fields: dict[str, Any] = {
             "method": method,
@@ -96,6 +103,8 @@ class ReleaseRecord:
             "ledger": [entry.to_dict() for entry in self.ledger],
             "library_version": self.library_version,
         }
+        if zcdp and self.plan.total_rho is not None:  # ρ and the (ε, δ) it implies at the plan's δ
+            fields |= zcdp_fields(self.plan.total_rho, self.plan.rho_spent, Fraction(self.plan.setting("delta")))
         return PrivacyReport({**fields, **{key: value for key, value in (extra or {}).items() if key not in fields}})
 
 

@@ -32,14 +32,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar, Protocol, Self, runtime_checkable
 
+import numpy as np
 import pandas as pd
 
 from privbayes import counting
 from privbayes.core.errors import InferredDomainWarning, InputError
 from privbayes.core.progress import Progress
 from privbayes.counting import PrivateTable
-from privbayes.privacy.accountant import Accountant
-from privbayes.privacy.mechanisms import COUNT_STEP, noisy_count
+from privbayes.privacy.accountant import Accountant, ZCDPAccountant
+from privbayes.privacy.mechanisms import COUNT_STEP, DiscreteGaussian, noisy_count
 from privbayes.privacy.neighbours import draft_cost
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.privacy.record import ReleaseRecord
@@ -149,16 +150,24 @@ class Opened:
 class FitContext:
     """What the template hands a method's measure-and-estimate step: the ``table`` as the method counts
     it (:meth:`PrivateEstimator._prepare`: e.g. encoded), the public ``schema``, ``n`` (public, the noisy
-    count, or None: private and not released), the ``plan`` fixed before any count, the ``accountant``
-    every mechanism charges, the DP random source and the progress display."""
+    count, or None: private and not released), the ``plan`` fixed before any count, the accountant every
+    mechanism is ``charged`` to (pure ε, or a :class:`~privbayes.privacy.accountant.ZCDPAccountant` for a plan
+    priced in ρ), the DP random source and the progress display."""
 
     table: PrivateTable
     schema: Schema
     n: int | None
     plan: BudgetPlan
-    accountant: Accountant
+    charged: Accountant | ZCDPAccountant
     rng: RandomSource
     progress: Progress
+
+    @property
+    def accountant(self) -> Accountant:
+        """The pure-ε accountant (a method that offers zCDP reads :attr:`charged`)."""
+        if not isinstance(self.charged, Accountant):
+            raise TypeError("this fit is priced in rho: its accountant is FitContext.charged")
+        return self.charged
 
     @property
     def planned_n(self) -> int:
@@ -351,6 +360,8 @@ class PrivateEstimator:
                 on_cost(cost)
         with Progress(self._progress_title(settings), enabled=bool(getattr(self, "progress", False))) as progress:
             measured = self._measure(settings, FitContext(table, schema, n, plan, accountant, rng, progress))
+        if (plan.total_rho is None) != isinstance(accountant, Accountant):
+            raise TypeError("a plan priced in rho needs a zCDP accountant, a pure plan a pure one")
         plan.check(accountant.ledger)
         caveats = list(measured.caveats)
         if domain_source != GIVEN:
@@ -361,15 +372,33 @@ class PrivateEstimator:
         return measured.build(ReleaseRecord(plan, accountant.ledger, released_n, rng.seeded, domain_source,
                                             tuple(caveats)))
 
-    def _accountant(self, settings: Any, public_n: int | None) -> Accountant:
-        """The accountant of a fit: ε of the settings (``public_n``: n where it is public, for a δ sized by it)."""
-        return Accountant(settings.epsilon)
+    def _accountant(self, settings: Any, public_n: int | None) -> Accountant | ZCDPAccountant:
+        """The accountant of a fit: ε of the settings (``public_n``: n where it is public, for a δ sized by it), or
+        a :class:`~privbayes.privacy.accountant.ZCDPAccountant` of the settings' ρ when the method prices the fit
+        in ρ (:meth:`_total_rho`)."""
+        rho = self._total_rho(settings)
+        return Accountant(settings.epsilon) if rho is None else ZCDPAccountant(rho)
 
-    def _count(self, settings: Any, table: PrivateTable, accountant: Accountant, rng: RandomSource) -> int | None:
+    def _total_rho(self, settings: Any) -> Fraction | None:
+        """The fit's zCDP budget ρ, or None under pure ε (the default: a method offers zCDP by overriding it)."""
+        return None
+
+    def _count_rho(self, settings: Any) -> Fraction:
+        """ρ of the noisy count of a zCDP fit where n is private (a method offering zCDP overrides it)."""
+        raise NotImplementedError
+
+    def _count(self, settings: Any, table: PrivateTable, accountant: Accountant | ZCDPAccountant,
+               rng: RandomSource) -> int | None:
         """n where public; else the noisy count (:func:`~privbayes.privacy.mechanisms.noisy_count`) where the
-        method releases one, or None."""
+        method releases one, or None; under zCDP the count is a discrete Gaussian at :meth:`_count_rho`
+        (sensitivity 1: one tuple more or less), at least 1."""
         if self.n_public(settings):
             return table.n
+        if isinstance(accountant, ZCDPAccountant):
+            rho = self._count_rho(settings)
+            noisy = DiscreteGaussian(1 / (2 * rho), Fraction(1)).release(np.array([table.n]), accountant, rng,
+                                                                         step=COUNT_STEP, measured="number of tuples")
+            return max(1, int(noisy[0]))
         epsilon = self._count_epsilon(settings)
         return None if epsilon is None else noisy_count(table.n, epsilon, accountant, rng, step=COUNT_STEP)
 

@@ -26,7 +26,8 @@ from privbayes.estimation.potentials import potentials_of
 from privbayes.methods.adaptive import rounds
 from privbayes.methods.adaptive.cost import adaptive_cost
 from privbayes.methods.adaptive.parameters import PARAMETERS
-from privbayes.methods.adaptive.settings import MECHANISM, AdaptiveSettings, first_groups
+from privbayes.methods.adaptive.settings import AdaptiveSettings, first_groups
+from privbayes.methods.adaptive.zcdp import gaussian
 from privbayes.privacy.mechanisms import count_mechanism
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.schema import Schema
@@ -63,9 +64,10 @@ class AdaptiveMarginals(BayesNetViews, DeclaredEstimator, PrivateEstimator):
         return adaptive_cost(settings, plan, settings.encoding_for(schema))
 
     def private_n_note(self) -> str:
-        count = self.settings().count_epsilon()
-        return (f"the fit first releases a noisy count (discrete Laplace, ε = {float(count):g}); the number of "
-                "rounds follows from it")
+        settings = self.settings()
+        count = (f"discrete Gaussian, ρ = {float(settings.count_rho()):g}" if settings.zcdp else
+                 f"discrete Laplace, ε = {float(settings.count_epsilon()):g}")
+        return f"the fit first releases a noisy count ({count}); the number of rounds follows from it"
 
     def _prepare(self, settings: AdaptiveSettings, table: PrivateTable) -> PrivateTable:
         """The table in the hierarchical encoding; a workload naming columns the schema lacks is refused here,
@@ -77,17 +79,26 @@ class AdaptiveMarginals(BayesNetViews, DeclaredEstimator, PrivateEstimator):
     def _count_epsilon(self, settings: AdaptiveSettings) -> Fraction:
         return settings.count_epsilon()
 
+    def _total_rho(self, settings: AdaptiveSettings) -> Fraction | None:
+        """ρ under ``privacy="zcdp"`` (the template then charges a zCDP accountant), else None."""
+        return settings.total_rho() if settings.zcdp else None
+
+    def _count_rho(self, settings: AdaptiveSettings) -> Fraction:
+        return settings.count_rho()
+
     def _measure(self, settings: AdaptiveSettings, fit: FitContext) -> Measured:
         """The first measurements, then the rounds (:mod:`privbayes.methods.adaptive.rounds`); the released
         network is the calibrated junction tree's."""
         encoding = settings.encoding_for(fit.schema)
         plan, relation = fit.plan, settings.relation
-        count_scale = None if relation.n_public else count_mechanism(settings.count_epsilon()).scale
+        count_variance = None if relation.n_public else (
+            gaussian(settings.count_rho(), Fraction(1)).variance if settings.zcdp else
+            count_mechanism(settings.count_epsilon()).variance)
         fit.progress.stage("measuring and fitting", plan.setting("rounds"))
         fitted = rounds.run(fit.table, encoding, plan, degree=plan.setting("marginal degree"),
                             max_model_cells=plan.setting("max model cells"), sensitivity=relation.count_sensitivity,
-                            accountant=fit.accountant, rng=fit.rng, n=fit.planned_n,
-                            count_scale=count_scale, progress=fit.progress.update,
+                            accountant=fit.charged, rng=fit.rng, n=fit.planned_n,
+                            count_variance=count_variance, progress=fit.progress.update,
                             groups=first_groups(encoding, settings.joint), workload=settings.workload_sets(encoding))
         # Post-processing from here: the model is a function of the measurements only.
         potentials = potentials_of(fitted.measurements, fitted.estimate.log_potentials)
@@ -95,7 +106,7 @@ class AdaptiveMarginals(BayesNetViews, DeclaredEstimator, PrivateEstimator):
         return Measured(lambda record: BayesNetModel(
             schema=fit.schema, encoding=encoding, network=network, conditionals=tuple(conditionals),
             parameters=settings.to_parameters(encoding), record=record, degree=network.degree,
-            algorithm=plan.setting("algorithm"), differentially_private=True, mechanism=MECHANISM,
+            algorithm=plan.setting("algorithm"), differentially_private=True, mechanism=settings.mechanism,
             potentials=potentials))
 
 

@@ -48,8 +48,9 @@ from privbayes.methods.adaptive.candidates import (
     workload_weights,
 )
 from privbayes.methods.adaptive.marginals import MarginalOracle, tree_cells
-from privbayes.privacy.accountant import Accountant
-from privbayes.privacy.mechanisms import DiscreteLaplace, Exponential, PermuteAndFlip
+from privbayes.methods.adaptive.zcdp import gaussian, selector
+from privbayes.privacy.accountant import Accountant, ZCDPAccountant
+from privbayes.privacy.mechanisms import DiscreteGaussian, DiscreteLaplace, Exponential, PermuteAndFlip
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
 from privbayes.privacy.samplers import RandomSource
 from privbayes.schema.encoding import Encoding
@@ -81,6 +82,32 @@ def mean_absolute_noise(scale: Fraction) -> float:
     return 2.0 * q / (1.0 - q * q)
 
 
+def noise_penalty(mechanism: DiscreteLaplace | DiscreteGaussian) -> float:
+    """E|Z| of a measurement's noise, the score's per-cell penalty: :func:`mean_absolute_noise` for the discrete
+    Laplace, σ·√(2/π) for the discrete Gaussian (the continuous value, σ² its variance: a public estimate, not a
+    privacy bound)."""
+    if isinstance(mechanism, DiscreteGaussian):
+        return math.sqrt(mechanism.variance * 2 / math.pi)
+    return mean_absolute_noise(mechanism.scale)
+
+
+def _measurer(release: PlannedRelease, sensitivity: Fraction) -> DiscreteLaplace | DiscreteGaussian:
+    """The mechanism of a planned measurement: discrete Laplace at its ε, or under zCDP the discrete Gaussian
+    at its ρ and planned L2 sensitivity."""
+    if release.rho is None:
+        return DiscreteLaplace(release.epsilon, sensitivity)
+    return gaussian(release.rho, release.sensitivity or sensitivity)
+
+
+def _selector(release: PlannedRelease, sensitivity: Fraction) -> Exponential | PermuteAndFlip:
+    """The mechanism of a planned selection: the plan's, at its ε, or under zCDP the exponential mechanism at
+    its ρ = ε²/8."""
+    if release.rho is not None:
+        return selector(release.rho, sensitivity)
+    mechanism = PermuteAndFlip if release.mechanism == PermuteAndFlip.name else Exponential
+    return mechanism(release.epsilon, sensitivity)
+
+
 def quality(exact: np.ndarray, model: np.ndarray, weight: Fraction, penalty: float) -> float:
     """AIM's score of a candidate (VLDB 2022, §4.2): w·(‖x − m‖₁ − |Ω|·E|Z|), the L1 error in counts of
     the model's marginal m (released values only) net of the noise a measurement would add.  Between
@@ -89,12 +116,15 @@ def quality(exact: np.ndarray, model: np.ndarray, weight: Fraction, penalty: flo
 
 
 def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: int, max_model_cells: int,
-        sensitivity: Fraction, accountant: Accountant, rng: RandomSource, n: int, count_scale: Fraction | None,
+        sensitivity: Fraction, accountant: Accountant | ZCDPAccountant, rng: RandomSource, n: int,
+        count_variance: float | None,
         progress: Callable[[int, int], None] | None = None,
         groups: Sequence[tuple[int, ...]] | None = None, workload: WorkloadSets = ()) -> Fitted:
     """Spend ``plan`` on ``table`` (encoded with ``encoding``): the 1-way marginals, then each round.
-    ``n`` is the public n, or under add/remove (``count_scale`` given) the released noisy count; ``workload``:
-    the steward's sets and weights (public), whose downward closure is then the candidates."""
+    ``n`` is the public n, or under add/remove (``count_variance``: its noise's variance) the released noisy count;
+    ``workload``: the steward's sets and weights (public), whose downward closure is then the candidates.  A zCDP
+    plan (releases priced in ρ) measures with the discrete Gaussian and selects with the exponential mechanism
+    (:mod:`privbayes.methods.adaptive.zcdp`)."""
     attrs = encoding.attributes
     releases = {(r.kind, r.index): r for r in plan.releases}
     measurements: list[NoisyTable] = []
@@ -111,11 +141,13 @@ def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: in
         from privbayes.methods.adaptive.network import measure_network
         from privbayes.privacy.neighbours import ADD_REMOVE, REPLACE_ONE
 
-        relation = REPLACE_ONE if count_scale is None else ADD_REMOVE
+        relation = REPLACE_ONE if count_variance is None else ADD_REMOVE
         initial = BudgetPlan(plan.total, tuple(r for r in plan.releases if r.kind in ("network", "table")),
                              (("degree", plan.setting("network degree")),))
+        if not isinstance(accountant, Accountant):
+            raise TypeError("the network start is pure epsilon only")  # the settings refuse it under zCDP
         measurements += measure_network(table, encoding, initial, n, relation, accountant, rng)
-    total = _total(measurements, n, count_scale)
+    total = _total(measurements, n, count_variance)
     fit = estimate(encoding, measurements, total)
     rounds = plan.setting("rounds")
     if workload:
@@ -134,15 +166,14 @@ def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: in
     selected = []
     for t in range(1, rounds + 1):
         select, measure = releases[("select", t)], releases[("measure", t)]
-        penalty = mean_absolute_noise(DiscreteLaplace(measure.epsilon, sensitivity).scale)
+        penalty = noise_penalty(_measurer(measure, sensitivity))
         oracle = MarginalOracle(fit.calibrated)
         feasible = _feasible(candidates, measured_sets, oracle, sizes, max_model_cells, too_large)
         if workload:
             feasible = _uncovered(feasible, measured_sets)
         scores = [quality(exact[c], oracle.marginal(c.attributes) * total, weight[c], penalty)
                   for c in feasible]
-        selector = PermuteAndFlip if select.mechanism == PermuteAndFlip.name else Exponential
-        chosen = feasible[selector(select.epsilon, sensitivity).release(
+        chosen = feasible[_selector(select, sensitivity).release(
             scores, accountant, rng, step=select.step, measured=f"one of {len(feasible)} candidate marginals")]
         label = " × ".join(attrs[a].name for a in chosen.attributes)
         measurements.append(_measure(table, chosen, measure, sensitivity, accountant, rng,
@@ -150,7 +181,7 @@ def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: in
                                      counts=exact[chosen]))
         measured_sets.append(chosen.attributes)
         selected.append(chosen)
-        total = _total(measurements, n, count_scale)
+        total = _total(measurements, n, count_variance)
         last = t == rounds
         fit = estimate(encoding, measurements, total, start=_warm(fit.log_potentials) + [None],
                        max_iterations=final_iterations(tree_cells(sizes, measured_sets)) if last else ROUND_ITERATIONS)
@@ -174,17 +205,24 @@ def _warm(log_potentials: Sequence[np.ndarray]) -> list[np.ndarray]:
 
 
 def _measure(table: PrivateTable, candidate: Candidate, release: PlannedRelease, sensitivity: Fraction,
-             accountant: Accountant, rng: RandomSource, measured: str, index: int,
+             accountant: Accountant | ZCDPAccountant, rng: RandomSource, measured: str, index: int,
              counts: np.ndarray | None = None) -> NoisyTable:
     exact = table.counts(list(candidate.attributes), list(candidate.levels)) if counts is None else counts
-    mechanism = DiscreteLaplace(release.epsilon, sensitivity)
+    mechanism = _measurer(release, sensitivity)
+    if isinstance(mechanism, DiscreteGaussian):
+        if not isinstance(accountant, ZCDPAccountant):
+            raise TypeError("a discrete Gaussian is charged to a zCDP accountant")
+        noisy = mechanism.release(exact, accountant, rng, step=release.step, measured=measured)
+        sigma = Fraction(math.sqrt(float(mechanism.sigma2)))
+        return NoisyTable(index, candidate.variables, noisy, sigma, mechanism.sigma2)
     noisy = mechanism.release(exact, accountant, rng, step=release.step, measured=measured)
     return NoisyTable(index, candidate.variables, noisy, mechanism.scale)
 
 
-def _total(measurements: Sequence[NoisyTable], n: int, count_scale: Fraction | None) -> float:
-    """The public n, or under add/remove the estimate of n from the noisy count and every noisy table."""
-    return float(n) if count_scale is None else estimated_total(measurements, n, count_scale)
+def _total(measurements: Sequence[NoisyTable], n: int, count_variance: float | None) -> float:
+    """The public n, or under add/remove the estimate of n from the noisy count (its noise of ``count_variance``)
+    and every noisy table."""
+    return float(n) if count_variance is None else estimated_total(measurements, n, None, count_variance)
 
 
 def _uncovered(candidates: list[Candidate], measured: list[tuple[int, ...]]) -> list[Candidate]:

@@ -33,6 +33,7 @@ its ledger against it; a model file's loader recomputes it.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from collections.abc import Callable, Iterable, Mapping
@@ -51,13 +52,16 @@ from privbayes.methods.adaptive.parameters import (  # noqa: F401 (the constants
     INITS,
     MAX_NETWORK_DEGREE,
     PARAMETERS,
+    PRIVACY,
     RAMP,
     SELECTIONS,
 )
 from privbayes.methods.adaptive.workload import Workload, WorkloadItem
-from privbayes.privacy.mechanisms import COUNT_SHARE, COUNT_STEP
+from privbayes.methods.adaptive.zcdp import l2_sensitivity, laplace_equivalent, selection_rho
+from privbayes.privacy.mechanisms import COUNT_SHARE, COUNT_STEP, DiscreteGaussian, Exponential
 from privbayes.privacy.neighbours import Neighbours, neighbours
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
+from privbayes.privacy.zcdp import epsilon_for, rho_for
 from privbayes.schema import Schema
 from privbayes.schema.encoding import Encoding
 from privbayes.synthesizers.parameters import DeclaredSettings, read_parameters, to_parameters
@@ -67,6 +71,8 @@ Entry = TypeVar("Entry", tuple[int, int, int], int)
 
 METHOD = "adaptive"
 MECHANISM = "adaptive marginals (AIM-style selection under pure ε, consistent estimation on a junction tree)"
+MECHANISM_ZCDP = ("adaptive marginals (AIM-style selection under zCDP: discrete Gaussian measurements, consistent "
+                  "estimation on a junction tree)")
 MAX_ROUNDS_PER_ATTRIBUTE = 2
 """The rounds rule gives at most this many rounds per attribute (each round refits the model)."""
 SMALL_SIGNAL = 5000
@@ -88,6 +94,9 @@ WORKLOAD_MULTIPLE = 64
 """The junction tree is also capped at this many times the cells of all the candidate marginals of two or
 more attributes (the workload's own size): a domain-scaled bound on the time and memory of each round
 (docs/decisions.md, "Adaptive marginals: budget ramp and model cap")."""
+REPORT_DELTA = Fraction(1, 10**9)
+"""The δ at which a zCDP release given only ``rho`` states the ε it implies (the guarantee is ρ-zCDP, which
+implies (ε(δ), δ)-DP for every δ; docs/decisions.md, "zCDP mode")."""
 ENCODING = "hierarchical"
 """The candidates are leaf marginals; the hierarchical encoding keeps the schema's attributes as they are."""
 
@@ -113,13 +122,49 @@ class AdaptiveSettings(DeclaredSettings):
     max_network_degree: int | None
     auto_version: int
     workload: Workload | None
+    privacy: str
+    delta: Fraction | None
+    rho: Fraction | None
 
     def check(self) -> None:
         """A workload fixes the candidates (its sets and their subsets): a ``marginal_degree`` beside it is refused
-        rather than silently ignored."""
+        rather than silently ignored.  ``delta`` and ``rho`` belong to ``privacy="zcdp"``, which needs one of them
+        and measures the 1-way marginals first (the network start is pure ε only); under zCDP the selection is the
+        exponential mechanism (ε²/8-zCDP; permute-and-flip would pay ε²/2: docs/decisions.md, "zCDP mode")."""
         if self.workload is not None and self.marginal_degree is not None:
             raise InputError("marginal_degree and workload: give one (the workload's sets and their subsets are the "
                              "candidates)")
+        if not self.zcdp:
+            if self.delta is not None or self.rho is not None:
+                raise InputError("delta and rho apply to privacy 'zcdp' only (privacy is 'pure')")
+            return
+        if self.delta is None and self.rho is None:
+            raise InputError("privacy 'zcdp' needs delta (the δ of the (ε, δ) guarantee, e.g. 1e-9) or rho")
+        if self.init == "network":
+            raise InputError("init 'network' is pure ε only; with privacy 'zcdp' use init 'auto' or 'oneway'")
+        object.__setattr__(self, "selection", "exponential")
+
+    @property
+    def zcdp(self) -> bool:
+        """Whether the fit is priced in ρ (``privacy="zcdp"``)."""
+        return self.privacy == PRIVACY[1]
+
+    @property
+    def mechanism(self) -> str:
+        """The release's mechanism line (model file and report)."""
+        return MECHANISM_ZCDP if self.zcdp else MECHANISM
+
+    def total_rho(self) -> Fraction:
+        """The zCDP budget: ``rho``, else the largest ρ whose (ε, δ) (CKS 2020, Cor. 13) is within (ε, ``delta``)."""
+        if self.rho is not None:
+            return self.rho
+        if self.delta is None:
+            raise ValueError("a pure-epsilon fit has no rho")
+        return _rho_for(self.epsilon, self.delta)
+
+    def report_delta(self) -> Fraction:
+        """The δ at which a zCDP release states its ε: ``delta``, or :data:`REPORT_DELTA` when only ρ is given."""
+        return self.delta if self.delta is not None else REPORT_DELTA
 
     @property
     def relation(self) -> Neighbours:
@@ -204,8 +249,14 @@ class AdaptiveSettings(DeclaredSettings):
         """ε of the noisy count (add/remove neighbours only)."""
         return self.epsilon * COUNT_SHARE
 
+    def count_rho(self) -> Fraction:
+        """ρ of the zCDP fit's noisy count (add/remove neighbours only): the same share of the budget."""
+        return self.total_rho() * COUNT_SHARE
+
     def plan(self, n: int, encoding: Encoding) -> BudgetPlan:
         """Every release of a fit on n rows (the noisy count under add/remove), in the fit's order."""
+        if self.zcdp:
+            return zcdp_plan(self, n, encoding)
         return adaptive_plan(self, n, encoding)
 
     def to_parameters(self, encoding: Encoding | None = None) -> dict[str, Any]:
@@ -214,6 +265,9 @@ class AdaptiveSettings(DeclaredSettings):
         ``encoding``'s attributes when given (the shorthands expanded), else as written."""
         out = to_parameters(self, METHOD)
         del out["workload"]
+        if not self.zcdp:  # pure-ε files as before
+            for key in ("privacy", "delta", "delta_exact", "rho", "rho_exact"):
+                del out[key]
         if self.workload is not None and encoding is None:
             out["workload"] = self.workload.document()
         elif self.workload is not None and encoding is not None:
@@ -229,6 +283,16 @@ class AdaptiveSettings(DeclaredSettings):
         and one 1-way table per attribute; before the automatic choices were versioned, version 1."""
         check_choice(params.get("method"), "method", (METHOD,), allow_none=False)
         return cls(**read_parameters(PARAMETERS, params, owner="adaptive"))
+
+
+@functools.lru_cache(maxsize=64)
+def _rho_for(epsilon: Fraction, delta: Fraction) -> Fraction:
+    """:func:`privbayes.privacy.zcdp.rho_for`, remembered: a fit, its plan and its model file ask for it often."""
+    try:
+        return rho_for(epsilon, delta)
+    except ValueError:
+        raise InputError(f"epsilon ({float(epsilon):g}) and delta ({float(delta):g}) allow no positive rho; raise "
+                         "either") from None
 
 
 def large_signal_share(share: Fraction, signal: float) -> Fraction:
@@ -387,3 +451,66 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
                      ("neighbours", relation.name), ("init", init)) + network_settings + (
                          (("workload sets", len(sets)),) if sets else ())
     return BudgetPlan(Fraction(epsilon), tuple(releases), plan_settings)
+
+
+def zcdp_rounds(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_rho: Fraction) -> int:
+    """T: ``rounds`` if given, else the pure rounds rule n·ε_t/Δ ≥ θ·T with each round's measurement at ε_t =
+    2√(ρ_m/T) (:func:`laplace_equivalent`), i.e. T = (2n√ρ_m/(θΔ))^(2/3), ρ_m the rounds' measurement budget;
+    at least 1, at most :data:`MAX_ROUNDS_PER_ATTRIBUTE`·d (with a workload, its number of sets)."""
+    if settings.rounds is not None:
+        return check_rounds(settings.rounds, "rounds")
+    measure = float(rounds_rho * (1 - settings.select_share))
+    signal = 2 * n * math.sqrt(measure) / (float(settings.relation.count_sensitivity) * settings.rounds_theta)
+    most = MAX_ROUNDS_PER_ATTRIBUTE * len(encoding.attributes)
+    if settings.workload is not None:
+        most = min(most, len(settings.workload_sets(encoding)))
+    rule = int(max(1, round(min(signal ** (2 / 3), most))))
+    return check_rounds(rule, "the rounds rule's number of rounds")
+
+
+def zcdp_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> BudgetPlan:
+    """Every release of a zCDP adaptive fit in the fit's order, priced in ρ (ε 0 on every release); the plan's
+    ``total`` is the ε the total ρ implies at the report's δ."""
+    relation = settings.relation
+    l1, l2 = relation.count_sensitivity, l2_sensitivity(relation)
+    total = settings.total_rho()
+    rest = total - (0 if relation.n_public else settings.count_rho())
+    share = settings.share_for("oneway", n * laplace_equivalent(rest) / float(l1), encoding.is_binary)
+    first = rest * share
+    T = zcdp_rounds(settings, n, encoding, rest - first)
+    zero = Fraction(0)
+    gaussian = DiscreteGaussian.name
+    releases = [] if relation.n_public else [
+        PlannedRelease(COUNT_STEP, gaussian, zero, kind="count", sensitivity=Fraction(1), rho=settings.count_rho())]
+    groups = first_groups(encoding, settings.joint)
+    weights = oneway_weights(encoding, groups)
+    d, G = len(encoding.attributes), len(groups)
+    name = "1-way marginal" if G == d else "first marginal"
+    releases += [PlannedRelease(f"{name} {g + 1}/{G}", gaussian, zero, kind="oneway", index=g, sensitivity=l2,
+                                rho=first * w / sum(weights)) for g, w in enumerate(weights)]
+    for t, budget in enumerate(round_budgets(rest - first, T, settings.ramp), start=1):
+        select = selection_rho(budget * settings.select_share)
+        releases += [PlannedRelease(f"round {t}/{T}: select", Exponential.name, zero, kind="select", index=t,
+                                    sensitivity=l1, rho=select),
+                     PlannedRelease(f"round {t}/{T}: measure", gaussian, zero, kind="measure", index=t,
+                                    sensitivity=l2, rho=budget - select)]
+    sets = settings.workload_sets(encoding)
+    degree = settings.degree_for(encoding)
+    among = (f"{'2' if degree == 2 else '2- and 3'}-way marginals (AIM's score)" if not sets else
+             f"{len(sets)} workload set{'' if len(sets) == 1 else 's'} and their subsets (AIM's score and weights; "
+             "the workload is public)")
+    rising = f" (budgets rising to {float(settings.ramp):g}× the first)" if T > 1 and settings.ramp != 1 else ""
+    joint = " (small attributes measured jointly)" if G < d else ""
+    algorithm = (f"1-way marginals{joint}, then {T} rounds{rising} of exponential-mechanism selection among the "
+                 f"{among} and a discrete-Gaussian measurement, consistent estimation after each (zCDP)")
+    first_marginals = (("first marginals", ", ".join(" × ".join(encoding.attributes[a].name for a in g)
+                                                     for g in groups)),) if G < d else ()
+    plan_settings = (("algorithm", algorithm), ("rounds", T), ("marginal degree", degree),
+                     ("mean rho per round", float((rest - first) / T)), ("last round over first", float(settings.ramp)),
+                     ("select share", float(settings.select_share)), ("initial share", float(share)),
+                     ("theta", settings.rounds_theta), ("max model cells", settings.model_cells_for(encoding)),
+                     ("n", n), ("attributes", d), ("neighbours", relation.name), ("init", "oneway"),
+                     ("privacy", "zCDP"), ("rho", float(total)), ("delta", float(settings.report_delta()))
+                     ) + first_marginals + ((("workload sets", len(sets)),) if sets else ())
+    epsilon = Fraction(epsilon_for(total, settings.report_delta()))
+    return BudgetPlan(epsilon, tuple(releases), plan_settings, total_rho=total)

@@ -1,0 +1,158 @@
+"""The adaptive method under zCDP (``privacy="zcdp"``): the plan priced in ρ, the ledger equal to it, the report's
+(ε, δ) within the asked ones, model files that re-plan on load, and pure-ε files without the new keys."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+from helpers import categorical_schema, correlated_frame
+
+import privbayes
+from privbayes import AdaptiveMarginals, cli
+from privbayes.core.errors import InputError
+from privbayes.estimation.measurements import NoisyTable
+from privbayes.methods.adaptive.zcdp import REPLACE_ONE_L2, selection_epsilon, selection_rho
+from privbayes.privacy.mechanisms import discrete_gaussian_variance
+from privbayes.privacy.zcdp import epsilon_for, rho_for
+
+SIZES = [3, 4, 2, 5]
+
+
+def _fit(relation: str, **params) -> AdaptiveMarginals:
+    frame = correlated_frame(SIZES, 400, seed=1)
+    return AdaptiveMarginals(1.0, neighbours=relation, privacy="zcdp", random_state=3, **params).fit(
+        frame, categorical_schema(SIZES))
+
+
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+def test_a_zcdp_fit_spends_its_rho_plan_exactly_and_reports_the_epsilon_within_the_asked(relation):
+    model = _fit(relation, delta=1e-6)
+    plan, ledger = model.released_.plan, model.released_.record.ledger
+    rho = rho_for(Fraction(1), Fraction(1, 10**6))
+    assert plan.total_rho == rho
+    plan.check(ledger)
+    assert sum(e.rho for e in ledger) == rho  # every planned ρ spent, exactly
+    assert all(e.epsilon == 0 for e in ledger)
+    report = model.privacy_report()
+    assert report["privacy_definition"] == "zCDP" and report["rho_exact"] == str(rho)
+    assert report["guarantee"].startswith(f"ρ-zCDP with ρ = {float(rho):.6g} ({relation} neighbours)")
+    assert report["delta"] == 1e-6 and 0.99 < report["epsilon"] <= 1.0
+    assert report["epsilon_spent"] <= 1.0
+    gaussians = [e for e in ledger if e.mechanism == "discrete Gaussian"]
+    selections = [e for e in ledger if e.mechanism == "exponential"]
+    assert len(selections) == plan.setting("rounds") >= 1
+    assert len(gaussians) + len(selections) == len(ledger)
+    l2 = REPLACE_ONE_L2 if relation == "replace-one" else Fraction(1)
+    assert {e.sensitivity for e in gaussians if e.step != "count n"} == {l2}
+    assert REPLACE_ONE_L2**2 > 2
+    assert (ledger[0].step == "count n") == (relation == "add-remove")
+
+
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+def test_a_saved_zcdp_model_reloads_its_plan_and_samples(relation, tmp_path):
+    model = _fit(relation, delta=1e-6)
+    path = tmp_path / "m.json"
+    model.save(path)
+    document = json.loads(path.read_text())
+    assert document["parameters"]["privacy"] == "zcdp" and document["parameters"]["delta_exact"] == "1/1000000"
+    loaded = privbayes.load(path)
+    assert loaded.plan == model.released_.plan
+    assert len(loaded.sample(50, random_state=1)) == 50
+    document["ledger"][-1]["rho_exact"] = str(Fraction(document["ledger"][-1]["rho_exact"]) / 2)
+    document["ledger"][-1]["rho"] /= 2
+    path.write_text(json.dumps(document))
+    with pytest.raises(InputError, match="ledger differs from the plan"):
+        privbayes.load(path)
+
+
+def test_rho_given_is_the_budget_and_the_report_states_epsilon_at_its_delta():
+    model = _fit("add-remove", rho="1/100")
+    report = model.privacy_report()
+    assert model.released_.plan.total_rho == Fraction(1, 100)
+    assert report["delta"] == 1e-9
+    assert report["epsilon"] == pytest.approx(epsilon_for(Fraction(1, 100), 1e-9))
+
+
+def test_pure_model_files_have_no_zcdp_keys(tmp_path):
+    frame = correlated_frame(SIZES, 400, seed=1)
+    model = AdaptiveMarginals(1.0, random_state=3).fit(frame, categorical_schema(SIZES))
+    model.save(tmp_path / "m.json")
+    params = json.loads((tmp_path / "m.json").read_text())["parameters"]
+    assert not {"privacy", "delta", "delta_exact", "rho", "rho_exact"} & set(params)
+    assert "privacy_definition" not in model.privacy_report()
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"privacy": "zcdp"}, "needs delta"),
+    ({"delta": 1e-9}, "apply to privacy 'zcdp' only"),
+    ({"rho": 0.1}, "apply to privacy 'zcdp' only"),
+    ({"privacy": "zcdp", "delta": 1.5}, "delta"),
+    ({"privacy": "zcdp", "delta": 1e-9, "init": "network"}, "pure ε only"),
+    ({"privacy": "renyi"}, "privacy"),
+])
+def test_bad_zcdp_parameters_are_one_line_errors(params, message):
+    with pytest.raises(InputError, match=message):
+        AdaptiveMarginals(1.0, **params).settings()
+
+
+def test_zcdp_selects_with_the_exponential_mechanism_even_when_permute_and_flip_is_asked():
+    settings = AdaptiveMarginals(1.0, privacy="zcdp", delta=1e-9, selection="permute-and-flip").settings()
+    assert settings.selection == "exponential"
+    assert settings.to_parameters()["selection"] == "exponential"
+
+
+@pytest.mark.parametrize("budget", [Fraction(1, 3), Fraction(7, 10**9), Fraction(12345, 678)])
+def test_a_selection_rho_is_exactly_eps_squared_over_8_and_within_its_budget(budget):
+    rho = selection_rho(budget)
+    assert rho <= budget and rho > budget * (1 - Fraction(1, 10**9))
+    assert selection_epsilon(rho) ** 2 / 8 == rho
+
+
+def test_a_gaussian_measurement_is_weighted_by_its_own_variance():
+    table = NoisyTable(0, ((0, 0),), [1, 2, 3], Fraction(3), Fraction(1, 3))
+    assert table.variance == discrete_gaussian_variance(Fraction(1, 3)) < 1 / 3
+    assert NoisyTable(0, ((0, 0),), [1, 2, 3], Fraction(3), Fraction(9)).variance == 9
+
+
+def test_cli_fits_under_zcdp(tmp_path, capsys):
+    data, schema = tmp_path / "d.csv", tmp_path / "schema.json"
+    correlated_frame(SIZES, 400, seed=1).to_csv(data, index=False)
+    schema.write_text(json.dumps(categorical_schema(SIZES).to_dict()))
+    out = tmp_path / "m.json"
+    assert cli.main(["fit", "--method", "adaptive", str(data), "--schema", str(schema), "--epsilon", "0.5",
+                     "--privacy", "zcdp", "--delta", "1e-9", "--neighbours", "add-remove", "--seed", "2",
+                     "-o", str(out)]) == 0
+    report = privbayes.load(out).privacy_report()
+    assert report["rho_exact"] == str(rho_for(Fraction(1, 2), Fraction(1, 10**9)))
+    assert report["epsilon"] <= 0.5
+
+
+def test_a_planned_zcdp_measurement_is_the_gaussian_of_its_rho_and_its_penalty_is_sigma_root_2_over_pi():
+    import math
+
+    from privbayes.methods.adaptive.rounds import _measurer, _selector, noise_penalty
+    from privbayes.privacy.plan import PlannedRelease
+
+    measure = PlannedRelease("round 1/1: measure", "discrete Gaussian", Fraction(0), kind="measure", index=1,
+                             sensitivity=REPLACE_ONE_L2, rho=Fraction(1, 50))
+    gaussian = _measurer(measure, Fraction(2))
+    assert gaussian.zcdp_cost() == Fraction(1, 50) and gaussian.sensitivity == REPLACE_ONE_L2
+    assert gaussian.sigma2 == REPLACE_ONE_L2**2 * 25
+    assert noise_penalty(gaussian) == pytest.approx(math.sqrt(float(gaussian.sigma2) * 2 / math.pi))
+    select = PlannedRelease("round 1/1: select", "exponential", Fraction(0), kind="select", index=1,
+                            sensitivity=Fraction(2), rho=selection_rho(Fraction(1, 200)))
+    chosen = _selector(select, Fraction(2))
+    assert chosen.name == "exponential" and chosen.zcdp_cost() == select.rho and chosen.sensitivity == 2
+
+
+def test_a_workload_works_under_zcdp(tmp_path):
+    model = _fit("add-remove", delta=1e-6, workload=[["a0", "a1", "a3"], ["a1", "a2"]])
+    plan = model.released_.plan
+    plan.check(model.released_.record.ledger)
+    assert plan.setting("workload sets") == 2 and plan.setting("rounds") <= 2
+    model.save(tmp_path / "m.json")
+    parameters = json.loads((tmp_path / "m.json").read_text())["parameters"]
+    assert parameters["privacy"] == "zcdp" and len(parameters["workload"]) == 2
+    assert privbayes.load(tmp_path / "m.json").plan == plan

@@ -14,7 +14,14 @@ Families (all T variables with K values each; ``alpha`` is the Dirichlet concent
 * ``grid``: a ⌈√T⌉-wide 4-neighbour lattice, each edge's log-potential the log of a Dirichlet(α) draw
   over its K² cells (the ICML 2017 §4.1 recipe);
 * ``loopy``: a connected Erdős–Rényi graph (edge probability 3/T), potentials as for ``grid``;
-* ``band3``: the ICML 2017 third-order chain (edges 1 ≤ |i − j| ≤ 3), potentials as for ``grid``.
+* ``band3``: the ICML 2017 third-order chain (edges 1 ≤ |i − j| ≤ 3), potentials as for ``grid``;
+* ``star``: a Bayesian network on a star (variable 0 the parent of all others), conditionals Dirichlet(α);
+* ``potts``: a ⌈√T⌉-wide 4-neighbour lattice with mixed Potts couplings, θ_ij(a, b) = J_ij·[a = b] with
+  J_ij uniform on [−α, α] (attractive and repulsive edges), and unary fields N(0, 0.5²) folded into each
+  variable's first edge (a loopy Ising-like model).
+
+``star`` and ``potts`` (and ``tree`` at K ≥ 8) are the families the default was not tuned on
+(benchmarks/mrf_untuned.py).
 
 Each population is N rows sampled exactly from the model (junction tree); its clique tables are
 computed here (synthetic data, not private) and released through ``privbayes.methods.mrf.measure``
@@ -78,6 +85,26 @@ def _potentials(edges: Sequence[tuple[int, int]], t: int, k: int, alpha: float,
     return LogLinearModel(Domain((k,) * t), tuple(edges), theta)
 
 
+def _lattice(t: int) -> list[tuple[int, int]]:
+    """The edges of a ⌈√T⌉-wide 4-neighbour lattice over T variables, sorted."""
+    width = math.ceil(math.sqrt(t))
+    edges = [(v, v + 1) for v in range(t) if (v + 1) % width and v + 1 < t]
+    edges += [(v, v + width) for v in range(t) if v + width < t]
+    return sorted(edges)
+
+
+def _potts(edges: Sequence[tuple[int, int]], t: int, k: int, strength: float,
+           rng: np.random.Generator) -> LogLinearModel:
+    """Mixed Potts couplings J_ij ~ U[−strength, strength] on the diagonal of each edge, plus unary fields
+    N(0, 0.5²) added to each variable's first edge (rows if it is the edge's first variable, else columns)."""
+    theta = [rng.uniform(-strength, strength) * np.eye(k) for _ in edges]
+    for v in range(t):
+        first = next(i for i, e in enumerate(edges) if v in e)
+        field = rng.normal(0.0, 0.5, size=k)
+        theta[first] = theta[first] + (field[:, None] if edges[first][0] == v else field[None, :])
+    return LogLinearModel(Domain((k,) * t), tuple(edges), tuple(theta))
+
+
 def _connected(edges: Sequence[tuple[int, int]], t: int) -> bool:
     reached, frontier = {0}, [0]
     while frontier:
@@ -100,10 +127,11 @@ def generate(family: str, t: int, k: int, alpha: float, seed: int) -> LogLinearM
     if family == "band3":
         return _potentials([(i, j) for i in range(t) for j in range(i + 1, t) if j - i <= 3], t, k, alpha, rng)
     if family == "grid":
-        width = math.ceil(math.sqrt(t))
-        edges = [(v, v + 1) for v in range(t) if (v + 1) % width and v + 1 < t]
-        edges += [(v, v + width) for v in range(t) if v + width < t]
-        return _potentials(sorted(edges), t, k, alpha, rng)
+        return _potentials(_lattice(t), t, k, alpha, rng)
+    if family == "star":
+        return _directed([(0, i) for i in range(1, t)], t, k, alpha, rng)
+    if family == "potts":
+        return _potts(_lattice(t), t, k, alpha, rng)
     if family == "loopy":
         while True:
             edges = [(i, j) for i in range(t) for j in range(i + 1, t) if rng.random() < min(1.0, 3.0 / t)]

@@ -112,7 +112,35 @@ def as_fraction(value: float | Fraction | int) -> Fraction:
     return value if isinstance(value, Fraction) else Fraction(value)
 
 
-class Accountant:
+class _Budget:
+    """A budget kept as an exact rational, what has been charged against it, and the ledger of the charges:
+    the part the pure-ε and the zCDP accountants share (each says what its unit is and how a charge is priced)."""
+
+    def __init__(self, total: float | Fraction, unit: str) -> None:
+        exact_total = as_fraction(total)
+        if exact_total <= 0:
+            raise ValueError(f"{unit} ({float(exact_total)}) must be positive")
+        self.total = exact_total
+        self._spent = Fraction(0)
+        self._ledger: list[LedgerEntry] = []
+
+    @property
+    def spent(self) -> Fraction:
+        """The budget charged so far (exact)."""
+        return self._spent
+
+    @property
+    def remaining(self) -> Fraction:
+        """The budget left: total minus spent (exact)."""
+        return self.total - self._spent
+
+    @property
+    def ledger(self) -> tuple[LedgerEntry, ...]:
+        """Every charge in order, one :class:`LedgerEntry` each."""
+        return tuple(self._ledger)
+
+
+class Accountant(_Budget):
     """Tracks (ε, δ) spent under sequential composition and refuses to overspend.
 
     One accountant per release: every mechanism charges it before it touches data, and its ledger is
@@ -132,34 +160,14 @@ class Accountant:
     """
 
     def __init__(self, total_epsilon: float | Fraction, total_delta: float | Fraction = 0) -> None:
-        total = as_fraction(total_epsilon)
-        if total <= 0:
-            raise ValueError(f"epsilon ({float(total)}) must be positive")
-        self.total = total
+        super().__init__(total_epsilon, "epsilon")
         self.total_delta = as_fraction(total_delta)
-        self._spent = Fraction(0)
         self._spent_delta = Fraction(0)
-        self._ledger: list[LedgerEntry] = []
-
-    @property
-    def spent(self) -> Fraction:
-        """The ε charged so far (exact)."""
-        return self._spent
 
     @property
     def spent_delta(self) -> Fraction:
         """The δ charged so far (exact)."""
         return self._spent_delta
-
-    @property
-    def remaining(self) -> Fraction:
-        """The ε left: total minus spent (exact)."""
-        return self.total - self._spent
-
-    @property
-    def ledger(self) -> tuple[LedgerEntry, ...]:
-        """Every charge in order, one :class:`LedgerEntry` each."""
-        return tuple(self._ledger)
 
     def charge(self, measurement: Measurement, *, step: str, measured: str) -> Cost:
         """Debit what ``measurement`` declares and record it; raise before anything is spent if it does not fit.
@@ -201,7 +209,7 @@ class Accountant:
         return cost
 
 
-class ZCDPAccountant:
+class ZCDPAccountant(_Budget):
     """Tracks ρ spent under zero-concentrated DP and refuses to overspend: sequential composition adds ρ
     (Bun & Steinke, TCC 2016, Lemma 2.3), kept as an exact rational.
 
@@ -221,27 +229,7 @@ class ZCDPAccountant:
     """
 
     def __init__(self, total_rho: float | Fraction) -> None:
-        total = as_fraction(total_rho)
-        if total <= 0:
-            raise ValueError(f"rho ({float(total)}) must be positive")
-        self.total = total
-        self._spent = Fraction(0)
-        self._ledger: list[LedgerEntry] = []
-
-    @property
-    def spent(self) -> Fraction:
-        """The ρ charged so far (exact)."""
-        return self._spent
-
-    @property
-    def remaining(self) -> Fraction:
-        """The ρ left: total minus spent (exact)."""
-        return self.total - self._spent
-
-    @property
-    def ledger(self) -> tuple[LedgerEntry, ...]:
-        """Every charge in order, one :class:`LedgerEntry` each (``rho`` set)."""
-        return tuple(self._ledger)
+        super().__init__(total_rho, "rho")
 
     def charge(self, measurement: ZCDPMeasurement, *, step: str, measured: str) -> Fraction:
         """Debit the ρ ``measurement`` declares and record it; raise before anything is spent if it does not fit.

@@ -90,6 +90,9 @@ def run(args: argparse.Namespace) -> None:
     report = estimator.privacy_report()
     spent = ("" if report["epsilon"] is None
              else f", ε spent {report['epsilon_spent']:g} of {report['epsilon']:g}")
+    if report.get("privacy_definition") == "zCDP":
+        spent = (f", ρ spent {report['rho_spent']:g} of {report['rho']:g} (zCDP; (ε, δ) = "
+                 f"({report['epsilon']:g}, {report['delta']:g}))")
     print(f"wrote {args.output}: {chosen.name}, {summary(estimator.released_)}{spent}")
 
 

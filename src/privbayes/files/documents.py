@@ -164,12 +164,12 @@ def is_rational_text(text: Any) -> bool:
 
 def ledger_problem(raw: Any) -> str | None:
     """What is wrong with a model file's raw ledger, or None: it must be a list of objects whose
-    ``epsilon``/``sensitivity``/``delta`` are finite numbers and whose ``*_exact`` values are plain
-    rationals (:data:`RATIONAL_TEXT`), checked before anything converts them."""
+    ``epsilon``/``sensitivity``/``delta`` (and, in a zCDP ledger, ``rho``) are finite numbers and whose ``*_exact``
+    values are plain rationals (:data:`RATIONAL_TEXT`), checked before anything converts them."""
     if not isinstance(raw, list) or not all(isinstance(entry, dict) for entry in raw):
         return "the ledger must be a list of objects"
     for entry in raw:
-        for key in ("epsilon", "sensitivity", "delta"):
+        for key in ("epsilon", "sensitivity", "delta", "rho"):
             value = entry.get(key, 0)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 return f"ledger {key} must be a finite number"

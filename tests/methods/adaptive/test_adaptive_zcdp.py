@@ -65,6 +65,10 @@ def test_a_saved_zcdp_model_reloads_its_plan_and_samples(relation, tmp_path):
     path.write_text(json.dumps(document))
     with pytest.raises(InputError, match="ledger differs from the plan"):
         privbayes.load(path)
+    document["ledger"][-1]["rho"] = "a lot"  # checked before anything converts it, like the ledger's ε
+    path.write_text(json.dumps(document))
+    with pytest.raises(InputError, match="ledger rho must be a finite number"):
+        privbayes.load(path)
 
 
 def test_rho_given_is_the_budget_and_the_report_states_epsilon_at_its_delta():
@@ -124,6 +128,7 @@ def test_cli_fits_under_zcdp(tmp_path, capsys):
     assert cli.main(["fit", "--method", "adaptive", str(data), "--schema", str(schema), "--epsilon", "0.5",
                      "--privacy", "zcdp", "--delta", "1e-9", "--neighbours", "add-remove", "--seed", "2",
                      "-o", str(out)]) == 0
+    assert "ρ spent" in capsys.readouterr().out  # the fit's line speaks in the guarantee's unit
     report = privbayes.load(out).privacy_report()
     assert report["rho_exact"] == str(rho_for(Fraction(1, 2), Fraction(1, 10**9)))
     assert report["epsilon"] <= 0.5

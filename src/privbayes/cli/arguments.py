@@ -15,7 +15,6 @@ from typing import Any
 
 from privbayes.core.errors import InputError
 from privbayes.synthesizers.parameters import (  # noqa: F401 (the parsers of every verb's flags)
-    SEED_BOUND,
     Parameter,
     count,
     number,

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from privbayes.core.errors import InputError
 from privbayes.core.validation import (
+    SEED_BOUND,
     check_choice,
     check_count,
     check_epsilon,
@@ -36,9 +37,6 @@ from privbayes.core.validation import (
     exact,
     exact_parameter,
 )
-
-SEED_BOUND = 2**63
-
 
 # --- the command line's parsers of a flag's text (the estimator's check then names the parameter) ---------------
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from privbayes.core.errors import InputError
+from privbayes.methods.nbc.parameters import CONDITIONS
 from privbayes.methods.nbc.views import NBCViews
 
 GAMMA_DENOMINATOR = 10**6
@@ -63,15 +64,6 @@ def _extreme_ratio(values: Sequence[Fraction]) -> Fraction | None:
     return None if low <= 0 else max(values) / low
 
 
-CONDITIONS = ("posterior", "corollary4")
-"""How a bound γ is enforced on the count ratios ρ (the largest P_{c'}/P_c or N^i_{t,c}/N^i_{t,c'}):
-
-* ``corollary4``: ρ^n ≤ γ, Corollary 4's condition (10) as printed;
-* ``posterior``: ρ^(2n−1) ≤ γ.  Bob's posterior ratio for a quasi-identifier I tends, when the
-  counts grow, to X_{I,c}/X_{I,c'} = Π_{i∈I} N-ratios · (P-ratio)^(|I|−1) ≤ ρ^(2|I|−1), so this
-  bounds it by γ; (10) alone allows up to γ^((2n−1)/n), and an exact possible-worlds count
-  exceeds γ (tests/methods/nbc/test_nbc_breach_est.py::test_corollary4_does_not_bound_the_posterior).
-"""
 
 
 def exponent(condition: str, n: int) -> int:

@@ -38,13 +38,13 @@ from privbayes.privacy.plan import BudgetPlan
 from privbayes.privacy.record import ReleaseRecord
 from privbayes.privacy.report import PrivacyReport
 from privbayes.schema import Schema
+from privbayes.synthesizers.contract import GIVEN
 from privbayes.synthesizers.parameters import DeclaredSettings
 
 METHOD = "nbc"
 MECHANISMS = {"safety-transform": "SafetyTransform (Mozafari & Zaniolo, VLDB 2009, §6)",
               "identity": "SafetyTransform (Mozafari & Zaniolo, VLDB 2009, §6.3: the views were already safe)",
               "est": "EST (Mozafari & Zaniolo, VLDB 2009, §7)"}
-GIVEN = "given by the user (public)"
 DRAFT = "inferred from the private data (schema marked 'inferred: true'): the value names and bins are NOT protected"
 NOT_DP = ("NOT differential privacy: the transformation is deterministic, adds no noise, and bounds only what the "
           "possible-worlds attacker of the paper learns about a class label")

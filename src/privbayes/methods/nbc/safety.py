@@ -14,7 +14,7 @@ Steps, all on logarithms (see :mod:`privbayes.methods.nbc.approx` for the bounds
 2. every log is multiplied by κ = 1/k with k ≥ e(2n+3)·(W + ½)/ln γ, e = n (Fig. 4's
    k ≥ n·log w / log γ' with γ' = γ^{1/(2n+3)} as Fig. 2 prescribes; W is the largest
    log-ratio between the classes' counts of one value, ≤ log w) or e = 2n−1 for the
-   "posterior" condition (see :data:`privbayes.methods.nbc.breach.CONDITIONS`), then rounded to rationals
+   "posterior" condition (see :data:`privbayes.methods.nbc.parameters.CONDITIONS`), then rounded to rationals
    biased by class: class c's N up by c·δ and its P down by c·δ in the log, so a tie of the
    original goes to the later class (the "preserving ties" device of §6.2.2); δ = 5h and the
    rounding error h = κ·g / (2(2n−1)(5|C|−1)) keep every strict inequality (Statements 7-8);
@@ -43,10 +43,10 @@ from privbayes.methods.nbc.approx import (
     zero_logs,
 )
 from privbayes.methods.nbc.breach import (
-    CONDITIONS,
     amplification,
     exponent,
 )
+from privbayes.methods.nbc.parameters import CONDITIONS
 from privbayes.methods.nbc.views import NBCViews
 
 MAX_DOUBLINGS = 6

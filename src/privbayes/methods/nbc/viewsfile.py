@@ -24,8 +24,7 @@ from typing import Any
 from privbayes.core.errors import InputError
 from privbayes.files.documents import parse_json
 from privbayes.methods.nbc.attack import measured_breach
-from privbayes.methods.nbc.breach import CONDITIONS
-from privbayes.methods.nbc.parameters import parse_fraction
+from privbayes.methods.nbc.parameters import CONDITIONS, parse_fraction
 from privbayes.methods.nbc.safety import SafeViews
 from privbayes.methods.nbc.views import AttributeCounts, NBCViews
 

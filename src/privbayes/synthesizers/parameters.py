@@ -469,12 +469,16 @@ class PrivacyDefinition:
         return self.privacy == PRIVACY_DEFINITIONS[1]
 
     def check_privacy(self) -> None:
-        """``delta`` and ``rho`` belong to ``privacy="zcdp"``, which needs one of them (refused, not ignored)."""
+        """``delta`` and ``rho`` belong to ``privacy="zcdp"``, which needs exactly one of them: the budget is ρ, given
+        or from (ε, δ); both would leave ε unused (refused, not ignored)."""
         if not self.zcdp:
             if self.delta is not None or self.rho is not None:
                 raise InputError("delta and rho apply to privacy 'zcdp' only (privacy is 'pure')")
         elif self.delta is None and self.rho is None:
             raise InputError("privacy 'zcdp' needs delta (the δ of the (ε, δ) guarantee, e.g. 1e-9) or rho")
+        elif self.delta is not None and self.rho is not None:
+            raise InputError("delta and rho: give one (rho is the budget itself; delta with epsilon asks for the "
+                             "largest rho within (epsilon, delta))")
 
     def total_rho(self) -> Fraction:
         """The zCDP budget: ``rho``, else the largest ρ whose (ε, δ) is within (ε, ``delta``)."""

@@ -12,6 +12,7 @@ from privbayes.synthesizers.parameters import (
     NEIGHBOURS,
     PROGRESS,
     RANDOM_STATE,
+    ZCDP_PARAMETERS,
     Parameter,
     choice_check,
     count,
@@ -31,7 +32,8 @@ PHASES = ("network", "marginals")
 
 PARAMETERS: tuple[Parameter, ...] = (
     EPSILON,
-    Parameter("beta", "share β of ε for learning the network (ε1 = βε)", 0.3, share_check(ratio), stored="exact"),
+    Parameter("beta", "share β of ε for learning the network (ε1 = βε; under zCDP the share of ρ)", 0.3,
+              share_check(ratio), stored="exact"),
     Parameter("theta", "θ-usefulness: how much signal each noisy table must keep (TODS 2017 §4.3); higher gives "
               "simpler models", 4.0, positive_check(number)),
     Parameter("score", "score function: I (mutual information), R or F", None, choice_check(SCORES), optional=True,
@@ -46,6 +48,7 @@ PARAMETERS: tuple[Parameter, ...] = (
               "all tables), projected (each table projected onto the simplex) or paper (clip and normalise, "
               "TODS 2017 Alg. 1/3)", "consistent", choice_check(ESTIMATIONS), legacy="paper"),
     replace(NEIGHBOURS, legacy="replace-one"),  # files before add/remove were replace-one
+    *ZCDP_PARAMETERS,  # privacy, delta, rho: kept in model files under zCDP only (files before it were pure ε)
     RANDOM_STATE,
     PROGRESS,
 )

@@ -7,7 +7,7 @@ training part, n rows sampled with seed s, zCDP at δ = 10⁻⁹.  Methods: ``pr
 each ``--betas`` value: β, the network's share of ρ), ``adaptive`` and ``adaptive-zcdp``.  Prints one JSON document,
 then a table of the means (± sd over the seeds) and the mean wall seconds::
 
-    PYTHONPATH=src python benchmarks/zcdp_privbayes.py [--methods privbayes,privbayes-zcdp] [--betas 0.3]
+    PYTHONPATH=src python benchmarks/zcdp_privbayes.py [--methods privbayes,privbayes-zcdp] [--betas 0.1,0.2]
         [--epsilons 0.1,0.4,1.6] [--seeds 0,1,2]
 """
 
@@ -41,18 +41,18 @@ def training_part() -> tuple[object, pd.DataFrame]:
     return schema, frame.iloc[train].reset_index(drop=True)
 
 
-def estimator(method: str, epsilon: float, seed: int, beta: float) -> PrivBayes | AdaptiveMarginals:
+def estimator(method: str, epsilon: float, seed: int, beta: float | None) -> PrivBayes | AdaptiveMarginals:
     zcdp = {"privacy": "zcdp", "delta": DELTA} if method.endswith("-zcdp") else {}
     if method.startswith("privbayes"):
         return PrivBayes(epsilon, neighbours="add-remove", random_state=seed, **zcdp,
-                         **({"beta": beta} if zcdp else {}))
+                         **({"beta": beta} if zcdp and beta is not None else {}))
     return AdaptiveMarginals(epsilon, neighbours="add-remove", random_state=seed, **zcdp)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--methods", default=",".join(METHODS))
-    parser.add_argument("--betas", default="0.3")
+    parser.add_argument("--betas", default="", help="β values for privbayes-zcdp (default: its default, 1/5)")
     parser.add_argument("--epsilons", default="0.1,0.4,1.6")
     parser.add_argument("--seeds", default="0,1,2")
     args = parser.parse_args()
@@ -62,7 +62,8 @@ def main() -> None:
     sizes = [a.size for a in schema.attributes]
     rows = []
     for method in args.methods.split(","):
-        betas = [float(b) for b in args.betas.split(",")] if method == "privbayes-zcdp" else [0.3]
+        betas = ([float(b) for b in args.betas.split(",")] if method == "privbayes-zcdp" and args.betas else
+                 [None])
         for beta in betas:
             for epsilon in (float(e) for e in args.epsilons.split(",")):
                 for seed in (int(s) for s in args.seeds.split(",")):
@@ -84,7 +85,8 @@ def main() -> None:
             spread = f" ± {statistics.stdev(values):.4f}" if len(values) > 1 else ""
             return f"{statistics.mean(values):.4f}{spread}"
         seconds = statistics.mean(r["seconds"] for r in group)
-        print(f"| {method} | {beta:g} | {epsilon:g} | {cell('q2')} | {cell('q3')} | {seconds:.1f} |")
+        shown = "default" if beta is None else f"{beta:g}"
+        print(f"| {method} | {shown} | {epsilon:g} | {cell('q2')} | {cell('q3')} | {seconds:.1f} |")
 
 
 if __name__ == "__main__":

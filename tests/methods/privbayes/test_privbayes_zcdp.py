@@ -53,7 +53,8 @@ def test_a_zcdp_fit_spends_its_rho_plan_exactly(relation):
     assert len(tables) == d and len({e.rho for e in tables}) == 1  # the tables' ρ split evenly
     assert len({e.rho for e in steps}) == 1 and selection_epsilon(steps[0].rho) ** 2 / 8 == steps[0].rho
     count = rho * COUNT_SHARE if relation == "add-remove" else 0
-    assert float(sum(e.rho for e in steps)) == pytest.approx(0.3 * float(rho - count), rel=1e-9)  # β of the rest
+    assert float(sum(e.rho for e in steps)) == pytest.approx(0.2 * float(rho - count), rel=1e-9)  # β of the rest
+    assert model.released_.plan.setting("beta") == 0.2  # zCDP's default β (pure ε: 0.3)
     l2 = REPLACE_ONE_L2 if relation == "replace-one" else Fraction(1)
     assert {e.sensitivity for e in tables} == {l2} and REPLACE_ONE_L2**2 > 2
     assert (ledger[0].step == "count n") == (relation == "add-remove")
@@ -124,11 +125,13 @@ def test_a_saved_zcdp_model_reloads_its_plan_and_samples(relation, tmp_path):
         privbayes.load(path)
 
 
-def test_pure_model_files_have_no_zcdp_keys(tmp_path):
+def test_pure_model_files_have_no_zcdp_keys_and_the_papers_beta(tmp_path):
     frame = correlated_frame(SIZES, 400, seed=1)
     PrivBayes(1.0, random_state=3).fit(frame, categorical_schema(SIZES)).save(tmp_path / "m.json")
     parameters = json.loads((tmp_path / "m.json").read_text())["parameters"]
     assert not {"privacy", "delta", "delta_exact", "rho", "rho_exact"} & set(parameters)
+    assert parameters["beta_exact"] == "3/10"
+    assert PrivBayes(1.0, privacy="zcdp", delta=1e-9, beta=0.3).settings().beta == Fraction(3, 10)  # given: kept
 
 
 def test_rho_given_is_the_budget_and_the_report_states_epsilon_at_its_delta():

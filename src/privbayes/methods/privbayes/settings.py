@@ -34,9 +34,10 @@ from privbayes.core.limits import limits
 from privbayes.core.validation import (
     check_choice,
     check_epsilon,
+    exact_parameter,
     is_real,
 )
-from privbayes.methods.privbayes.parameters import PARAMETERS, SCORES
+from privbayes.methods.privbayes.parameters import BETA, PARAMETERS, SCORES, ZCDP_BETA
 from privbayes.privacy.mechanisms import COUNT_SHARE, COUNT_STEP, DiscreteGaussian, Exponential
 from privbayes.privacy.neighbours import REPLACE_ONE, Neighbours, neighbours
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
@@ -80,8 +81,11 @@ class PrivBayesSettings(DeclaredSettings, PrivacyDefinition):
     def check(self) -> None:
         """The score must hold under the relation (add/remove supports R only); ``delta`` and ``rho`` belong to
         ``privacy="zcdp"`` (:meth:`~privbayes.synthesizers.parameters.PrivacyDefinition.check_privacy`), which
-        runs both phases with noise (the §6.4 analysis modes are pure ε only)."""
+        runs both phases with noise (the §6.4 analysis modes are pure ε only).  β not given is the paper's 3/10, or
+        under zCDP :data:`~privbayes.methods.privbayes.parameters.ZCDP_BETA`."""
         self.check_privacy()
+        if self.beta is None:
+            object.__setattr__(self, "beta", ZCDP_BETA if self.zcdp else BETA)
         if self.zcdp and self.non_private_phase is not None:
             raise InputError("non_private_phase is an analysis of pure ε (TODS 2017 §6.4); leave it out with "
                              "privacy 'zcdp'")
@@ -158,7 +162,7 @@ class PrivBayesSettings(DeclaredSettings, PrivacyDefinition):
         """Settings from a model file's ``parameters`` (validated; unknown keys refused).  Files before
         version 3 kept ε and β as binary floats, and used them so: they are read back the same way."""
         check_choice(params.get("method", METHOD), "method", (METHOD,), allow_none=False)
-        given: dict[str, Any] = {}
+        given: dict[str, Any] = {"beta": exact_parameter(params, "beta")} if version >= 3 else {}  # always written
         if version < 3:
             for name in ("epsilon", "beta"):
                 value: Any = params.get(name)

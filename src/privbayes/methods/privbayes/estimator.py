@@ -147,8 +147,9 @@ def _measure_and_estimate(settings: PrivBayesSettings, fit: FitContext) -> Measu
         budgets = {i: None for i in (range(k, d) if k is not None else range(d))}
     caveats = []
     potentials = None
+    gaussian_tables = {"l2_sensitivity": l2_sensitivity(relation)} if settings.zcdp else {}  # ρ per table
     measurements = measure_tables(table, network, budgets, accountant, rng, relation.count_sensitivity,
-                                  l2_sensitivity=l2_sensitivity(relation) if settings.zcdp else None)
+                                  **gaussian_tables)
     # Post-processing from here: the estimates read the measurements (and the public or noisy n) only.
     count = (count_mechanism(settings.count_epsilon()) if not settings.zcdp or relation.n_public else
              gaussian(settings.count_rho(), Fraction(1)))

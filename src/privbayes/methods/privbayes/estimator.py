@@ -48,7 +48,7 @@ from privbayes.synthesizers.contract import FitContext, Measured, PrivateEstimat
 from privbayes.synthesizers.fitted import BayesNetViews
 from privbayes.synthesizers.parameters import DeclaredEstimator
 
-INDEPENDENT_COLUMNS = ("the network has degree 0: at ε = {epsilon:g} and θ = {theta:g} the table is too small for "
+INDEPENDENT_COLUMNS = ("the network has degree 0: at {budget} and θ = {theta:g} the table is too small for "
                        "any parent to be worth its noise (θ-usefulness, TODS 2017 §4.5), so every column is sampled "
                        "on its own and no correlation between columns is kept; more rows, a larger ε, a smaller "
                        "theta or a fixed degree change that")
@@ -168,7 +168,8 @@ def _measure_and_estimate(settings: PrivBayesSettings, fit: FitContext) -> Measu
                                                 projected=settings.estimation == "projected")
     degree = k if k is not None else learned.degree
     if degree == 0 and settings.degree is None and d > 1:
-        warnings.warn(INDEPENDENT_COLUMNS.format(epsilon=float(settings.epsilon), theta=settings.theta),
+        budget = f"ρ = {float(settings.total_rho()):g}" if settings.zcdp else f"ε = {float(settings.epsilon):g}"
+        warnings.warn(INDEPENDENT_COLUMNS.format(budget=budget, theta=settings.theta),
                       IndependentColumnsWarning, stacklevel=6)
     if settings.non_private_phase:
         caveats.append(f"the {settings.non_private_phase} phase ran WITHOUT noise (analysis mode): "

@@ -111,7 +111,8 @@ def test_a_saved_zcdp_model_reloads_its_plan_and_samples(relation, tmp_path):
     model = _fit(relation, delta=1e-6)
     path = tmp_path / "m.json"
     model.save(path)
-    document = json.loads(path.read_text())
+    original = path.read_text()
+    document = json.loads(original)
     assert document["parameters"]["privacy"] == "zcdp" and document["parameters"]["delta_exact"] == "1/1000000"
     assert document["parameters"]["rho"] is None
     loaded = privbayes.load(path)
@@ -122,6 +123,12 @@ def test_a_saved_zcdp_model_reloads_its_plan_and_samples(relation, tmp_path):
     document["ledger"][-1]["rho"] /= 2
     path.write_text(json.dumps(document))
     with pytest.raises(InputError, match="ledger differs from the plan"):
+        privbayes.load(path)
+    document = json.loads(original)
+    for key in ("delta", "delta_exact"):  # a zCDP file that names no budget is refused, not read as pure ε
+        document["parameters"][key] = None
+    path.write_text(json.dumps(document))
+    with pytest.raises(InputError, match="privacy 'zcdp' needs delta"):
         privbayes.load(path)
 
 

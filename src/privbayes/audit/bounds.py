@@ -8,6 +8,9 @@ probabilities each: Bonferroni), ε ≥ max(ln(p_D⁻(E_hi)/p_D'⁺(E_hi)), ln(p
 probability ≥ 1 − α.  Thresholds are fixed before the counted runs: analytically for a mechanism alone (its
 largest loss), else chosen on separate calibration runs (choosing them on the counted runs would make the
 bound optimistic).
+
+An (ε, δ) claim (a zCDP mechanism's, at the δ it is stated at) allows Pr[E | D] ≤ e^ε Pr[E | D'] + δ, so the bound is
+ln((p_D⁻(E) − δ)/p_D'⁺(E)) there (``delta``; 0 for pure ε, where nothing changes).
 """
 
 from __future__ import annotations
@@ -34,10 +37,11 @@ def clopper_pearson_lower(successes: int, trials: int, alpha: float) -> float:
     return 1.0 - clopper_pearson_upper(trials - successes, trials, alpha)
 
 
-def ratio_bound(hits: int, trials: int, other_hits: int, other_trials: int, alpha: float) -> float:
-    """ln(p⁻/q⁺): the lower bound of hits/trials over the upper bound of other_hits/other_trials, each at
-    level ``alpha``; −∞ when the lower bound is 0."""
-    lower = clopper_pearson_lower(hits, trials, alpha)
+def ratio_bound(hits: int, trials: int, other_hits: int, other_trials: int, alpha: float,
+                delta: float = 0.0) -> float:
+    """ln((p⁻ − δ)/q⁺): the lower bound of hits/trials less ``delta`` over the upper bound of
+    other_hits/other_trials, each at level ``alpha``; −∞ when the numerator is not positive."""
+    lower = clopper_pearson_lower(hits, trials, alpha) - delta
     upper = clopper_pearson_upper(other_hits, other_trials, alpha)
     return math.log(lower / upper) if lower > 0 else -math.inf
 
@@ -66,21 +70,21 @@ def _level(confidence: float) -> float:
 
 
 def events(loss_d: np.ndarray, loss_d2: np.ndarray, high: float, low: float,
-           confidence: float = CONFIDENCE) -> tuple[Event, Event]:
-    """E_hi = {L ≥ high} (D ‖ D') and E_lo = {L ≤ low} (D' ‖ D) counted on the runs' losses."""
+           confidence: float = CONFIDENCE, delta: float = 0.0) -> tuple[Event, Event]:
+    """E_hi = {L ≥ high} (D ‖ D') and E_lo = {L ≤ low} (D' ‖ D) counted on the runs' losses (bounds at ``delta``)."""
     alpha = _level(confidence)
     n_d, n_d2 = len(loss_d), len(loss_d2)
     hi_d, hi_d2 = int(np.sum(loss_d >= high)), int(np.sum(loss_d2 >= high))
     lo_d, lo_d2 = int(np.sum(loss_d <= low)), int(np.sum(loss_d2 <= low))
-    return (Event("L >= t", high, hi_d, hi_d2, ratio_bound(hi_d, n_d, hi_d2, n_d2, alpha)),
-            Event("L <= -t'", low, lo_d, lo_d2, ratio_bound(lo_d2, n_d2, lo_d, n_d, alpha)))
+    return (Event("L >= t", high, hi_d, hi_d2, ratio_bound(hi_d, n_d, hi_d2, n_d2, alpha, delta)),
+            Event("L <= -t'", low, lo_d, lo_d2, ratio_bound(lo_d2, n_d2, lo_d, n_d, alpha, delta)))
 
 
 def calibrate(loss_d: np.ndarray, loss_d2: np.ndarray, confidence: float = CONFIDENCE,
-              runs: int | None = None) -> tuple[tuple[float, float], float]:
+              runs: int | None = None, delta: float = 0.0) -> tuple[tuple[float, float], float]:
     """The thresholds (t, t') with the largest expected bounds, and that bound: each candidate threshold (a
     value of these calibration losses) is scored by the bound its pessimistic calibration frequencies would
-    give on ``runs`` counted runs per table (default: as many as the calibration runs)."""
+    give on ``runs`` counted runs per table (default: as many as the calibration runs) at ``delta``."""
     alpha = _level(confidence)
     values = np.unique(np.round(np.concatenate([loss_d, loss_d2]), 9))
     sorted_d, sorted_d2 = np.sort(loss_d), np.sort(loss_d2)
@@ -92,7 +96,7 @@ def calibrate(loss_d: np.ndarray, loss_d2: np.ndarray, confidence: float = CONFI
         # good by chance is not chosen over a frequent one (the winner's curse of a search over many thresholds)
         p = clopper_pearson_lower(hits, trials, CALIBRATION_LEVEL)
         q = clopper_pearson_upper(other, other_trials, CALIBRATION_LEVEL)
-        return ratio_bound(round(p * size), size, round(q * size), size, alpha)
+        return ratio_bound(round(p * size), size, round(q * size), size, alpha, delta)
     best_hi, best_lo = (-math.inf, math.inf), (-math.inf, -math.inf)
     for t in values:
         at_least = t - 1e-9

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from privbayes.audit import parallel
-from privbayes.audit.alone import MECHANISMS, audit_mechanism
+from privbayes.audit.alone import CALIBRATION_SHARE, MECHANISMS, audit_mechanism
 from privbayes.audit.bounds import CONFIDENCE, calibrate, epsilon_lower, events
 from privbayes.audit.pairs import Pair, candidate_pairs
 from privbayes.audit.result import AuditResult
@@ -33,9 +33,10 @@ from privbayes.audit.transcript import transcript_loss
 from privbayes.core.errors import InputError
 from privbayes.privacy.accountant import as_fraction
 from privbayes.synthesizers import registry
+from privbayes.synthesizers.parameters import ZCDP_PARAMETERS
 
-CALIBRATION_SHARE = 4
-"""One run in CALIBRATION_SHARE calibrates (picks the pair and the thresholds); the others are counted."""
+DELTA = next(p for p in ZCDP_PARAMETERS if p.name == "delta")
+"""The δ of a discrete-Gaussian audit's claim, checked as the methods check theirs (an exact rational in (0, 1))."""
 
 MAX_RUNS = 10**7
 """Refuse larger audits before any work (a cap on a user input)."""
@@ -105,10 +106,13 @@ def audit(method: str = registry.DEFAULT_METHOD, epsilon: float | Fraction = 1, 
     without it the fits stop once ε is spent (faster; blind to data that bypasses the mechanisms)."""
     exact = _checked(method, epsilon, runs, workers, confidence, params)
     if method in MECHANISMS:
-        if set(params) - {"neighbours"}:
-            raise InputError(f"the {method} mechanism takes only epsilon and neighbours")
+        allowed = {"neighbours", "delta"} if method == "discrete-gaussian" else {"neighbours"}
+        if set(params) - allowed:
+            raise InputError(f"the {method} mechanism takes only epsilon and {' and '.join(sorted(allowed))}")
+        delta = params.get("delta")
         return audit_mechanism(method, exact, runs=runs, relation=params.get("neighbours"), seed=seed,
-                               workers=workers, confidence=confidence)
+                               workers=workers, confidence=confidence,
+                               delta=None if delta is None else DELTA.validate(delta))
     start = time.perf_counter()
     candidates = pairs if pairs is not None else candidate_pairs(params.get("neighbours"))
     calibration = max(len(candidates), runs // CALIBRATION_SHARE)

@@ -147,6 +147,14 @@ def laplace_log_ratio(output: np.ndarray, exact: np.ndarray, other: np.ndarray, 
     return diff / scale
 
 
+def gaussian_log_ratio(output: np.ndarray, exact: np.ndarray, other: np.ndarray, sigma2: float) -> np.ndarray:
+    """log Pr[output | exact] − log Pr[output | other] of discrete Gaussian noise N_Z(0, σ²), per coordinate:
+    ((z − other)² − (z − exact)²)/(2σ²) (the normaliser cancels: both are the same lattice, shifted)."""
+    out = np.asarray(output, dtype=np.float64)
+    diff = (out - np.asarray(other, dtype=np.float64)) ** 2 - (out - np.asarray(exact, dtype=np.float64)) ** 2
+    return diff / (2 * sigma2)
+
+
 def exponential_log_pmf(scores: np.ndarray, factor: float) -> np.ndarray:
     """log Pr[i] of the exponential mechanism for every candidate i."""
     z = factor * np.asarray(scores, dtype=np.float64)

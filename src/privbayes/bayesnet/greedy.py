@@ -28,7 +28,7 @@ from privbayes.bayesnet.scores import ScoreFunction
 from privbayes.bayesnet.usefulness import PAPER_SENSITIVITY, domain_bound
 from privbayes.core.errors import InputError
 from privbayes.counting import PrivateTable
-from privbayes.privacy.accountant import Accountant
+from privbayes.privacy.accountant import Accountant, ZCDPAccountant
 from privbayes.privacy.mechanisms import Exponential
 from privbayes.privacy.samplers import RandomSource, RationalScores
 
@@ -242,12 +242,13 @@ def greedy_bayes(
     score: ScoreFunction,
     candidates: CandidateRule,
     epsilon1: Fraction | None,
-    accountant: Accountant | None,
+    accountant: Accountant | ZCDPAccountant | None,
     rng: RandomSource,
     progress: Callable[[int, int], None] | None = None,
 ) -> Network:
-    """Learn a network; ``epsilon1=None`` picks the best-scoring pair exactly (NOT private:
-    only for the paper's BestNetwork analysis, §6.4)."""
+    """Learn a network: d − 1 exponential-mechanism selections of ε1/(d − 1) each, charged to ``accountant`` (a
+    :class:`~privbayes.privacy.accountant.ZCDPAccountant` charges each (ε1/(d − 1))²/8); ``epsilon1=None`` picks
+    the best-scoring pair exactly (NOT private: only for the paper's BestNetwork analysis, §6.4)."""
     attrs = table.encoding.attributes
     d = len(attrs)
     first = rng.randbelow(d)

@@ -12,7 +12,7 @@ from typing import Any
 from privbayes.cli import arguments
 from privbayes.core.errors import InputError
 
-MECHANISMS = ("discrete-laplace", "noisy-count", "exponential", "permute-and-flip")
+MECHANISMS = ("discrete-laplace", "noisy-count", "exponential", "permute-and-flip", "discrete-gaussian")
 """Kept equal to :data:`privbayes.audit.alone.MECHANISMS` (tested), so that ``--help`` imports nothing heavy."""
 
 NAMES = tuple(dict.fromkeys(p.name for m in ("adaptive", "privbayes", "sa-privbayes", "mrf")
@@ -30,7 +30,7 @@ def add_parser(commands: Any) -> None:
                                             "data.  Exit status 1 on a VIOLATION (bound above the claim).")
     audit.add_argument("--method", default="adaptive",
                        help="adaptive (default), privbayes, sa-privbayes, mrf, or a mechanism alone: "
-                            f"{', '.join(MECHANISMS)}")
+                            f"{', '.join(MECHANISMS)} (with --delta: the claim is (ε, δ))")
     audit.add_argument("--runs", type=arguments.positive_int, default=2000,
                        help="releases per table (default 2000; a quarter calibrate for methods; 20000 for a tight "
                             "bound)")
@@ -50,7 +50,8 @@ def parameters(args: argparse.Namespace, method: str) -> dict[str, Any]:
     given = {name: getattr(args, f"param_{name}") for name in NAMES
              if name != "epsilon" and getattr(args, f"param_{name}", None) is not None}
     declared = arguments.method_parameters()
-    allowed = {"neighbours"} if method in MECHANISMS else {p.name for p in declared.get(method, ())}
+    allowed = ({"neighbours", "delta"} if method == "discrete-gaussian" else {"neighbours"} if method in MECHANISMS
+               else {p.name for p in declared.get(method, ())})
     for name in given:
         if name not in allowed:
             raise InputError(f"{arguments.flags(declared)[name].cli_flag} does not apply to --method {method}")

@@ -1,8 +1,9 @@
 """The mechanisms and their bookkeeping: exact noise samplers (:mod:`.samplers`), the mechanisms that declare
 their sensitivity and cost and charge every release (:mod:`.mechanisms`), the accountant and its ledger
 (:mod:`.accountant`), the budget plan every fit is checked against (:mod:`.plan`), the neighbouring relations
-(:mod:`.neighbours`), the privacy report every method returns (:mod:`.report`) and zero-concentrated DP's
-conversion to (ε, δ) (:mod:`.zcdp`).  Nothing here reads rows."""
+(:mod:`.neighbours`), the privacy report every method returns (:mod:`.report`), zero-concentrated DP's
+conversion to (ε, δ) (:mod:`.zcdp`) and the mechanisms at an exact ρ that zCDP plans use
+(:mod:`.zcdp_mechanisms`).  Nothing here reads rows."""
 
 from __future__ import annotations
 

@@ -116,3 +116,8 @@ def rho_for(epsilon: float | Fraction, delta: float | Fraction) -> Fraction:
     if rho <= 0 or epsilon_for(rho, delta) > target:  # pragma: no cover - bisection keeps lo feasible
         raise AssertionError("rho_for: the rounded rho is not feasible")
     return rho
+
+
+REPORT_DELTA = Fraction(1, 10**9)
+"""The δ at which a zCDP release given only ρ states the ε it implies (the guarantee is ρ-zCDP, which implies
+(ε(δ), δ)-DP for every δ; docs/decisions.md, "zCDP mode")."""

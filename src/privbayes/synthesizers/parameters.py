@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import inspect
 import math
 from collections.abc import Callable, Mapping
@@ -426,6 +427,23 @@ RANDOM_STATE = Parameter("random_state", "seed of the DP noise (reproducible exp
                          "says so)", None, Check(lambda value, name: _seed(value, name), "int in [0, 2^63)", seed),
                          optional=True, auto="the operating system's randomness", flag="--seed", setting=False,
                          stored=None)
+PRIVACY_DEFINITIONS = ("pure", "zcdp")
+"""The privacy definitions: pure ε-DP, or zero-concentrated DP priced in ρ (docs/decisions.md, "zCDP mode")."""
+ZCDP_PARAMETERS = (
+    Parameter("privacy", "the privacy definition: pure (ε-DP) or zcdp (ρ-zCDP with ρ from (ε, delta) by Canonne, "
+              "Kamath & Steinke 2020, or rho; discrete Gaussian measurements, exponential-mechanism selections)",
+              PRIVACY_DEFINITIONS[0], choice_check(PRIVACY_DEFINITIONS), legacy=PRIVACY_DEFINITIONS[0]),
+    Parameter("delta", "with privacy zcdp: the δ of the (ε, δ) guarantee asked for (required unless rho is given)",
+              None, exact_check(Fraction(0), Fraction(1), cli=number), optional=True, auto="none (pure ε)",
+              stored="exact", legacy=None),
+    Parameter("rho", "with privacy zcdp: the budget ρ itself (exact), instead of the ρ that (ε, delta) allows", None,
+              exact_check(Fraction(0), Fraction(10**6), closed_high=True, cli=ratio), optional=True,
+              auto="the largest ρ whose (ε, δ) is within (epsilon, delta)", stored="exact", legacy=None),
+)
+"""``privacy``, ``delta`` and ``rho``: the privacy definition of a method that offers zCDP (the adaptive method and
+PrivBayes), declared once; :class:`PrivacyDefinition` reads them.  Model files keep them only under zCDP."""
+ZCDP_KEYS = ("privacy", "delta", "delta_exact", "rho", "rho_exact")
+"""The model-file keys of :data:`ZCDP_PARAMETERS` (absent from pure-ε files, which stay as they were)."""
 PROGRESS = Parameter("progress", "show a progress bar on stderr (the command line sets it)", False,
                      any_check("bool"), flag=None, setting=False, stored=None)
 
@@ -434,3 +452,57 @@ def _seed(value: Any, name: str) -> int | None:
     from privbayes.core.validation import check_seed
 
     return check_seed(value, name)
+
+
+class PrivacyDefinition:
+    """The privacy definition of settings that declare :data:`ZCDP_PARAMETERS`: pure ε, or ρ-zCDP with ρ given or
+    the largest ρ whose (ε, δ) (Canonne, Kamath & Steinke 2020, Cor. 13) is within (``epsilon``, ``delta``)."""
+
+    epsilon: Fraction
+    privacy: str
+    delta: Fraction | None
+    rho: Fraction | None
+
+    @property
+    def zcdp(self) -> bool:
+        """Whether the fit is priced in ρ (``privacy="zcdp"``)."""
+        return self.privacy == PRIVACY_DEFINITIONS[1]
+
+    def check_privacy(self) -> None:
+        """``delta`` and ``rho`` belong to ``privacy="zcdp"``, which needs exactly one of them: the budget is ρ, given
+        or from (ε, δ); both would leave ε unused (refused, not ignored)."""
+        if not self.zcdp:
+            if self.delta is not None or self.rho is not None:
+                raise InputError("delta and rho apply to privacy 'zcdp' only (privacy is 'pure')")
+        elif self.delta is None and self.rho is None:
+            raise InputError("privacy 'zcdp' needs delta (the δ of the (ε, δ) guarantee, e.g. 1e-9) or rho")
+        elif self.delta is not None and self.rho is not None:
+            raise InputError("delta and rho: give one (rho is the budget itself; delta with epsilon asks for the "
+                             "largest rho within (epsilon, delta))")
+
+    def total_rho(self) -> Fraction:
+        """The zCDP budget: ``rho``, else the largest ρ whose (ε, δ) is within (ε, ``delta``)."""
+        if self.rho is not None:
+            return self.rho
+        if self.delta is None:
+            raise ValueError("a pure-epsilon fit has no rho")
+        return _rho_for(self.epsilon, self.delta)
+
+    def report_delta(self) -> Fraction:
+        """The δ at which a zCDP release states its ε: ``delta``, or the report's δ (10⁻⁹) when only ρ is given."""
+        from privbayes.privacy.zcdp import REPORT_DELTA
+
+        return self.delta if self.delta is not None else REPORT_DELTA
+
+
+@functools.lru_cache(maxsize=64)
+def _rho_for(epsilon: Fraction, delta: Fraction) -> Fraction:
+    """:func:`privbayes.privacy.zcdp.rho_for`, remembered (a fit, its plan and its model file ask for it often); a
+    one-line InputError when no positive ρ fits."""
+    from privbayes.privacy.zcdp import rho_for
+
+    try:
+        return rho_for(epsilon, delta)
+    except ValueError:
+        raise InputError(f"epsilon ({float(epsilon):g}) and delta ({float(delta):g}) allow no positive rho; raise "
+                         "either") from None

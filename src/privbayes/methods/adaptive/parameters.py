@@ -17,13 +17,14 @@ from privbayes.methods.adaptive.workload import parse_workload
 from privbayes.synthesizers.parameters import (
     EPSILON,
     NEIGHBOURS,
+    PRIVACY_DEFINITIONS,
     PROGRESS,
     RANDOM_STATE,
+    ZCDP_PARAMETERS,
     Check,
     Parameter,
     choice_check,
     count_check,
-    exact_check,
     fixed,
     flag_check,
     number,
@@ -35,8 +36,9 @@ from privbayes.synthesizers.parameters import (
 
 DEGREES = (2, 3)
 INITS = ("auto", "oneway", "network")
-PRIVACY = ("pure", "zcdp")
-"""The privacy definitions: pure ε-DP, or zero-concentrated DP priced in ρ (docs/decisions.md, "zCDP mode")."""
+PRIVACY = PRIVACY_DEFINITIONS
+"""The privacy definitions (declared with ``delta`` and ``rho`` once for every method that offers zCDP:
+:data:`privbayes.synthesizers.parameters.ZCDP_PARAMETERS`)."""
 SELECTIONS = ("permute-and-flip", "exponential")
 """Each round's selection mechanism (docs/decisions.md, "Adaptive marginals: joint first marginals and
 permute-and-flip"); model files written before it was a setting selected with the exponential mechanism."""
@@ -120,15 +122,7 @@ PARAMETERS: tuple[Parameter, ...] = (
               "weighted toward it as AIM does.  Public input, recorded in the model file", None,
               Check(parse_workload, "path or list of attribute sets"), optional=True,
               auto="none: every marginal_degree-way set weighs the same", metavar="FILE", legacy=None),
-    Parameter("privacy", "the privacy definition: pure (ε-DP) or zcdp (ρ-zCDP with ρ from (ε, delta) by Canonne, "
-              "Kamath & Steinke 2020, or rho; discrete Gaussian measurements, exponential-mechanism selections)",
-              PRIVACY[0], choice_check(PRIVACY), legacy=PRIVACY[0]),
-    Parameter("delta", "with privacy zcdp: the δ of the (ε, δ) guarantee asked for (required unless rho is given)",
-              None, exact_check(Fraction(0), Fraction(1), cli=number), optional=True, auto="none (pure ε)",
-              stored="exact", legacy=None),
-    Parameter("rho", "with privacy zcdp: the budget ρ itself (exact), instead of the ρ that (ε, delta) allows", None,
-              exact_check(Fraction(0), Fraction(10**6), closed_high=True, cli=ratio), optional=True,
-              auto="the largest ρ whose (ε, δ) is within (epsilon, delta)", stored="exact", legacy=None),
+    *ZCDP_PARAMETERS,
     RANDOM_STATE,
     PROGRESS,
 )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from privbayes.bayesnet.model_file import MethodPart, require
-from privbayes.methods.privbayes.settings import MECHANISM, PrivBayesSettings
+from privbayes.methods.privbayes.settings import PrivBayesSettings
 from privbayes.schema.encoding import Encoding
 
 
@@ -15,4 +15,4 @@ def read_parameters(params: dict[str, Any], version: int, encoding: Encoding, n:
     settings = PrivBayesSettings.from_parameters(params, version=version)
     require(params.get("encoding") in (None, encoding.name), source, "parameters encoding contradicts the model's")
     return MethodPart(settings.plan(n, encoding), settings.differentially_private,
-                      settings.to_parameters(encoding), MECHANISM)
+                      settings.to_parameters(encoding), settings.mechanism)

@@ -46,7 +46,7 @@ def cost_estimate(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encod
         per_candidate = 2 ** (k + 1)
         tables = None
     else:
-        _, eps2 = settings.phase_budgets()
+        eps2 = settings.usefulness_epsilon(len(encoding.attributes))
         delta = settings.relation.count_sensitivity
         cap = candidate_cap(encoding)  # the bound GreedyBayes and the plan use (candidates.py)
         small = min(range(d), key=lambda j: attrs[j].size)
@@ -114,7 +114,7 @@ def search_work(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encodin
             cells += new * (d - i) * per_child
             largest_step = max(largest_step, step)
         return pairs, cells, largest_step
-    _, eps2 = settings.phase_budgets()
+    eps2 = settings.usefulness_epsilon(len(encoding.attributes))
     delta = settings.relation.count_sensitivity
     cap = candidate_cap(encoding)
     levels = level_sizes(encoding)
@@ -186,7 +186,7 @@ def table_bounds(encoding: Encoding, largest_cells: int, degree: int | None) -> 
 def theta_table_bounds(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encoding) -> list[int]:
     """Per attribute X, the cells of X's table under θ-usefulness (Alg. 4 line 6): |X| times its
     parent-domain bound τ(X) (capped as GreedyBayes caps it), and never more than the full domain."""
-    _, eps2 = settings.phase_budgets()
+    eps2 = settings.usefulness_epsilon(len(encoding.attributes))
     n, d = plan.setting("n"), len(encoding.attributes)
     cap, delta = candidate_cap(encoding), settings.relation.count_sensitivity
     sizes = [a.size for a in encoding.attributes]

@@ -6,7 +6,9 @@ Binary encoded data use Alg. 2 + Alg. 1 with the degree k of Lemma 4.8; general
 domains use Alg. 4 (+ Alg. 5/6) + Alg. 3.  By sequential composition the
 release is (ε1 + ε2)-DP (Thm 3.2) under "replace one tuple, n public"; with
 ``neighbours="add-remove"`` it is ε-DP under "add or remove one tuple" (n private: a noisy
-count is released first, docs/decisions.md).
+count is released first, docs/decisions.md).  With ``privacy="zcdp"`` the same phases are priced in ρ: the
+exponential mechanism's steps at ε²/8 and discrete-Gaussian tables (docs/decisions.md, "zCDP for PrivBayes");
+the release is ρ-zCDP, hence (ε, δ)-DP at the δ asked for.
 
 The budget plan (:mod:`privbayes.methods.privbayes.settings`) is computed from public inputs
 before any count is taken and checked against the ledger after; what ``fit``
@@ -39,13 +41,14 @@ from privbayes.methods.privbayes.settings import METHOD, PrivBayesSettings, meas
 from privbayes.privacy.mechanisms import count_mechanism
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.privacy.samplers import RandomSource
+from privbayes.privacy.zcdp_mechanisms import gaussian, l2_sensitivity, selection_epsilon
 from privbayes.schema import Schema
 from privbayes.schema.encoding import Encoding
 from privbayes.synthesizers.contract import FitContext, Measured, PrivateEstimator
 from privbayes.synthesizers.fitted import BayesNetViews
 from privbayes.synthesizers.parameters import DeclaredEstimator
 
-INDEPENDENT_COLUMNS = ("the network has degree 0: at ε = {epsilon:g} and θ = {theta:g} the table is too small for "
+INDEPENDENT_COLUMNS = ("the network has degree 0: at {budget} and θ = {theta:g} the table is too small for "
                        "any parent to be worth its noise (θ-usefulness, TODS 2017 §4.5), so every column is sampled "
                        "on its own and no correlation between columns is kept; more rows, a larger ε, a smaller "
                        "theta or a fixed degree change that")
@@ -91,14 +94,23 @@ class PrivBayes(BayesNetViews, DeclaredEstimator, PrivateEstimator):
         return cost_estimate(settings, plan, settings.encoding_for(schema), detailed=False)  # memory only
 
     def private_n_note(self) -> str:
-        count = self.settings().count_epsilon()
-        return f"the fit first releases a noisy count (discrete Laplace, ε = {float(count):g}) and plans from it"
+        settings = self.settings()
+        count = (f"discrete Gaussian, ρ = {float(settings.count_rho()):g}" if settings.zcdp else
+                 f"discrete Laplace, ε = {float(settings.count_epsilon()):g}")
+        return f"the fit first releases a noisy count ({count}) and plans from it"
 
     def _prepare(self, settings: PrivBayesSettings, table: PrivateTable) -> PrivateTable:
         return table.encoded(settings.encoding_for(table.schema))
 
     def _count_epsilon(self, settings: PrivBayesSettings) -> Fraction:
         return settings.count_epsilon()
+
+    def _total_rho(self, settings: PrivBayesSettings) -> Fraction | None:
+        """ρ under ``privacy="zcdp"`` (the template then charges a zCDP accountant), else None."""
+        return settings.total_rho() if settings.zcdp else None
+
+    def _count_rho(self, settings: PrivBayesSettings) -> Fraction:
+        return settings.count_rho()
 
     def _progress_title(self, settings: PrivBayesSettings) -> str:
         return "PrivBayes"
@@ -110,20 +122,23 @@ class PrivBayes(BayesNetViews, DeclaredEstimator, PrivateEstimator):
 def _measure_and_estimate(settings: PrivBayesSettings, fit: FitContext) -> Measured:
     """TODS 2017 §3: GreedyBayes with ε1, NoisyConditionals with ε2, then estimation (post-processing)."""
     encoding = settings.encoding_for(fit.schema)
-    table, plan, accountant, rng, progress = fit.table, fit.plan, fit.accountant, fit.rng, fit.progress
+    table, plan, accountant, rng, progress = fit.table, fit.plan, fit.charged, fit.rng, fit.progress
     n = fit.planned_n
     relation = settings.relation
     k = plan.setting("degree")
     score = get_score(settings.score_for(encoding), relation)
+    d = len(encoding.attributes)
     eps1, eps2 = settings.phase_budgets()
     phase = settings.non_private_phase  # a phase run without noise learns or releases exactly (None, §6.4)
     learn = None if phase == "network" else eps1 + eps2 if phase == "marginals" else eps1
-    d = len(encoding.attributes)
+    if settings.zcdp:  # d − 1 steps of the ε_s whose ε_s²/8 is the plan's ρ per step (exact)
+        steps = [r.rho for r in plan.releases if r.kind == "network" and r.rho is not None]
+        learn = selection_epsilon(steps[0]) * (d - 1) if steps else None
     if k == 0:  # independent attributes: the order needs no data
         network = _random_order(d, rng)
     else:
         rule = fixed_degree_candidates(k) if k is not None else maximal_parent_candidates(
-            table, eps2, settings.theta, n=n, sensitivity=relation.count_sensitivity)
+            table, settings.usefulness_epsilon(d), settings.theta, n=n, sensitivity=relation.count_sensitivity)
         progress.stage("learning the network", d - 1)
         network = greedy_bayes(table, score, rule, learn, accountant, rng, progress.update)
     progress.stage("releasing noisy conditionals", None)
@@ -132,10 +147,13 @@ def _measure_and_estimate(settings: PrivBayesSettings, fit: FitContext) -> Measu
         budgets = {i: None for i in (range(k, d) if k is not None else range(d))}
     caveats = []
     potentials = None
-    measurements = measure_tables(table, network, budgets, accountant, rng, relation.count_sensitivity)
+    gaussian_tables = {"l2_sensitivity": l2_sensitivity(relation)} if settings.zcdp else {}  # ρ per table
+    measurements = measure_tables(table, network, budgets, accountant, rng, relation.count_sensitivity,
+                                  **gaussian_tables)
     # Post-processing from here: the estimates read the measurements (and the public or noisy n) only.
-    count_scale = count_mechanism(settings.count_epsilon()).scale
-    total = n if relation.n_public else estimated_total(measurements, n, count_scale)
+    count = (count_mechanism(settings.count_epsilon()) if not settings.zcdp or relation.n_public else
+             gaussian(settings.count_rho(), Fraction(1)))
+    total = n if relation.n_public else estimated_total(measurements, n, None, count.variance)
     learned = network
     conditionals: Sequence[np.ndarray]
     if settings.estimation == "consistent":
@@ -150,7 +168,8 @@ def _measure_and_estimate(settings: PrivBayesSettings, fit: FitContext) -> Measu
                                                 projected=settings.estimation == "projected")
     degree = k if k is not None else learned.degree
     if degree == 0 and settings.degree is None and d > 1:
-        warnings.warn(INDEPENDENT_COLUMNS.format(epsilon=float(settings.epsilon), theta=settings.theta),
+        budget = f"ρ = {float(settings.total_rho()):g}" if settings.zcdp else f"ε = {float(settings.epsilon):g}"
+        warnings.warn(INDEPENDENT_COLUMNS.format(budget=budget, theta=settings.theta),
                       IndependentColumnsWarning, stacklevel=6)
     if settings.non_private_phase:
         caveats.append(f"the {settings.non_private_phase} phase ran WITHOUT noise (analysis mode): "
@@ -159,6 +178,7 @@ def _measure_and_estimate(settings: PrivBayesSettings, fit: FitContext) -> Measu
         schema=fit.schema, encoding=encoding, network=network, conditionals=tuple(conditionals),
         parameters=settings.to_parameters(encoding), record=record, degree=degree,
         algorithm=plan.setting("algorithm"), differentially_private=settings.differentially_private,
+        mechanism=settings.mechanism,
         learned_network=learned if network is not learned else None, potentials=potentials), tuple(caveats))
 
 

@@ -6,12 +6,14 @@ Imports nothing heavy: the command line reads these declarations to build ``priv
 from __future__ import annotations
 
 from dataclasses import replace
+from fractions import Fraction
 
 from privbayes.synthesizers.parameters import (
     EPSILON,
     NEIGHBOURS,
     PROGRESS,
     RANDOM_STATE,
+    ZCDP_PARAMETERS,
     Parameter,
     choice_check,
     count,
@@ -28,10 +30,15 @@ ENCODINGS = ("vanilla", "hierarchical", "binary", "gray")
 """The encodings (:data:`privbayes.schema.encoding.ENCODINGS`; a test keeps the two equal)."""
 ESTIMATIONS = ("consistent", "projected", "paper")
 PHASES = ("network", "marginals")
+BETA = Fraction(3, 10)
+"""The network's share of ε (TODS 2017, §6)."""
+ZCDP_BETA = Fraction(1, 5)
+"""The network's share of ρ under zCDP (docs/decisions.md, "zCDP for PrivBayes": measured on Adult)."""
 
 PARAMETERS: tuple[Parameter, ...] = (
     EPSILON,
-    Parameter("beta", "share β of ε for learning the network (ε1 = βε)", 0.3, share_check(ratio), stored="exact"),
+    Parameter("beta", "share β of ε for learning the network (ε1 = βε; under zCDP the share of ρ)", None,
+              share_check(ratio), optional=True, auto="3/10 (TODS 2017), 1/5 under privacy zcdp", stored="exact"),
     Parameter("theta", "θ-usefulness: how much signal each noisy table must keep (TODS 2017 §4.3); higher gives "
               "simpler models", 4.0, positive_check(number)),
     Parameter("score", "score function: I (mutual information), R or F", None, choice_check(SCORES), optional=True,
@@ -46,6 +53,7 @@ PARAMETERS: tuple[Parameter, ...] = (
               "all tables), projected (each table projected onto the simplex) or paper (clip and normalise, "
               "TODS 2017 Alg. 1/3)", "consistent", choice_check(ESTIMATIONS), legacy="paper"),
     replace(NEIGHBOURS, legacy="replace-one"),  # files before add/remove were replace-one
+    *ZCDP_PARAMETERS,  # privacy, delta, rho: kept in model files under zCDP only (files before it were pure ε)
     RANDOM_STATE,
     PROGRESS,
 )

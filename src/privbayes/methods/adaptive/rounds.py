@@ -21,7 +21,8 @@ this library's pieces:
   is left out (AIM's model-size filter; the test reads only released selections);
 * the model is re-fitted after each round by the consistent estimator
   (:func:`privbayes.estimation.consistent.estimate`, Private-PGM's objective), warm-started from the
-  previous round's log-potentials.
+  previous round's log-potentials; above a large signal n·ε/Δ the new measurement's potential starts
+  matched to the model (:func:`matched_start`, one step of iterative proportional fitting).
 
 The budgets come from the plan (:mod:`privbayes.methods.adaptive.settings`), fixed before any count is taken;
 the step names are the plan's, so the fit's ledger is checked against it release by release.

@@ -14,13 +14,15 @@ rows are drawn from it and Q2 / Q3 (average TVD of all 2-way / 3-way marginals,
 :func:`privbayes.evaluation.marginals.average_marginal_tvd`) are measured against the sample it was
 fitted on.  The floor is a second, independent sample of the same network measured the same way: no
 method that sees only one sample can be expected below it.  Prints JSON and a table (Q2 / Q3, their
-ratios to the floor, fit + sample seconds).
+ratios to the floor, fit + sample seconds with their CPU seconds and the load average: on a shared machine the
+wall time alone says little).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
@@ -79,28 +81,30 @@ def run(rows: list[int], epsilons: list[float], repeats: int, method: str, optio
         table = InMemoryTable(data, Encoding.build(schema, "hierarchical"))
         for eps in epsilons:
             for rep in range(repeats):
-                start = time.perf_counter()
+                start, cpu = time.perf_counter(), time.process_time()
                 fitted = synthesizer(method, eps, rep, options).fit(table)
                 synth = draw(fitted.model_, n, 2000 + rep)
-                seconds = time.perf_counter() - start
+                seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
                 plan = fitted.model_.plan
                 got = scores(data, synth, sizes)
                 out.append({"rows": n, "epsilon": eps, "repeat": rep, "method": method, "options": options,
                             "floor_q2": floor["q2"], "floor_q3": floor["q3"], **got,
                             "ratio_q2": got["q2"] / floor["q2"], "ratio_q3": got["q3"] / floor["q3"],
-                            "seconds": seconds, "rounds": plan.setting("rounds") if method == "adaptive" else None,
+                            "seconds": seconds, "cpu_seconds": cpu, "load_average": os.getloadavg()[0],
+                            "rounds": plan.setting("rounds") if method == "adaptive" else None,
                             "degree": plan.setting("marginal degree") if method == "adaptive" else None})
                 print(json.dumps(out[-1]), flush=True)
     return out
 
 
 def table(results: list[dict]) -> str:
-    lines = ["| rows | ε | floor Q2 / Q3 | Q2 / Q3 | ratio to floor | rounds, degree | fit + sample s |",
+    lines = ["| rows | ε | floor Q2 / Q3 | Q2 / Q3 | ratio to floor | rounds, degree | fit + sample s (CPU s, load) |",
              "|---:|---:|---|---|---|---|---:|"]
     for r in results:
         lines.append(f"| {r['rows']:,} | {r['epsilon']:g} | {r['floor_q2']:.4f} / {r['floor_q3']:.4f} | "
                      f"{r['q2']:.4f} / {r['q3']:.4f} | {r['ratio_q2']:.2f} / {r['ratio_q3']:.2f} | "
-                     f"{r['rounds']}, {r['degree']} | {r['seconds']:.1f} |")
+                     f"{r['rounds']}, {r['degree']} | {r['seconds']:.1f} ({r['cpu_seconds']:.1f}, "
+                     f"{r['load_average']:.1f}) |")
     return "\n".join(lines)
 
 

@@ -19,9 +19,13 @@ from privbayes.methods.adaptive.marginals import MarginalOracle, tree_cells
 from privbayes.methods.adaptive.rounds import (
     FINAL_MAX_ITERATIONS,
     FINAL_WORK,
+    ROUND_ITERATIONS,
+    Refits,
     final_iterations,
+    matched_start,
     mean_absolute_noise,
     quality,
+    refits_for,
 )
 from privbayes.methods.adaptive.settings import (
     AUTO_VERSION,
@@ -445,6 +449,34 @@ def test_repeated_one_attribute_measurements_are_solved_in_closed_form():
     from privbayes.inference.projection import project_simplex
     np.testing.assert_allclose(fitted.calibrated.marginal([0]), project_simplex(mean), atol=1e-12)
     assert fitted.iterations == 0
+
+
+def test_a_matched_start_gives_the_model_the_new_measurements_marginal():
+    """One IPF step: the warm model's potentials plus the matched start have the new table (floored, negatives
+    clipped) as their marginal, where the paper's conditional start leaves the model's first marginal counted
+    twice."""
+    from privbayes.estimation.consistent import FLOOR, estimate
+    from privbayes.estimation.measurements import NoisyTable
+
+    encoding = Encoding.build(categorical_schema([3, 4]), "vanilla")
+    first = [NoisyTable(0, ((0, 0),), np.array([500, 300, 200]), Fraction(2)),
+             NoisyTable(1, ((1, 0),), np.array([100, 400, 250, 250]), Fraction(2))]
+    warm = estimate(encoding, first, 1000)
+    pair = NoisyTable(2, ((0, 0), (1, 0)), np.array([[90, 210, 150, 30], [5, 120, 60, 140], [-3, 70, 40, 88]]),
+                      Fraction(2))
+    start = matched_start(pair, MarginalOracle(warm.calibrated).marginal([0, 1]))
+    fitted = estimate(encoding, first + [pair], 1000, start=list(warm.log_potentials) + [start], max_iterations=0)
+    target = np.maximum(pair.counts, 0) / np.maximum(pair.counts, 0).sum()
+    target = (1 - FLOOR) * target + FLOOR / target.size
+    np.testing.assert_allclose(fitted.calibrated.marginal([0, 1]), target, atol=1e-12)
+    paper = estimate(encoding, first + [pair], 1000, start=list(warm.log_potentials) + [None], max_iterations=0)
+    assert np.abs(paper.calibrated.marginal([0, 1]) - target).sum() > 0.05
+
+
+def test_re_fits_start_matched_only_above_the_large_signal():
+    """Small fits (the release pins) keep the paper's start and 50 iterations per re-fit."""
+    assert refits_for(LARGE_SIGNAL) == refits_for(100.0) == Refits() == Refits(ROUND_ITERATIONS, matched=False)
+    assert refits_for(LARGE_SIGNAL * 1.01).matched and refits_for(10**9).matched
 
 
 def test_fits_need_rows_under_replace_one_only():

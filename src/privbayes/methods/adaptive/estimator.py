@@ -99,7 +99,8 @@ class AdaptiveMarginals(BayesNetViews, DeclaredEstimator, PrivateEstimator):
                             max_model_cells=plan.setting("max model cells"), sensitivity=relation.count_sensitivity,
                             accountant=fit.charged, rng=fit.rng, n=fit.planned_n,
                             count_variance=count_variance, progress=fit.progress.update,
-                            groups=first_groups(encoding, settings.joint), workload=settings.workload_sets(encoding))
+                            groups=first_groups(encoding, settings.joint), workload=settings.workload_sets(encoding),
+                            refits=rounds.refits_for(settings.signal(fit.planned_n)))
         # Post-processing from here: the model is a function of the measurements only.
         potentials = potentials_of(fitted.measurements, fitted.estimate.log_potentials)
         network, conditionals = network_of(encoding, potentials)  # as its model file will rebuild it

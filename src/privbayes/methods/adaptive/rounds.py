@@ -21,7 +21,8 @@ this library's pieces:
   is left out (AIM's model-size filter; the test reads only released selections);
 * the model is re-fitted after each round by the consistent estimator
   (:func:`privbayes.estimation.consistent.estimate`, Private-PGM's objective), warm-started from the
-  previous round's log-potentials.
+  previous round's log-potentials; above a large signal n·ε/Δ the new measurement's potential starts
+  matched to the model (:func:`matched_start`, one step of iterative proportional fitting).
 
 The budgets come from the plan (:mod:`privbayes.methods.adaptive.settings`), fixed before any count is taken;
 the step names are the plan's, so the fit's ledger is checked against it release by release.
@@ -48,6 +49,7 @@ from privbayes.methods.adaptive.candidates import (
     workload_weights,
 )
 from privbayes.methods.adaptive.marginals import MarginalOracle, tree_cells
+from privbayes.methods.adaptive.settings import LARGE_SIGNAL
 from privbayes.methods.adaptive.zcdp import gaussian, selector
 from privbayes.privacy.accountant import Accountant, ZCDPAccountant
 from privbayes.privacy.mechanisms import DiscreteGaussian, DiscreteLaplace, Exponential, PermuteAndFlip
@@ -63,6 +65,16 @@ FINAL_WORK = 5 * 10**8
 """The last fit may run up to FINAL_WORK / (cells of its junction tree) iterations (at least the estimator's
 own bound, at most :data:`FINAL_MAX_ITERATIONS`): a deterministic bound on its time, like the estimator's."""
 FINAL_MAX_ITERATIONS = 2000
+
+
+@dataclass(frozen=True)
+class Refits:
+    """How the model is re-fitted after each round but the last: at most ``iterations`` mirror-descent steps, and
+    with ``matched`` the new measurement's log-potential starts at :func:`matched_start` instead of the paper's
+    conditional.  Post-processing of released measurements; a deterministic bound, not wall-clock."""
+
+    iterations: int = ROUND_ITERATIONS
+    matched: bool = False
 
 
 @dataclass(frozen=True)
@@ -119,10 +131,12 @@ def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: in
         sensitivity: Fraction, accountant: Accountant | ZCDPAccountant, rng: RandomSource, n: int,
         count_variance: float | None,
         progress: Callable[[int, int], None] | None = None,
-        groups: Sequence[tuple[int, ...]] | None = None, workload: WorkloadSets = ()) -> Fitted:
+        groups: Sequence[tuple[int, ...]] | None = None, workload: WorkloadSets = (),
+        refits: Refits = Refits()) -> Fitted:
     """Spend ``plan`` on ``table`` (encoded with ``encoding``): the 1-way marginals, then each round.
     ``n`` is the public n, or under add/remove (``count_variance``: its noise's variance) the released noisy count;
-    ``workload``: the steward's sets and weights (public), whose downward closure is then the candidates.  A zCDP
+    ``workload``: the steward's sets and weights (public), whose downward closure is then the candidates;
+    ``refits``: how the model is re-fitted after each round (:func:`refits_for`).  A zCDP
     plan (releases priced in ρ) measures with the discrete Gaussian and selects with the exponential mechanism
     (:mod:`privbayes.methods.adaptive.zcdp`)."""
     attrs = encoding.attributes
@@ -183,11 +197,21 @@ def run(table: PrivateTable, encoding: Encoding, plan: BudgetPlan, *, degree: in
         selected.append(chosen)
         total = _total(measurements, n, count_variance)
         last = t == rounds
-        fit = estimate(encoding, measurements, total, start=_warm(fit.log_potentials) + [None],
-                       max_iterations=final_iterations(tree_cells(sizes, measured_sets)) if last else ROUND_ITERATIONS)
+        new = matched_start(measurements[-1], oracle.marginal(chosen.attributes)) if refits.matched else None
+        fit = estimate(encoding, measurements, total, start=_warm(fit.log_potentials) + [new],
+                       max_iterations=final_iterations(tree_cells(sizes, measured_sets)) if last else refits.iterations)
         if progress is not None:
             progress(t, rounds)
     return Fitted(tuple(measurements), fit, tuple(selected), total)
+
+
+def refits_for(signal: float) -> Refits:
+    """The re-fits of a fit at ``signal`` n·ε/Δ (:meth:`~privbayes.methods.adaptive.settings.AdaptiveSettings.signal`,
+    public): above :data:`~privbayes.methods.adaptive.settings.LARGE_SIGNAL` the new measurement starts matched
+    (:func:`matched_start`); below it as before, so small fits are unchanged."""
+    if not signal > LARGE_SIGNAL:
+        return Refits()
+    return Refits(ROUND_ITERATIONS, matched=True)
 
 
 def final_iterations(cells: int) -> int:
@@ -196,6 +220,20 @@ def final_iterations(cells: int) -> int:
     tolerance on large samples (docs/decisions.md, "Capacity that follows n·ε": 1,130 iterations to converge
     on 10⁶ rows); the work bound keeps its time within FINAL_WORK cell-updates."""
     return min(FINAL_MAX_ITERATIONS, max(MAX_ITERATIONS, FINAL_WORK // max(1, cells)))
+
+
+def matched_start(measurement: NoisyTable, model: np.ndarray) -> np.ndarray:
+    """A new measurement's starting log-potential: log(y/Σy) − log p̂, its table's normalised noisy counts y
+    (negatives clipped, floored as :func:`~privbayes.estimation.consistent.estimate`'s start) over the current
+    model's marginal p̂ of its attributes.  Added to the warm model it makes that model's marginal on a clique
+    equal to y: one step of iterative proportional fitting (Deming & Stephan 1940), where the paper's start
+    log Pr*[X | Π] counts the parents' marginal twice.  With precise measurements (a large n·ε) mirror descent
+    from the paper's start needs hundreds of steps to undo that (docs/decisions.md, "Capacity that follows n·ε").
+    Reads released values only."""
+    target = np.maximum(np.asarray(measurement.counts, dtype=np.float64), 0.0)
+    target = target / target.sum() if target.sum() > 0 else np.full(target.shape, 1.0 / target.size)
+    target = (1 - FLOOR) * target + FLOOR / target.size
+    return np.asarray(np.log(target) - np.log(np.maximum(model, FLOOR / model.size)), dtype=np.float64)
 
 
 def _warm(log_potentials: Sequence[np.ndarray]) -> list[np.ndarray]:

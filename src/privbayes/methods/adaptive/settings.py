@@ -253,6 +253,15 @@ class AdaptiveSettings(DeclaredSettings):
         """ρ of the zCDP fit's noisy count (add/remove neighbours only): the same share of the budget."""
         return self.total_rho() * COUNT_SHARE
 
+    def signal(self, n: int) -> float:
+        """n·ε/Δ with ε the budget after the noisy count (under zCDP the Laplace-equivalent ε ≡ 2√ρ of that ρ):
+        the count a table measured with all of it resolves against its noise.  ``n`` is public, or under
+        add/remove the released noisy count, so every rule of this signal is a function of public inputs."""
+        delta, public = float(self.relation.count_sensitivity), self.relation.n_public
+        if self.zcdp:
+            return n * laplace_equivalent(self.total_rho() - (0 if public else self.count_rho())) / delta
+        return n * float(self.epsilon - (0 if public else self.count_epsilon())) / delta
+
     def plan(self, n: int, encoding: Encoding) -> BudgetPlan:
         """Every release of a fit on n rows (the noisy count under add/remove), in the fit's order."""
         if self.zcdp:
@@ -401,7 +410,7 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
     rest = epsilon - (0 if relation.n_public else settings.count_epsilon())
     init = settings.init_for(encoding)
     degree = settings.degree_for(encoding)
-    share = settings.share_for(init, n * float(rest) / float(delta), encoding.is_binary)
+    share = settings.share_for(init, settings.signal(n), encoding.is_binary)
     oneway = rest * share
     d = len(encoding.attributes)
     T = rounds_for(settings, n, encoding, rest - oneway)
@@ -475,7 +484,7 @@ def zcdp_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> BudgetP
     l1, l2 = relation.count_sensitivity, l2_sensitivity(relation)
     total = settings.total_rho()
     rest = total - (0 if relation.n_public else settings.count_rho())
-    share = settings.share_for("oneway", n * laplace_equivalent(rest) / float(l1), encoding.is_binary)
+    share = settings.share_for("oneway", settings.signal(n), encoding.is_binary)
     first = rest * share
     T = zcdp_rounds(settings, n, encoding, rest - first)
     zero = Fraction(0)

@@ -94,6 +94,7 @@ def test_pure_model_files_have_no_zcdp_keys(tmp_path):
     ({"rho": 0.1}, "apply to privacy 'zcdp' only"),
     ({"privacy": "zcdp", "delta": 1.5}, "delta"),
     ({"privacy": "zcdp", "delta": 1e-9, "init": "network"}, "pure ε only"),
+    ({"privacy": "zcdp", "delta": 1e-9, "rho": 0.1}, "give one"),
     ({"privacy": "renyi"}, "privacy"),
 ])
 def test_bad_zcdp_parameters_are_one_line_errors(params, message):

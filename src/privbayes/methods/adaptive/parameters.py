@@ -17,7 +17,6 @@ from privbayes.methods.adaptive.workload import parse_workload
 from privbayes.synthesizers.parameters import (
     EPSILON,
     NEIGHBOURS,
-    PRIVACY_DEFINITIONS,
     PROGRESS,
     RANDOM_STATE,
     ZCDP_PARAMETERS,
@@ -36,9 +35,6 @@ from privbayes.synthesizers.parameters import (
 
 DEGREES = (2, 3)
 INITS = ("auto", "oneway", "network")
-PRIVACY = PRIVACY_DEFINITIONS
-"""The privacy definitions (declared with ``delta`` and ``rho`` once for every method that offers zCDP:
-:data:`privbayes.synthesizers.parameters.ZCDP_PARAMETERS`)."""
 SELECTIONS = ("permute-and-flip", "exponential")
 """Each round's selection mechanism (docs/decisions.md, "Adaptive marginals: joint first marginals and
 permute-and-flip"); model files written before it was a setting selected with the exponential mechanism."""

@@ -33,7 +33,6 @@ its ledger against it; a model file's loader recomputes it.
 
 from __future__ import annotations
 
-import functools
 import heapq
 import math
 from collections.abc import Callable, Iterable, Mapping
@@ -52,7 +51,6 @@ from privbayes.methods.adaptive.parameters import (  # noqa: F401 (the constants
     INITS,
     MAX_NETWORK_DEGREE,
     PARAMETERS,
-    PRIVACY,
     RAMP,
     SELECTIONS,
 )
@@ -61,10 +59,16 @@ from privbayes.methods.adaptive.zcdp import l2_sensitivity, laplace_equivalent, 
 from privbayes.privacy.mechanisms import COUNT_SHARE, COUNT_STEP, DiscreteGaussian, Exponential
 from privbayes.privacy.neighbours import Neighbours, neighbours
 from privbayes.privacy.plan import BudgetPlan, PlannedRelease
-from privbayes.privacy.zcdp import epsilon_for, rho_for
+from privbayes.privacy.zcdp import epsilon_for
 from privbayes.schema import Schema
 from privbayes.schema.encoding import Encoding
-from privbayes.synthesizers.parameters import DeclaredSettings, read_parameters, to_parameters
+from privbayes.synthesizers.parameters import (
+    ZCDP_KEYS,
+    DeclaredSettings,
+    PrivacyDefinition,
+    read_parameters,
+    to_parameters,
+)
 
 Entry = TypeVar("Entry", tuple[int, int, int], int)
 """A heap entry of :func:`first_groups`: a group's (cells, position, version), or a position."""
@@ -94,14 +98,11 @@ WORKLOAD_MULTIPLE = 64
 """The junction tree is also capped at this many times the cells of all the candidate marginals of two or
 more attributes (the workload's own size): a domain-scaled bound on the time and memory of each round
 (docs/decisions.md, "Adaptive marginals: budget ramp and model cap")."""
-REPORT_DELTA = Fraction(1, 10**9)
-"""The δ at which a zCDP release given only ``rho`` states the ε it implies (the guarantee is ρ-zCDP, which
-implies (ε(δ), δ)-DP for every δ; docs/decisions.md, "zCDP mode")."""
 ENCODING = "hierarchical"
 """The candidates are leaf marginals; the hierarchical encoding keeps the schema's attributes as they are."""
 
 
-class AdaptiveSettings(DeclaredSettings):
+class AdaptiveSettings(DeclaredSettings, PrivacyDefinition):
     """The public parameters of an adaptive fit, validated once (one-line :class:`InputError` naming the
     parameter; declared in :mod:`privbayes.methods.adaptive.parameters`).  Budgets and shares are exact rationals
     of the decimals written (0.2 → 1/5)."""
@@ -134,37 +135,17 @@ class AdaptiveSettings(DeclaredSettings):
         if self.workload is not None and self.marginal_degree is not None:
             raise InputError("marginal_degree and workload: give one (the workload's sets and their subsets are the "
                              "candidates)")
+        self.check_privacy()
         if not self.zcdp:
-            if self.delta is not None or self.rho is not None:
-                raise InputError("delta and rho apply to privacy 'zcdp' only (privacy is 'pure')")
             return
-        if self.delta is None and self.rho is None:
-            raise InputError("privacy 'zcdp' needs delta (the δ of the (ε, δ) guarantee, e.g. 1e-9) or rho")
         if self.init == "network":
             raise InputError("init 'network' is pure ε only; with privacy 'zcdp' use init 'auto' or 'oneway'")
         object.__setattr__(self, "selection", "exponential")
 
     @property
-    def zcdp(self) -> bool:
-        """Whether the fit is priced in ρ (``privacy="zcdp"``)."""
-        return self.privacy == PRIVACY[1]
-
-    @property
     def mechanism(self) -> str:
         """The release's mechanism line (model file and report)."""
         return MECHANISM_ZCDP if self.zcdp else MECHANISM
-
-    def total_rho(self) -> Fraction:
-        """The zCDP budget: ``rho``, else the largest ρ whose (ε, δ) (CKS 2020, Cor. 13) is within (ε, ``delta``)."""
-        if self.rho is not None:
-            return self.rho
-        if self.delta is None:
-            raise ValueError("a pure-epsilon fit has no rho")
-        return _rho_for(self.epsilon, self.delta)
-
-    def report_delta(self) -> Fraction:
-        """The δ at which a zCDP release states its ε: ``delta``, or :data:`REPORT_DELTA` when only ρ is given."""
-        return self.delta if self.delta is not None else REPORT_DELTA
 
     @property
     def relation(self) -> Neighbours:
@@ -275,7 +256,7 @@ class AdaptiveSettings(DeclaredSettings):
         out = to_parameters(self, METHOD)
         del out["workload"]
         if not self.zcdp:  # pure-ε files as before
-            for key in ("privacy", "delta", "delta_exact", "rho", "rho_exact"):
+            for key in ZCDP_KEYS:
                 del out[key]
         if self.workload is not None and encoding is None:
             out["workload"] = self.workload.document()
@@ -292,16 +273,6 @@ class AdaptiveSettings(DeclaredSettings):
         and one 1-way table per attribute; before the automatic choices were versioned, version 1."""
         check_choice(params.get("method"), "method", (METHOD,), allow_none=False)
         return cls(**read_parameters(PARAMETERS, params, owner="adaptive"))
-
-
-@functools.lru_cache(maxsize=64)
-def _rho_for(epsilon: Fraction, delta: Fraction) -> Fraction:
-    """:func:`privbayes.privacy.zcdp.rho_for`, remembered: a fit, its plan and its model file ask for it often."""
-    try:
-        return rho_for(epsilon, delta)
-    except ValueError:
-        raise InputError(f"epsilon ({float(epsilon):g}) and delta ({float(delta):g}) allow no positive rho; raise "
-                         "either") from None
 
 
 def large_signal_share(share: Fraction, signal: float) -> Fraction:

@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from helpers import categorical_schema, correlated_frame
+from test_mechanisms_only import SIZES as MECHANISM_SIZES
+from test_mechanisms_only import _two_tables, oblivious  # noqa: F401 (a fixture)
 
 import privbayes
 from privbayes import PrivateMRF
@@ -234,3 +236,15 @@ def test_auto_is_within_five_percent_of_the_best_kl_on_a_skewed_star_where_noise
         totals["naive"] += _kl(truth, naive_mle(start, stats, 1e-4)) / stars
         totals["cgm"] += _kl(truth, cgm_em(start, stats)[0]) / stars
     assert totals["auto"] <= 1.05 * min(totals["naive"], totals["cgm"]), totals
+
+
+@pytest.mark.usefixtures("oblivious")
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+def test_auto_reads_only_what_the_mechanisms_released(relation):
+    """Rule 2 reads the released tables: with mechanisms whose outputs ignore the data (tests/test_mechanisms_only.py),
+    two different tables (under add/remove also of different sizes, n being private) give identical model files."""
+    first, second = _two_tables(300, 300 if relation == "replace-one" else 301)
+    fits = [PrivateMRF(CHAIN, 1.0, neighbours=relation, random_state=5).fit(f, categorical_schema(MECHANISM_SIZES))
+            for f in (first, second)]
+    assert fits[0].released_.estimate.startswith(f"auto rule {AUTO_RULE}:")
+    assert json.dumps(fits[0].released_.to_document()) == json.dumps(fits[1].released_.to_document())

@@ -16,17 +16,22 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 
 import numpy as np
 from mrf_generators import ESTIMATORS, kl, mean_tvd, noise_to_count, pair_marginals, trials
 
+from privbayes.methods.mrf import LogLinearModel
+
 METHODS = ("naive", "cgm", "auto")
 
 
-def run(family: str, t: int, k: int, alpha: float, n: int, epsilon: float, reps: int) -> dict[str, object]:
-    """Mean KL and pairwise TVD of every method over ``reps`` models; one JSON line per fit on stdout."""
+def run(family: str, t: int, k: int, alpha: float, n: int, epsilon: float, reps: int,
+        make: Callable[[int], LogLinearModel] | None = None) -> dict[str, object]:
+    """Mean KL and pairwise TVD of every method over ``reps`` models (``make(seed)`` if given, else
+    :func:`mrf_generators.generate`); one JSON line per fit on stdout."""
     scores: dict[str, list[tuple[float, float]]] = {m: [] for m in METHODS}
-    group = trials(family, t, k, alpha, n, epsilon, reps, "replace-one")
+    group = trials(family, t, k, alpha, n, epsilon, reps, "replace-one", make)
     for trial in group:
         truth_pairs = pair_marginals(trial.truth)
         for method in METHODS:

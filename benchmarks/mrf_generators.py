@@ -212,13 +212,14 @@ ESTIMATORS: dict[str, Callable[[Trial], LogLinearModel]] = {
 
 
 def trials(family: str, t: int, k: int, alpha: float, n: int, epsilon: float, reps: int,
-           relation: str) -> list[Trial]:
+           relation: str, make: Callable[[int], LogLinearModel] | None = None) -> list[Trial]:
+    """``reps`` true models (``make(seed)`` if given, else :func:`generate`), N rows from each, tables released."""
     out = []
     for rep in range(reps):
-        truth = generate(family, t, k, alpha, seed=rep)
+        truth = make(rep) if make is not None else generate(family, t, k, alpha, seed=rep)
         rows = truth.sample(n, np.random.default_rng([rep, n, 1]))
         counts = clique_counts(truth, rows)
-        names = [f"{a},{b}" for a, b in truth.cliques]
+        names = [",".join(map(str, c)) for c in truth.cliques]
         stats = measure(counts, n, truth.cliques, names, epsilon, relation, Accountant(epsilon),  # type: ignore[arg-type]
                         random_source(1000 * rep + 7))
         out.append(Trial(truth, LogLinearModel.uniform(truth.domain, truth.cliques), counts, n, epsilon, stats, rep))

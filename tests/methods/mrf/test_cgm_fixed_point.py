@@ -24,10 +24,13 @@ from privbayes.methods.mrf.estep import dual_estep
 from privbayes.methods.mrf.estimation import (
     DETECTION_SHARE,
     LAMBDA_MIDDLE,
+    NOISE_SHARE_WEIGHT,
     RATIO_HIGH,
     calibrated_lambda,
     calibrated_mle,
+    noise_share,
     noise_to_count,
+    public_lambda,
 )
 from privbayes.methods.mrf.measurements import per_cell_scale
 from privbayes.privacy.accountant import Accountant
@@ -139,29 +142,48 @@ def _stats(n: float, scale: float, shapes, seed: int = 0) -> NoisyStatistics:
     return NoisyStatistics(cliques, tables, scale, n, "replace-one")
 
 
-def test_calibrated_lambda_is_a_function_of_public_inputs():
-    """λ_C depends on b, |X_C| and N only (never on the noisy counts), is continuous and non-decreasing
+def test_public_lambda_is_a_function_of_public_inputs():
+    """Rule 1's λ_C depends on b, |X_C| and N only (never on the noisy counts), is continuous and non-decreasing
     as N falls, equals naive MLE's 1e-4 where b/N ≥ 10⁻³ and x_C ≤ 0.25, 0.1·b/N below that, and grows
     as (x_C/0.25)^2.5 above it, per clique."""
     shapes = [(4, 4), (8, 8)]
     a, b = _stats(5_000.0, 10.0, shapes, seed=1), _stats(5_000.0, 10.0, shapes, seed=2)
-    assert calibrated_lambda(a) == calibrated_lambda(b)
+    assert public_lambda(a) == public_lambda(b)
     sigma = math.sqrt(discrete_laplace_variance(10.0))
     assert noise_to_count(a) == pytest.approx((sigma * 16 / 5_000, sigma * 64 / 5_000))
-    assert calibrated_lambda(a) == (LAMBDA_MIDDLE, LAMBDA_MIDDLE)  # x = 0.045 and 0.18, b/N = 0.002
+    assert public_lambda(a) == (LAMBDA_MIDDLE, LAMBDA_MIDDLE)  # x = 0.045 and 0.18, b/N = 0.002
     small = _stats(2_000.0, 10.0, shapes)  # x = 0.11 and 0.45
-    assert calibrated_lambda(small)[0] == LAMBDA_MIDDLE
-    assert calibrated_lambda(small)[1] == pytest.approx(LAMBDA_MIDDLE * (sigma * 64 / 2_000 / RATIO_HIGH) ** 2.5)
-    assert calibrated_lambda(_stats(1e6, 10.0, shapes))[0] == pytest.approx(DETECTION_SHARE * 10.0 / 1e6)
+    assert public_lambda(small)[0] == LAMBDA_MIDDLE
+    assert public_lambda(small)[1] == pytest.approx(LAMBDA_MIDDLE * (sigma * 64 / 2_000 / RATIO_HIGH) ** 2.5)
+    assert public_lambda(_stats(1e6, 10.0, shapes))[0] == pytest.approx(DETECTION_SHARE * 10.0 / 1e6)
     ns, lams = np.geomspace(50, 5e7, 400), []
     for n in ns:
-        lams.append(calibrated_lambda(_stats(float(n), 10.0, [(4, 4)]))[0])
+        lams.append(public_lambda(_stats(float(n), 10.0, [(4, 4)]))[0])
     lams = np.array(lams)[::-1]  # as N falls, x and b/N grow
     xs = (sigma * 16 / ns)[::-1]
     assert np.all(np.diff(lams) >= 0)
     assert np.all(lams[(xs <= RATIO_HIGH) & (10.0 / ns[::-1] >= 1e-3)] == LAMBDA_MIDDLE)
     # Continuity: neighbouring grid points differ by at most their ratio of x to the power 2.5.
     assert np.all(lams[1:] / lams[:-1] <= (xs[1:] / xs[:-1]) ** 2.5 * (1 + 1e-12))
+
+
+def test_calibrated_lambda_adds_only_the_noise_share_term():
+    """Rule 2: λ_C = max(rule 1's λ_C, base·1000·w²) where x_C < 1, rule 1's elsewhere (w the pooled noise share of
+    the released tables); equal to rule 1's where the tables carry a clear signal."""
+    shapes = [(4, 4), (8, 8)]
+    for n in (300.0, 1_000.0, 2_000.0, 5_000.0, 1e6):
+        stats = _stats(n, 10.0, shapes, seed=3)
+        base = min(LAMBDA_MIDDLE, DETECTION_SHARE * 10.0 / n)
+        least = base * NOISE_SHARE_WEIGHT * noise_share(stats) ** 2
+        expected = [max(lam, least) if x < 1 else lam for lam, x in zip(public_lambda(stats), noise_to_count(stats))]
+        assert calibrated_lambda(stats) == pytest.approx(tuple(expected))
+    both = _stats(1_000.0, 10.0, shapes, seed=3)  # x = 0.23 and 0.90, w = 0.29: the term raises both
+    assert all(got > rule1 for got, rule1 in zip(calibrated_lambda(both), public_lambda(both)))
+    one = _stats(300.0, 10.0, shapes, seed=3)  # x = 0.75 and 3.0, w = 0.42: only the first
+    assert calibrated_lambda(one)[0] > public_lambda(one)[0] and calibrated_lambda(one)[1] == public_lambda(one)[1]
+    signal = _stats(5_000.0, 10.0, shapes, seed=1)  # mean count 22 per cell against N/|X_C| = 312 and 78
+    assert noise_share(signal) < 0.02  # 1000·w² < 0.4: below rule 1
+    assert calibrated_lambda(signal) == public_lambda(signal)
 
 
 def test_auto_is_the_default_and_is_naive_mle_with_the_calibrated_lambda():

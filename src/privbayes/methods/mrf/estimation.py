@@ -4,7 +4,8 @@
   al. 2008), then regularised MLE as if the projected marginals were data marginals.
 * :func:`calibrated_mle` (the library's default, ``auto``): naive MLE on the projected marginals with
   the cells the projection zeroed raised to a floor at the detection limit (:func:`floored_marginals`),
-  and an L2 weight λ_C set per clique from public inputs only (:func:`calibrated_lambda`).
+  and an L2 weight λ_C set per clique (:func:`calibrated_lambda`), both from public inputs and the released
+  tables only (post-processing).
 * :func:`cgm_em` (§3.2, Alg. 2): EM over the latent true statistics n.  The E-step finds
   the approximate MAP n* = argmax_{n ∈ M_N} θᵀn + H(n) + log p(y | n) (Eq. 6), exactly through
   its dual on junction trees (:mod:`privbayes.methods.mrf.estep`) or by non-linear belief
@@ -58,9 +59,25 @@ def noise_to_count(stats: NoisyStatistics) -> tuple[float, ...]:
     return tuple(sigma * table.size / stats.n for table in stats.tables)
 
 
-def calibrated_lambda(stats: NoisyStatistics) -> tuple[float, ...]:
-    """λ_C for naive MLE from public inputs (docs/decisions.md, "Private MRFs: the default estimator"): λ_C = min(1e-4,
-    0.1·b/N)·max(1, x_C/0.25)^2.5.
+NOISE_SHARE_WEIGHT = 1000.0
+"""λ_C is at least this times w² (w the pooled :func:`noise_share`) times the base (:func:`calibrated_lambda`)."""
+NOISE_SHARE_BELOW = 1.0
+"""The noise-share term applies to cliques with x_C below this (see :func:`calibrated_lambda`)."""
+
+
+def noise_share(stats: NoisyStatistics) -> float:
+    """w = min(1, Σ_C |X_C|·σ² / Σ_C ‖y_C − N/|X_C|‖²): the share of the released tables' spread around uniform
+    that the noise alone explains (1: the tables look like pure noise around uniform; near 0: the signal dominates).
+    The James–Stein weight towards uniform, pooled over the tables.  Post-processing of released values: y_C, σ
+    from b, and N the public n or the N̂ estimated from the noisy tables."""
+    expected = sum(table.size * stats.variance for table in stats.tables)
+    spread = sum(float(np.sum((table - stats.n / table.size) ** 2)) for table in stats.tables)
+    return 1.0 if spread <= expected else expected / spread
+
+
+def public_lambda(stats: NoisyStatistics) -> tuple[float, ...]:
+    """λ_C from public inputs only (rule 1, docs/decisions.md, "Private MRFs: the default estimator"): λ_C =
+    min(1e-4, 0.1·b/N)·max(1, x_C/0.25)^2.5.
 
     * b/N, the noise scale over the number of individuals, is the detection limit in probability units:
       cells below it are projected to zero and then cost KL (Fig. 1(c)).  The L2 weight sets how far such
@@ -76,32 +93,77 @@ def calibrated_lambda(stats: NoisyStatistics) -> tuple[float, ...]:
 
     The constants come from naive MLE's λ paths on the generator suite (benchmarks/mrf_generators.py
     lamscan; docs/undirected.md, "CGM-EM against naive MLE, and the default estimator").
-    Post-processing of public quantities only.
     """
     base = min(LAMBDA_MIDDLE, DETECTION_SHARE * stats.scale / stats.n)
     return tuple(base * max(1.0, x / RATIO_HIGH) ** GROWTH for x in noise_to_count(stats))
+
+
+def calibrated_lambda(stats: NoisyStatistics) -> tuple[float, ...]:
+    """λ_C of ``auto`` (rule 2): max(:func:`public_lambda`, min(1e-4, 0.1·b/N)·1000·w²) where x_C < 1, else rule 1's
+    λ_C; w is the pooled :func:`noise_share` of the released tables.
+
+    * Where the tables' spread around uniform is mostly noise (w large: near-uniform truths, or loopy ones whose
+      projected tables disagree around each loop) the truth is closer to uniform than rule 1's weight assumes:
+      KL 2.7× CGM's on flat stars and 4.6× on a mixed Potts lattice at N·ε = 10³.  The noise-share term is the
+      empirical-Bayes cue for that, read from the released tables only.  It leaves truths whose spread is
+      mostly signal (w ≤ 0.05, 1000·w² ≤ 2.5: chains, skewed stars, trees at N·ε = 10³) at rule 1's weight.
+    * Where x_C ≥ 1 the noise per cell exceeds the mean count, w is near 1 for every truth and no longer tells
+      flat from structured ones (K = 12 trees at x = 1.63: w ≈ 0.75; the term cost 20 % KL and 10 % TVD), and
+      rule 1's λ already grows at least 16-fold; the term is left out there.
+
+    1000 was chosen over 300 on the tuning families (docs/undirected.md, "A combined default").  Post-processing
+    of public and released values only.
+    """
+    base = min(LAMBDA_MIDDLE, DETECTION_SHARE * stats.scale / stats.n)
+    least = base * NOISE_SHARE_WEIGHT * noise_share(stats) ** 2
+    return tuple(max(lam, least) if x < NOISE_SHARE_BELOW else lam
+                 for lam, x in zip(public_lambda(stats), noise_to_count(stats)))
 
 
 FLOOR_SHARE = 0.8
 """The floor of a zeroed cell, as a share of the detection limit b/N (docs/decisions.md, "MRF default estimate")."""
 FLOOR_BAND = (0.1, 2.0)
 """The noise-to-count ratios x_C (from, below) at which a clique's zeroed cells are floored; outside none are."""
+SPARSE_SHARE = 0.3
+"""Where the projection zeroes more than this share of all the tables' cells, the floor falls as (0.3/z)²."""
+SPARSE_POWER = 2.0
+"""The power of that fall (see :func:`detection_floors`)."""
+
+
+def zeroed_share(projected: Sequence[np.ndarray]) -> float:
+    """z: the share of all the projected tables' cells that the simplex projection set to zero (post-processing)."""
+    return sum(float(np.count_nonzero(table == 0)) for table in projected) / sum(table.size for table in projected)
+
+
+def _floors(stats: NoisyStatistics, projected: Sequence[np.ndarray]) -> tuple[float, ...]:
+    z = zeroed_share(projected)
+    floor = FLOOR_SHARE * stats.scale / stats.n * (min(1.0, SPARSE_SHARE / z) ** SPARSE_POWER if z > 0 else 1.0)
+    low, high = FLOOR_BAND
+    return tuple(floor if low <= x < high else 0.0 for x in noise_to_count(stats))
+
+
+def _projected(stats: NoisyStatistics) -> list[np.ndarray]:
+    return [project_simplex(table) for table in stats.pseudo_marginals()]
 
 
 def detection_floors(stats: NoisyStatistics) -> tuple[float, ...]:
-    """Per clique, the probability that :func:`floored_marginals` gives a cell the projection zeroed: c·b/N
-    (c = :data:`FLOOR_SHARE`) where 0.1 ≤ x_C < 2 (:data:`FLOOR_BAND`), else 0 (no floor).  Public: b from ε,
-    the relation and the number of cliques, x_C from b, |X_C| and N, N the public n or the paid-for N̂.
+    """Per clique, the probability that :func:`floored_marginals` gives a cell the projection zeroed:
+    c·b/N·min(1, 0.3/z)² (c = :data:`FLOOR_SHARE`) where 0.1 ≤ x_C < 2 (:data:`FLOOR_BAND`), else 0 (no floor).
+    b comes from ε, the relation and the number of cliques, x_C from b, |X_C| and N (the public n or the paid-for
+    N̂), and z, the share of all the tables' cells the projection zeroed (:func:`zeroed_share`), from the released
+    tables.
 
     * Where x_C < 0.1 the noise resolves counts well below the mean count per cell, a zeroed cell is mostly
       one the truth leaves (nearly) empty, and the calibrated λ already floors it at ≈ 0.1·b/N; a floor at
       the detection limit then costs KL (chains at N·ε = 10⁴: +9 %).
     * Where x_C ≥ 2 the noise per cell is twice the mean count and the calibrated λ, ≥ 180 times naive
       MLE's, already shrinks towards uniform; a floor on top costs TVD and KL (chains at x = 2.3: +15 % and
-      +11 %; sparse trees at x = 3.5: +18 % and +31 %), while at x = 1.5 it still paid (trees: KL −43 %)."""
-    floor = FLOOR_SHARE * stats.scale / stats.n
-    low, high = FLOOR_BAND
-    return tuple(floor if low <= x < high else 0.0 for x in noise_to_count(stats))
+      +11 %; sparse trees at x = 3.5: +18 % and +31 %), while at x = 1.5 it still paid (trees: KL −43 %).
+    * Where the projection zeroes many cells (z > 0.3) most of them are truly empty (a sparse truth: skewed
+      stars zero half their cells at N·ε = 10³, their true mass ≈ 0.05·b each; chains zero 15 %, ≈ 0.5·b each),
+      and a full floor moves mass onto them (skewed stars: 2.05× naive MLE's TVD); the floor falls as (0.3/z)².
+      Pooled over the tables, z is steadier than one small table's share."""
+    return _floors(stats, _projected(stats))
 
 
 def floored_marginals(stats: NoisyStatistics) -> list[np.ndarray]:
@@ -114,20 +176,27 @@ def floored_marginals(stats: NoisyStatistics) -> list[np.ndarray]:
     count the noise can hide.  Only zeroed cells move (the rest shrink by the renormalisation), so pairwise
     TVD changes little (docs/undirected.md, "MRF default estimate").  Post-processing of released values.
     """
+    projected = _projected(stats)
     out = []
-    for table, floor in zip(stats.pseudo_marginals(), detection_floors(stats)):
-        projected = project_simplex(table)
-        raised = np.where(projected > 0, projected, floor)
+    for table, floor in zip(projected, _floors(stats, projected)):
+        raised = np.where(table > 0, table, floor)
         out.append(raised / raised.sum())
     return out
 
 
+AUTO_RULE = 2
+"""The version of ``auto``'s rule, first in the model file's ``estimate`` line (files without a version: rule 1,
+floors and λ_C from b, |X_C| and N only; both load and sample from their stored θ)."""
+
+
 def auto_estimate(stats: NoisyStatistics, lam: float | Sequence[float] | None = None) -> str:
-    """What ``auto`` fits on ``stats``, in one line for the model file: its floors and λ_C (public values only)."""
+    """What ``auto`` fits on ``stats``, in one line for the model file: the rule's version, the noise share, its
+    floors and λ_C (public and released values only)."""
     lams = calibrated_lambda(stats) if lam is None else lam
     shown = ", ".join(f"{v:.3g}" for v in np.broadcast_to(np.asarray(lams, dtype=np.float64), (len(stats.tables),)))
     floors = ", ".join(f"{v:.3g}" for v in detection_floors(stats))
-    return f"naive MLE of the floored marginals: floors [{floors}], L2 weights [{shown}]"
+    return (f"auto rule {AUTO_RULE}: naive MLE of the floored marginals: noise share {noise_share(stats):.3g}, "
+            f"floors [{floors}], L2 weights [{shown}]")
 
 
 def calibrated_mle(model: LogLinearModel, stats: NoisyStatistics,

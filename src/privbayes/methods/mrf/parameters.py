@@ -62,8 +62,9 @@ PARAMETERS: tuple[Parameter, ...] = (
               setting=False, stored=None),
     EPSILON,
     Parameter("estimation", "how the noisy tables become θ: auto (naive MLE of the projected marginals, zeroed cells "
-              "floored at the detection limit, λ per clique from the public noise-to-count ratio), naive, cgm "
-              "(CGM-EM) or psgd (the (ε, δ) noisy-gradient baseline)", "auto", choice_check(ESTIMATIONS)),
+              "floored at the detection limit, λ per clique from the noise-to-count ratio and the released tables' "
+              "noise share), naive, cgm (CGM-EM) or psgd (the (ε, δ) noisy-gradient baseline)", "auto",
+              choice_check(ESTIMATIONS)),
     NEIGHBOURS,
     Parameter("l2", "the L2 regularisation weight λ", None, Check(_l2, f"float in [0, {MAX_L2:g}]", number),
               optional=True, auto="calibrated per clique for auto, 1e-4 for naive, 0 for cgm and psgd"),

@@ -78,7 +78,8 @@ class ToyHistogram(PrivateEstimator):
         return BudgetPlan(settings.epsilon, (*count, PlannedRelease("histogram", "discrete Laplace", rest)),
                           (("n", n),))
 
-    def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None) -> CostEstimate:
+    def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None, *,
+                      counting: object = None) -> CostEstimate:
         return CostEstimate(seconds=1.0, bytes=self.working_bytes, method=self.method)
 
     def _measure(self, settings: ToySettings, fit: FitContext) -> Measured:

@@ -22,6 +22,7 @@ from types import MappingProxyType
 
 from privbayes.core.errors import InputError
 from privbayes.core.limits import limits
+from privbayes.counting.base import CountingPlace
 from privbayes.schema.encoding import Encoding
 
 SECONDS: Mapping[str, float] = MappingProxyType({
@@ -42,6 +43,7 @@ SECONDS: Mapping[str, float] = MappingProxyType({
     "round_model": 0.0,      # adaptive: per model cell re-fitted in a round
     "final_model": 0.0,      # adaptive: per model cell of the last fit, run to its stopping rule
     "round_model2": 1.5e-05, # adaptive: Σ_t (model cells at round t)² / 10⁴ (junction trees grow with cycles)
+    "stream_rows": 0.0,      # engine: per row × attribute streamed from the engine to the kernels, per pass
 })
 """Seconds per unit of work (docs/scale.md, "Cost model": how they were measured; a 0 is a term the
 calibration fits found no weight for)."""
@@ -56,6 +58,9 @@ BYTES: Mapping[str, float] = MappingProxyType({
     "candidate_cells": 0.0,  # adaptive: exact counts of every candidate marginal and their scoring
     "candidates": 0.0,       # adaptive: per candidate marginal (its exact table, model marginal and score)
     "model_cells": 0.0,      # per cell of the model's tables and junction tree, with working copies
+    "engine_cells": 0.0,     # engine: per cell read and coded in the engine, up to the engine's memory limit
+    "local": 1.0,            # engine: per byte of coded rows moved into memory (codes of every level, weights)
+    "stream": 0.0,           # engine: batches and tables of a pass over streamed rows (once)
 })
 """Peak resident bytes per unit (same calibration)."""
 
@@ -122,6 +127,37 @@ def distinct_rows(n: int, encoding: Encoding) -> int:
 def read_work(n: int, encoding: Encoding) -> dict[str, float]:
     """Reading and labelling the table: n × d cells (of the schema's columns)."""
     return {"read": float(n) * len(encoding.schema.attributes)}
+
+
+def held_memory(n: int, encoding: Encoding, counting: CountingPlace | None) -> dict[str, float]:
+    """Memory of the table while it is counted, by where it is counted (public: the back-end and its bounds).
+    In memory (numpy): n × d cells as read.  In an engine: the engine's own use, up to its memory limit, plus the
+    coded rows when their public bound fits the share counted in memory (``localise``), else the buffers of
+    passes over streamed rows (docs/decisions.md, "A billion rows")."""
+    if counting is None or not counting.in_engine:
+        return read_work(n, encoding)
+    cells = float(n) * len(encoding.schema.attributes)
+    memory = {"engine_cells": min(cells, counting.engine_bytes / BYTES["engine_cells"]) if BYTES["engine_cells"]
+              else cells}
+    local = local_bytes(n, encoding)
+    if local <= counting.local_bytes:
+        memory["local"] = float(local)
+    else:
+        memory["stream"] = 1.0
+    return memory
+
+
+def streamed(n: int, encoding: Encoding, counting: CountingPlace | None) -> bool:
+    """Whether an engine counts the table from streamed rows (their public bound is over the in-memory share)."""
+    return counting is not None and counting.in_engine and local_bytes(n, encoding) > counting.local_bytes
+
+
+def local_bytes(n: int, encoding: Encoding) -> int:
+    """The in-memory share's measure of the coded rows (``privbayes.counting.engine.EngineTable.localise``): a
+    code of the narrowest type a column and level, and 16 bytes, per distinct row (bounded by min(n, |domain|))."""
+    largest = max((a.size for a in encoding.attributes), default=1)
+    width = 1 if largest <= 2**8 else 2 if largest <= 2**16 else 4
+    return distinct_rows(n, encoding) * (2 * width * len(encoding.schema.attributes) + 16)
 
 
 NUMPY_VISITS = 2 * 10**7

@@ -30,6 +30,7 @@ from privbayes.bayesnet.network import APPair, Network
 from privbayes.bayesnet.registry import get_score
 from privbayes.core.errors import IndependentColumnsWarning
 from privbayes.counting import PrivateTable
+from privbayes.counting.base import CountingPlace
 from privbayes.estimation.consistent import TreeTooLarge, estimate
 from privbayes.estimation.measurements import estimated_total
 from privbayes.estimation.potentials import potentials_of
@@ -82,13 +83,10 @@ class PrivBayes(BayesNetViews, DeclaredEstimator, PrivateEstimator):
         neighbours), before any table is counted."""
         return settings.plan(n, settings.encoding_for(schema))
 
-    def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None) -> CostEstimate:
+    def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None, *,
+                      counting: CountingPlace | None = None) -> CostEstimate:
         settings = self.settings()
-        return cost_estimate(settings, plan, settings.encoding_for(schema))
-
-    def _guard_estimate(self, settings: PrivBayesSettings, plan: BudgetPlan, schema: Schema,
-                        n: int | None) -> CostEstimate:
-        return cost_estimate(settings, plan, settings.encoding_for(schema), detailed=False)  # memory only
+        return cost_estimate(settings, plan, settings.encoding_for(schema), counting=counting)
 
     def private_n_note(self) -> str:
         count = self.settings().count_epsilon()

@@ -43,7 +43,7 @@ SECONDS: Mapping[str, float] = MappingProxyType({
     "round_model": 0.0,      # adaptive: per model cell re-fitted in a round
     "final_model": 0.0,      # adaptive: per model cell of the last fit, run to its stopping rule
     "round_model2": 1.5e-05, # adaptive: Σ_t (model cells at round t)² / 10⁴ (junction trees grow with cycles)
-    "stream_rows": 0.0,      # engine: per row × attribute streamed from the engine to the kernels, per pass
+    "stream_rows": 2.0e-09,  # engine: per row × attribute streamed from the engine to the kernels, per pass
 })
 """Seconds per unit of work (docs/scale.md, "Cost model": how they were measured; a 0 is a term the
 calibration fits found no weight for)."""
@@ -58,9 +58,9 @@ BYTES: Mapping[str, float] = MappingProxyType({
     "candidate_cells": 0.0,  # adaptive: exact counts of every candidate marginal and their scoring
     "candidates": 0.0,       # adaptive: per candidate marginal (its exact table, model marginal and score)
     "model_cells": 0.0,      # per cell of the model's tables and junction tree, with working copies
-    "engine_cells": 0.0,     # engine: per cell read and coded in the engine, up to the engine's memory limit
+    "engine_cells": 4.0,     # engine: per cell read and coded in the engine, up to the engine's memory limit
     "local": 1.0,            # engine: per byte of coded rows moved into memory (codes of every level, weights)
-    "stream": 0.0,           # engine: batches and tables of a pass over streamed rows (once)
+    "stream": 3.0e8,         # engine: batches and tables of a pass over streamed rows (once)
 })
 """Peak resident bytes per unit (same calibration)."""
 
@@ -87,6 +87,12 @@ class CostEstimate:
     work: Mapping[str, float] = field(default_factory=dict)
 
     @property
+    def guarded_bytes(self) -> int:
+        """The memory the guard holds under ``PRIVBAYES_MAX_FIT_GB`` and ``describe`` prints as the peak: the whole
+        process's predicted peak, or the working memory where that is larger (one number, printed and checked)."""
+        return max(self.bytes, self.peak_bytes)
+
+    @property
     def time_class(self) -> str:
         return "seconds" if self.seconds < 60 else "minutes" if self.seconds < 3600 else "hours"
 
@@ -98,7 +104,7 @@ class CostEstimate:
         search = (f"up to {self.candidates:,} candidate parent sets per step, largest noisy table "
                   f"{self.largest_cells:,} cells; " if self.candidates else "")
         return (f"cost estimate: {search}expected time about {_duration(self.seconds)} ({self.time_class}), "
-                f"peak memory about {_size(self.peak_bytes)}, working memory about {self.bytes / 2**30:,.1f} GB; "
+                f"peak memory about {_size(self.guarded_bytes)}, working memory about {self.bytes / 2**30:,.1f} GB; "
                 f"model file at most {_size(self.file_bytes)} (from public inputs only: parameters, domain, plan, "
                 "n; calibrated on an idle 2-core machine)")
 
@@ -181,13 +187,14 @@ def numba_loaded(visits: float) -> float:
 def check_cost(cost: CostEstimate) -> None:
     """Refuse a fit whose memory estimate exceeds the guard (one line, with the settings to change)."""
     cap = limits().max_fit_bytes
-    if cost.bytes > cap:
+    if cost.guarded_bytes > cap:
         what = f" ({cost.candidates:,} candidate parent sets)" if cost.candidates else ""
-        raise InputError(f"this fit would need about {cost.bytes / 2**30:,.0f} GB of memory{what}, more than the "
-                         f"limit of {cap / 2**30:g} GB (PRIVBAYES_MAX_FIT_GB); "
-                         + ("lower --epsilon, raise --theta, set --degree, use --encoding vanilla or lower "
-                            "PRIVBAYES_MAX_CANDIDATE_SETS" if cost.method in ("privbayes", "sa-privbayes")
-                            else "lower --epsilon or the model's size"))
+        fix = ("lower --epsilon, raise --theta, set --degree, use --encoding vanilla or lower "
+               "PRIVBAYES_MAX_CANDIDATE_SETS" if cost.method in ("privbayes", "sa-privbayes")
+               else "lower --epsilon or the model's size")
+        raise InputError(f"this fit would need about {cost.guarded_bytes / 2**30:,.1f} GB of memory{what}, more than "
+                         f"the limit of {cap / 2**30:g} GB (PRIVBAYES_MAX_FIT_GB); {fix}, or count with --backend "
+                         "duckdb (rows kept out of memory)")
 
 
 def _duration(seconds: float) -> str:

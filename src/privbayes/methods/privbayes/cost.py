@@ -25,7 +25,7 @@ __all__ = ["CostEstimate", "check_cost", "cost_estimate", "model_file_bound", "p
 
 
 def cost_estimate(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encoding, *,
-                  counting: CountingPlace | None = None) -> CostEstimate:
+                  counting: CountingPlace | None = None, detailed: bool = True) -> CostEstimate:
     """:class:`CostEstimate` of a fit with ``settings`` on ``encoding`` with budget ``plan``.
 
     GreedyBayes (TODS 2017, Alg. 4) scores, at each step, every maximal θ-useful parent set
@@ -37,7 +37,8 @@ def cost_estimate(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encod
     k-subsets of the placed attributes.  The time counts every (child, parent set) pair the search
     scores (:func:`search_work`), the rows each pair's count visits, and the tables consistent
     estimation fits (:mod:`privbayes.synthesizers.costs`); ``counting`` says where the table is counted (default: in
-    memory; an engine streaming its rows adds a pass over them per batch)."""
+    memory; an engine streaming its rows adds a pass over them per batch); ``detailed=False`` skips the search's
+    count (a library fit's guard, which prints nothing: the table's memory and the working memory only)."""
     attrs = encoding.attributes
     d, k, n = len(attrs), plan.setting("degree"), plan.setting("n")
     sizes = sorted(a.size for a in attrs)
@@ -57,7 +58,7 @@ def cost_estimate(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encod
         largest = min(parent_bound(n, d, eps2, settings.theta, sizes[-1], cap, delta) * sizes[-1], math.prod(sizes))
         per_candidate = max(1, bound)
         tables = theta_table_bounds(settings, plan, encoding)
-    work, memory = privbayes_work(settings, plan, encoding, int(largest), counting)
+    work, memory = privbayes_work(settings, plan, encoding, int(largest), counting) if detailed else ({}, {})
     passes = work.pop("passes", 0.0)
     if costs.streamed(n, encoding, counting):
         work["stream_rows"] = passes * n * len(attrs)

@@ -88,6 +88,12 @@ class PrivBayes(BayesNetViews, DeclaredEstimator, PrivateEstimator):
         settings = self.settings()
         return cost_estimate(settings, plan, settings.encoding_for(schema), counting=counting)
 
+    def _guard_estimate(self, settings: PrivBayesSettings, plan: BudgetPlan, schema: Schema,
+                        n: int | None, counting: CountingPlace | None = None) -> CostEstimate:
+        """A library fit's guard (nothing printed): the estimate without the search's count, which takes seconds on
+        wide schemas; ``privbayes fit`` checks the full estimate it prints."""
+        return cost_estimate(settings, plan, settings.encoding_for(schema), counting=counting, detailed=False)
+
     def private_n_note(self) -> str:
         count = self.settings().count_epsilon()
         return f"the fit first releases a noisy count (discrete Laplace, ε = {float(count):g}) and plans from it"

@@ -145,7 +145,8 @@ class EngineTable(PrivateTable):
         attrs = self.encoding.attributes
         dense = [k for k in keys if math.prod(attrs[a].size for a in k) <= _DENSE_CELLS]
         levels = Levels(self.encoding)
-        plan = plan_bases(self.encoding, levels, [tuple((a, 0) for a in k) for k in dense], self.n)
+        plan = plan_bases(self.encoding, levels, [tuple((a, 0) for a in k) for k in dense], self.n,
+                          _DENSE_CELLS if self._streams_rows() else None)
         queries = [tuple(a for a, _ in variables) for variables, _ in plan]
         members = {query: [dense[m] for m in chosen] for query, (_, chosen) in zip(queries, plan)}
         queries += [k for k in keys if k not in set(dense)]

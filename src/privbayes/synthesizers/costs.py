@@ -58,7 +58,7 @@ BYTES: Mapping[str, float] = MappingProxyType({
     "candidate_cells": 0.0,  # adaptive: exact counts of every candidate marginal and their scoring
     "candidates": 0.0,       # adaptive: per candidate marginal (its exact table, model marginal and score)
     "model_cells": 0.0,      # per cell of the model's tables and junction tree, with working copies
-    "engine_cells": 4.0,     # engine: per cell read and coded in the engine, up to the engine's memory limit
+    "engine_cells": 3.0,     # engine: per cell read and coded in the engine, up to the engine's memory limit
     "local": 1.0,            # engine: per byte of coded rows moved into memory (codes of every level, weights)
     "stream": 3.0e8,         # engine: batches and tables of a pass over streamed rows (once)
 })

@@ -97,7 +97,8 @@ def privbayes_work(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Enco
         # beyond it, measured peaks (10⁵-2·10⁶ rows) grow as its square root (the estimate ignores
         # the leaf cache's eviction and the tables' sharing of one leaf count).
         memory["pair_cells"] = float(step_cells) if step_cells <= FILL_CELLS else math.sqrt(step_cells * FILL_CELLS)
-        memory["columns"] = float(rows) * sum(a.height for a in encoding.attributes)
+        if counting is None or not counting.in_engine:  # an engine's rows: streamed, or held (costs.held_memory)
+            memory["columns"] = float(rows) * sum(a.height for a in encoding.attributes)
     return work, memory
 
 

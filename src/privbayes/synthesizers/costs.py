@@ -139,18 +139,16 @@ def held_memory(n: int, encoding: Encoding, counting: CountingPlace | None) -> d
     """Memory of the table while it is counted, by where it is counted (public: the back-end and its bounds).
     In memory (numpy): n × d cells as read.  In an engine: the engine's own use, up to its memory limit, plus the
     coded rows when their public bound fits the share counted in memory (``localise``), else the buffers of
-    passes over streamed rows (docs/decisions.md, "A billion rows")."""
+    passes over streamed rows, the engine then counted at its limit (docs/decisions.md, "A billion rows")."""
     if counting is None or not counting.in_engine:
         return read_work(n, encoding)
     cells = float(n) * len(encoding.schema.attributes)
-    memory = {"engine_cells": min(cells, counting.engine_bytes / BYTES["engine_cells"]) if BYTES["engine_cells"]
-              else cells}
+    limit = counting.engine_bytes / BYTES["engine_cells"]
     local = local_bytes(n, encoding)
     if local <= counting.local_bytes:
-        memory["local"] = float(local)
-    else:
-        memory["stream"] = 1.0
-    return memory
+        return {"engine_cells": min(cells, limit), "local": float(local)}
+    # Streamed: the engine also groups the tables too large to hold densely (GROUPING SETS), up to its limit.
+    return {"engine_cells": limit, "stream": 1.0}
 
 
 def streamed(n: int, encoding: Encoding, counting: CountingPlace | None) -> bool:

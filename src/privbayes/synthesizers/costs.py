@@ -58,7 +58,8 @@ BYTES: Mapping[str, float] = MappingProxyType({
     "candidate_cells": 0.0,  # adaptive: exact counts of every candidate marginal and their scoring
     "candidates": 0.0,       # adaptive: per candidate marginal (its exact table, model marginal and score)
     "model_cells": 0.0,      # per cell of the model's tables and junction tree, with working copies
-    "engine_cells": 3.0,     # engine: per cell read and coded in the engine, up to the engine's memory limit
+    "engine": 2.0e8,         # engine: an engine in this process, once (DuckDB's library and buffers)
+    "engine_cells": 2.0,     # engine: per cell read and coded in the engine, up to the engine's memory limit
     "local": 1.0,            # engine: per byte of coded rows moved into memory (codes of every level, weights)
     "stream": 3.0e8,         # engine: batches and tables of a pass over streamed rows (once)
 })
@@ -146,9 +147,9 @@ def held_memory(n: int, encoding: Encoding, counting: CountingPlace | None) -> d
     limit = counting.engine_bytes / BYTES["engine_cells"]
     local = local_bytes(n, encoding)
     if local <= counting.local_bytes:
-        return {"engine_cells": min(cells, limit), "local": float(local)}
+        return {"engine": 1.0, "engine_cells": min(cells, limit), "local": float(local)}
     # Streamed: the engine also groups the tables too large to hold densely (GROUPING SETS), up to its limit.
-    return {"engine_cells": limit, "stream": 1.0}
+    return {"engine": 1.0, "engine_cells": limit, "stream": 1.0}
 
 
 def streamed(n: int, encoding: Encoding, counting: CountingPlace | None) -> bool:

@@ -147,7 +147,8 @@ def cell(backend: str, n: int, d: int, folder: Path, kind: str = "sampled", meth
         engine.sparkContext.setLogLevel("ERROR")
     load_before = os.getloadavg()[0]  # the machine is shared: record how busy it was
     start, cpu_start = time.perf_counter(), _cpu_s()
-    estimator = registered(method).estimator_class()(epsilon=1.0, random_state=0, progress=False)
+    # Fits of 10⁸ rows and more show a progress bar (in a log, a killed run shows how far it got).
+    estimator = registered(method).estimator_class()(epsilon=1.0, random_state=0, progress=n >= 10**8)
     opened = estimator.open(str(path), schema, backend=engine)
     table = opened.table  # opened here to read its pass counter
     estimates = []

@@ -153,7 +153,12 @@ def cell(backend: str, n: int, d: int, folder: Path, kind: str = "sampled", meth
     table = opened.table  # opened here to read its pass counter
     estimates = []
     opened_s = time.perf_counter() - start
-    model = estimator.fit_opened(opened, on_cost=estimates.append).model_
+
+    def printed(cost) -> None:  # as `privbayes fit` prints it, before any table is counted
+        estimates.append(cost)
+        print(f"privbayes: {cost.describe()}", file=sys.stderr, flush=True)
+
+    model = estimator.fit_opened(opened, on_cost=printed).model_
     fitted, cpu_fitted = time.perf_counter(), _cpu_s()
     stats = getattr(table, "stats", None)
     out = folder / f"synthetic_{backend}_n{n}_d{d}.parquet"
@@ -167,7 +172,7 @@ def cell(backend: str, n: int, d: int, folder: Path, kind: str = "sampled", meth
             "counting": None if stats is None else stats.as_dict(),
             "fit_cpu_s": round(cpu_fitted - cpu_start, 2),
             "predicted_s": None if cost is None else round(cost.seconds, 1),
-            "predicted_peak_mb": None if cost is None else round(cost.peak_bytes / 2**20, 1),
+            "predicted_peak_mb": None if cost is None else round(cost.guarded_bytes / 2**20, 1),
             "guarded_mb": None if cost is None else round(cost.bytes / 2**20, 1),
             "sample_s": round(done - fitted, 2) if sample else None, "peak_rss_mb": round(_peak_mb(), 1),
             "capped": (dict(model.plan.settings).get("children capped", _capped(model, schema))

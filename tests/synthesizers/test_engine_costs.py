@@ -55,3 +55,31 @@ def test_coded_rows_that_fit_the_in_memory_share_are_estimated_as_moved_into_mem
     assert cost.work["memory local"] == 10**6 * (2 * len(SIZES) + 16)
     assert "stream_rows" not in cost.work
     assert not costs.streamed(10**6, estimator.settings().encoding_for(schema), DUCKDB)
+
+
+def test_privbayes_fit_refuses_on_the_estimate_it_prints_for_a_duckdb_table(tmp_path, capsys):
+    """``fit --dry-run --backend duckdb`` prints the peak of the DuckDB table's estimate; with the cap just below
+    it, ``fit`` refuses before counting, naming that number."""
+    import re
+
+    import yaml
+    from helpers import correlated_frame
+
+    from privbayes.cli import main
+
+    pytest.importorskip("duckdb")
+    sizes = [3, 4, 2, 5]
+    data, schema = tmp_path / "d.csv", tmp_path / "s.yaml"
+    correlated_frame(sizes, 500, seed=1).to_csv(data, index=False)
+    schema.write_text(yaml.safe_dump(categorical_schema(sizes).to_dict()))
+    args = ["fit", str(data), "--schema", str(schema), "--epsilon", "1", "--backend", "duckdb"]
+    assert main([*args, "--dry-run"]) == 0
+    printed = float(re.search(r"peak memory about ([\d,.]+) MB", capsys.readouterr().out).group(1).replace(",", ""))
+    configure(max_fit_bytes=int((printed - 1) * 2**20))
+    try:
+        assert main([*args, "-o", str(tmp_path / "m.json")]) == 2
+    finally:
+        configure()
+    err = capsys.readouterr().err
+    assert "PRIVBAYES_MAX_FIT_GB" in err and f"about {printed / 1024:,.1f} GB" in err
+    assert not (tmp_path / "m.json").exists()

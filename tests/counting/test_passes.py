@@ -151,7 +151,6 @@ def test_the_engine_counts_covered_sets_in_few_passes(monkeypatch, streams):
     distinct = len({tuple(sorted(a)) for a, _ in requests})
     assert engine.stats.counted < distinct
     assert engine.passes == (1 if streams else math.ceil(engine.stats.counted / 64))
-    assert engine.stats.counted > 64 or not streams or engine.passes == 1
 
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="no numba")

@@ -15,7 +15,10 @@ same public inputs (schema, parameters, n).  The load average is recorded before
   ε ∈ {0.1, 1.6} × methods adaptive, privbayes;
 * scale: Adult-like tables of 10⁵ and 10⁶ rows with independent uniform columns (the Adult schema;
   every row almost surely distinct: counting sees all of them);
-* wide: 10⁴ rows × 100 independent columns (copies of Adult's attributes).
+* wide: 10⁴ rows × 100 independent columns (copies of Adult's attributes);
+* duckdb (not in the default set): the 10⁶-row scale table fitted with ``--backend duckdb`` (predicted with the
+  DuckDB connection's memory limit; the 10⁸-10⁹ DuckDB cells are in ``benchmarks/scale.py``, which prints the
+  same estimate beside each measurement).
 
 ``--calibrate`` runs other cells (ε ∈ {0.4, 3.2} on the paper's data; the synthetic shapes of
 :data:`CALIBRATION_SHAPES`) and fits the per-operation constants to minimise the worst
@@ -50,6 +53,7 @@ class Cell:
     method: str
     epsilon: float
     n: int
+    backend: str = "numpy"
 
 
 def synthetic(n: int, d: int, folder: Path) -> tuple[str, str]:
@@ -89,26 +93,34 @@ def paper_cells(epsilons: tuple[float, ...]) -> list[Cell]:
             for ds in PAPER for e in epsilons for m in ("adaptive", "privbayes")]
 
 
-def synthetic_cells(shapes: list[tuple[int, int]], folder: Path, epsilon: float = 1.6) -> list[Cell]:
+def synthetic_cells(shapes: list[tuple[int, int]], folder: Path, epsilon: float = 1.6,
+                    backend: str = "numpy") -> list[Cell]:
     """The cells of independent-column tables, generated in a child process: Linux carries a process's
     peak RSS across fork and exec, so this process must stay small for ru_maxrss to be the fit's."""
     out = []
     for n, d in shapes:
         subprocess.run([sys.executable, __file__, "--generate", f"{n}x{d}", "--data", str(folder)], check=True)
         data, schema = str(folder / f"independent_{n}_{d}.csv"), str(folder / f"independent_{d}.yaml")
-        out += [Cell(f"independent {n:.0e}×{d} ε={epsilon:g} {m}", data, schema, m, epsilon, n)
+        where = "" if backend == "numpy" else f" {backend}"
+        out += [Cell(f"independent {n:.0e}×{d} ε={epsilon:g} {m}{where}", data, schema, m, epsilon, n, backend)
                 for m in ("adaptive", "privbayes")]
     return out
 
 
 def predict(cell: Cell):
-    """The CostEstimate ``fit --dry-run`` prints for ``cell`` (public inputs: schema, parameters, n)."""
+    """The CostEstimate ``fit --dry-run`` prints for ``cell`` (public inputs: schema, parameters, n, and where the
+    table is counted: a DuckDB connection the library opens, with its memory limit and the in-memory share)."""
+    from privbayes.counting.base import CountingPlace
+    from privbayes.counting.duckdb import engine_memory
+    from privbayes.counting.engine import LOCAL_MEMORY_SHARE, physical_memory
     from privbayes.schema.files import as_schema
     from privbayes.synthesizers.registry import method
 
     estimator = method(cell.method).estimator_class()(epsilon=cell.epsilon)
     schema = as_schema(cell.schema)
-    return estimator.cost_estimate(estimator.plan(cell.n, schema), schema)
+    place = (CountingPlace(True, engine_memory(), int(LOCAL_MEMORY_SHARE * physical_memory()))
+             if cell.backend == "duckdb" else None)
+    return estimator.cost_estimate(estimator.plan(cell.n, schema), schema, counting=place)
 
 
 def measure(cell: Cell, out: Path, timeout: float) -> dict:
@@ -116,7 +128,8 @@ def measure(cell: Cell, out: Path, timeout: float) -> dict:
     model = out / f"model-{os.getpid()}.json"  # one per benchmark process: runs may share the folder
     model.unlink(missing_ok=True)
     command = ["nice", "-n", "10", sys.executable, "-m", "privbayes.cli", "fit", cell.data, "--schema", cell.schema,
-               "--method", cell.method, "--epsilon", str(cell.epsilon), "--seed", "1", "-o", str(model)]
+               "--method", cell.method, "--epsilon", str(cell.epsilon), "--seed", "1", "-o", str(model),
+               "--backend", cell.backend]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     load_before = os.getloadavg()[0]
     start = time.perf_counter()
@@ -153,11 +166,11 @@ def row_of(cell: Cell, measured: dict) -> dict:
     cost = predict(cell)
     return {"cell": cell.name, "data": cell.data, "schema": cell.schema, "method": cell.method,
             "epsilon": cell.epsilon, "n": cell.n, **measured,
-            "predicted_seconds": cost.seconds, "predicted_peak_bytes": cost.peak_bytes,
+            "backend": cell.backend, "predicted_seconds": cost.seconds, "predicted_peak_bytes": cost.guarded_bytes,
             "predicted_file_bytes": cost.file_bytes, "work": dict(cost.work),
             "time_ratio": measured["cpu_seconds"] / cost.seconds,
             "wall_ratio": measured["seconds"] / cost.seconds,
-            "memory_ratio": measured["peak_bytes"] / max(cost.peak_bytes, 1)}
+            "memory_ratio": measured["peak_bytes"] / max(cost.guarded_bytes, 1)}
 
 
 MEASURED = ("seconds", "cpu_seconds", "peak_bytes", "file_bytes", "ok", "error", "load_before", "load_after")
@@ -179,7 +192,7 @@ def repredict(saved: str) -> list[dict]:
     rows = [row for path in saved.split(",") for row in json.loads(Path(path).read_text())["cells"]]
     out = []
     for r in rows:
-        cell = Cell(r["cell"], r["data"], r["schema"], r["method"], r["epsilon"], r["n"])
+        cell = Cell(r["cell"], r["data"], r["schema"], r["method"], r["epsilon"], r["n"], r.get("backend", "numpy"))
         out.append(row_of(cell, {k: r[k] for k in MEASURED}))
         print(_line(out[-1]), flush=True)
     return out
@@ -294,7 +307,8 @@ def main() -> None:
         chosen = args.cells.split(",")
         cells = ((paper_cells((0.1, 1.6)) if "paper" in chosen else [])
                  + (synthetic_cells([(10**5, 15), (10**6, 15)], folder) if "scale" in chosen else [])
-                 + (synthetic_cells([(10**4, 100)], folder) if "wide" in chosen else []))
+                 + (synthetic_cells([(10**4, 100)], folder) if "wide" in chosen else [])
+                 + (synthetic_cells([(10**6, 15)], folder, backend="duckdb") if "duckdb" in chosen else []))
     print(HEADER, flush=True)
     results = repredict(args.saved) if args.saved else run(cells, folder, args.timeout,
                                                                 Path(args.json) if args.json else None)

@@ -118,9 +118,12 @@ def generate_independent(n: int, d: int, folder: Path) -> Path:
     return path
 
 
-def cell(backend: str, n: int, d: int, folder: Path, kind: str = "sampled") -> dict:
-    """One measurement, in this process."""
-    from privbayes import PrivBayes, counting
+def cell(backend: str, n: int, d: int, folder: Path, kind: str = "sampled", method: str = "privbayes",
+         sample: bool = True) -> dict:
+    """One measurement, in this process: ``method`` (a registered name: "privbayes" is ``PrivBayes(1.0)``,
+    "adaptive" the default of ``privbayes fit``) fitted at ε = 1, seed 0, through the fit template with the
+    cost estimate ``privbayes fit`` prints (recorded beside the measurement), then n rows sampled."""
+    from privbayes.synthesizers.registry import method as registered
 
     path = generate(n, d, folder) if kind == "sampled" else generate_independent(n, d, folder)
     schema = wide_schema(d)
@@ -144,19 +147,36 @@ def cell(backend: str, n: int, d: int, folder: Path, kind: str = "sampled") -> d
         engine.sparkContext.setLogLevel("ERROR")
     load_before = os.getloadavg()[0]  # the machine is shared: record how busy it was
     start, cpu_start = time.perf_counter(), _cpu_s()
-    table = counting.open(str(path), schema, backend=engine)  # opened here to read its pass counter
-    model = PrivBayes(1.0, random_state=0, progress=False).fit(table).model_
+    # Fits of 10⁸ rows and more show a progress bar (in a log, a killed run shows how far it got).
+    estimator = registered(method).estimator_class()(epsilon=1.0, random_state=0, progress=n >= 10**8)
+    opened = estimator.open(str(path), schema, backend=engine)
+    table = opened.table  # opened here to read its pass counter
+    estimates = []
+    opened_s = time.perf_counter() - start
+
+    def printed(cost) -> None:  # as `privbayes fit` prints it, before any table is counted
+        estimates.append(cost)
+        print(f"privbayes: {cost.describe()}", file=sys.stderr, flush=True)
+
+    model = estimator.fit_opened(opened, on_cost=printed).model_
     fitted, cpu_fitted = time.perf_counter(), _cpu_s()
     stats = getattr(table, "stats", None)
     out = folder / f"synthetic_{backend}_n{n}_d{d}.parquet"
-    model.sample_to(out, n, random_state=0, progress=False)
+    if sample:
+        model.sample_to(out, n, random_state=0, progress=False)
+        out.unlink()
     done = time.perf_counter()
-    out.unlink()
-    return {"backend": backend, "n": n, "d": d, "data": kind, "k": model.degree, "fit_s": round(fitted - start, 2),
+    cost = estimates[0] if estimates else None
+    return {"backend": backend, "method": method, "n": n, "d": d, "data": kind, "k": model.degree,
+            "fit_s": round(fitted - start, 2), "open_s": round(opened_s, 2),
             "counting": None if stats is None else stats.as_dict(),
             "fit_cpu_s": round(cpu_fitted - cpu_start, 2),
-            "sample_s": round(done - fitted, 2), "peak_rss_mb": round(_peak_mb(), 1),
-            "capped": dict(model.plan.settings).get("children capped", _capped(model, schema)),
+            "predicted_s": None if cost is None else round(cost.seconds, 1),
+            "predicted_peak_mb": None if cost is None else round(cost.guarded_bytes / 2**20, 1),
+            "guarded_mb": None if cost is None else round(cost.bytes / 2**20, 1),
+            "sample_s": round(done - fitted, 2) if sample else None, "peak_rss_mb": round(_peak_mb(), 1),
+            "capped": (dict(model.plan.settings).get("children capped", _capped(model, schema))
+                       if method == "privbayes" else None),
             "load_1m": [round(load_before, 1), round(os.getloadavg()[0], 1)]}
 
 
@@ -208,11 +228,13 @@ def overhead(n: int, folder: Path) -> dict:
             "bare_duckdb_group_by_s": round(bare - in_engine, 3)}
 
 
-def run_cells(cells: list[tuple[str, int, int]], folder: Path, timeout: float, kind: str = "sampled") -> list[dict]:
+def run_cells(cells: list[tuple[str, int, int]], folder: Path, timeout: float, kind: str = "sampled",
+              method: str = "privbayes", sample: bool = True) -> list[dict]:
     rows = []
     for backend, n, d in cells:
         (generate if kind == "sampled" else generate_independent)(n, d, folder)  # outside the timed process
-        cmd = [sys.executable, __file__, "--one", f"{backend}:{n}:{d}", "--data", str(folder), "--kind", kind]
+        cmd = [sys.executable, __file__, "--one", f"{backend}:{n}:{d}", "--data", str(folder), "--kind", kind,
+               "--method", method] + ([] if sample else ["--no-sample"])
         try:
             done = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=timeout)
             line = [s for s in done.stdout.splitlines() if s.startswith("{")]
@@ -262,11 +284,13 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("--kind", choices=["sampled", "independent"], default="sampled",
                         help="rows sampled from an Adult model (many repeats) or independent columns (mostly distinct)")
+    parser.add_argument("--method", default="privbayes", help="the method fitted (privbayes, adaptive, ...)")
+    parser.add_argument("--no-sample", action="store_true", help="fit only (10⁹ rows take long to sample)")
     args = parser.parse_args()
     folder = Path(args.data)
     if args.one:
         backend, n, d = args.one.split(":")
-        print(json.dumps(cell(backend, int(float(n)), int(d), folder, args.kind)))
+        print(json.dumps(cell(backend, int(float(n)), int(d), folder, args.kind, args.method, not args.no_sample)))
         return
     if args.plot:
         plot(json.loads(Path(args.plot).read_text())["results"])
@@ -277,15 +301,15 @@ def main() -> None:
                           "results": overhead(int(args.overhead), folder)}))
         return
     cells = [(b, int(float(n)), int(d)) for b, n, d in (c.split(":") for c in args.cells.split(","))]
-    rows = run_cells(cells, folder, args.timeout, args.kind)
+    rows = run_cells(cells, folder, args.timeout, args.kind, args.method, not args.no_sample)
     print(json.dumps({"benchmark": "scale", "machine": machine, "results": rows}, indent=1))
     print(f"\n{'backend':<8} {'n':>10} {'d':>4} {'k':>3} {'fit s':>9} {'sample s':>9} {'peak MB':>9} {'load':>11}")
     for r in rows:
         if "error" in r:
             print(f"{r['backend']:<8} {r['n']:>10} {r['d']:>4}   {r['error']}")
         else:
-            print(f"{r['backend']:<8} {r['n']:>10} {r['d']:>4} {r['k']:>3} {r['fit_s']:>9.2f} {r['sample_s']:>9.2f} "
-                  f"{r['peak_rss_mb']:>9.1f} {'/'.join(map(str, r.get('load_1m', []))):>11}")
+            print(f"{r['backend']:<8} {r['n']:>10} {r['d']:>4} {r['k']:>3} {r['fit_s']:>9.2f} "
+                  f"{r['sample_s'] or 0:>9.2f} {r['peak_rss_mb']:>9.1f} {'/'.join(map(str, r.get('load_1m', []))):>11}")
     plot(rows)
 
 

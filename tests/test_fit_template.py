@@ -78,7 +78,8 @@ class ToyHistogram(PrivateEstimator):
         return BudgetPlan(settings.epsilon, (*count, PlannedRelease("histogram", "discrete Laplace", rest)),
                           (("n", n),))
 
-    def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None) -> CostEstimate:
+    def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None, *,
+                      counting: object = None) -> CostEstimate:
         return CostEstimate(seconds=1.0, bytes=self.working_bytes, method=self.method)
 
     def _measure(self, settings: ToySettings, fit: FitContext) -> Measured:
@@ -182,7 +183,7 @@ def test_the_command_line_warns_of_a_slow_fit_from_the_templates_estimate(relati
     FRAME.to_csv(tmp_path / "data.csv", index=False)
     (tmp_path / "schema.json").write_text(json.dumps(SCHEMA.to_dict()))
     slow = CostEstimate(seconds=7200.0, bytes=1, method="privbayes")
-    monkeypatch.setattr(PrivBayes, "cost_estimate", lambda self, plan, schema, n=None: slow)
+    monkeypatch.setattr(PrivBayes, "cost_estimate", lambda self, plan, schema, n=None, counting=None: slow)
     assert main(["fit", str(tmp_path / "data.csv"), "--schema", str(tmp_path / "schema.json"), "--method", "privbayes",
                  "--neighbours", relation, "--epsilon", "1", "--seed", "3", "-o", str(tmp_path / "m.json")]) == 0
     err = capsys.readouterr().err

@@ -114,6 +114,48 @@ def test_small_coded_rows_are_counted_in_memory_alike(tmp_path, monkeypatch, for
     assert_same_counts(expected, got, requests(expected, np.random.default_rng(7)))
 
 
+def test_many_rows_go_undeduplicated_to_a_compressed_file_and_count_alike(tmp_path, monkeypatch):
+    """Above ``STORED_ROWS`` rows the coded rows are kept one by one (weight 1) in a database file of a temporary
+    directory, which is removed with the connection; the counts are numpy's (streamed or in memory)."""
+    import gc
+    import os
+
+    from privbayes.counting import duckdb as module
+
+    monkeypatch.setattr(module, "STORED_ROWS", 50)
+    schema, frame = random_case(11)
+    source = write(frame, tmp_path / "data.parquet")
+    expected, got = counting.open(source, schema), counting.open(source, schema, backend="duckdb")
+    assert got.local is None and "_db." in got.rows_name
+    stored = got.connection.sql(f"SELECT COUNT(*), MIN(w), MAX(w) FROM {got.rows_name}").fetchall()
+    assert stored == [(len(frame), 1, 1)]
+    folder = got.connection.sql("SELECT path FROM duckdb_databases() WHERE path IS NOT NULL").fetchall()[0][0]
+    assert os.path.exists(folder)
+    assert_same_counts(expected, got, requests(expected, np.random.default_rng(11)))
+    del got
+    gc.collect()
+    assert not os.path.exists(os.path.dirname(folder))
+
+
+def test_a_connection_the_library_opens_is_bounded_by_the_fit_cap_and_spills_apart():
+    """DuckDB's memory_limit is ENGINE_SHARE of PRIVBAYES_MAX_FIT_GB; its temporary files go to a directory of
+    its own (not the working directory), reported to the cost estimate with the share counted in memory."""
+    from privbayes.counting.base import counting_place
+    from privbayes.counting.duckdb import ENGINE_SHARE, _connect, _memory_limit
+
+    configure(max_fit_bytes=8 * 2**30)
+    try:
+        con, _ = _connect(None)
+        assert _memory_limit(con) == int(8 * 2**30 * ENGINE_SHARE)
+        assert "privbayes-duckdb-" in con.sql("SELECT current_setting('temp_directory')").fetchall()[0][0]
+    finally:
+        configure()
+    schema, frame = random_case(3)
+    place = counting_place(counting.open(frame, schema, backend="duckdb"))
+    assert place.in_engine and place.engine_bytes == int(limits().max_fit_bytes * ENGINE_SHARE)
+    assert not counting_place(counting.open(frame, schema)).in_engine
+
+
 def test_duckdb_reads_csv_text_like_the_numpy_reader(tmp_path):
     """Quoted separators and quotes, blanks, NA words and quoted empty fields: text, as pandas reads it."""
     path = tmp_path / "quirks.csv"

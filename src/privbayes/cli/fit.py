@@ -82,7 +82,8 @@ def run(args: argparse.Namespace) -> None:
     if args.dry_run:  # n public here
         print(f"budget plan for {args.data} ({chosen.name}, n = {opened.table.n}, public; every row read and "
               "validated to count it); nothing has been measured:")
-        _print_plan(estimator, estimator.plan(opened.table.n, opened.table.schema), opened.table.schema)
+        _print_plan(estimator, estimator.plan(opened.table.n, opened.table.schema), opened.table.schema,
+                    table=opened.table)
         return
     # n private: nothing here may use it; the fit plans and guards at its noisy count, and says nothing of the cost
     _interruptible(lambda: estimator.fit_opened(opened, on_cost=_warn_if_slow if n_public else None))
@@ -146,10 +147,13 @@ def write_checked(released: Any, path: str) -> None:
         atomic_write_text(path, text)
 
 
-def _print_plan(estimator: Any, plan: Any, schema: Any, n: int | None = None) -> None:
+def _print_plan(estimator: Any, plan: Any, schema: Any, n: int | None = None, table: Any = None) -> None:
+    """The plan's lines and the cost estimate the fit's guard checks (counted where ``table`` is)."""
+    from privbayes.counting.base import counting_place
+
     for line in plan.describe():
         print(f"  {line}")
-    cost = estimator.cost_estimate(plan, schema, n)
+    cost = estimator.cost_estimate(plan, schema, n, counting=None if table is None else counting_place(table))
     if cost is not None:
         print(f"  {cost.describe()}")
 

@@ -22,6 +22,7 @@ Exact counts must only flow into a mechanism that pays for them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -80,6 +81,25 @@ class PrivateTable(Protocol):
     def encoded(self, encoding: Encoding) -> PrivateTable:
         """The same rows, counted over the variables of ``encoding`` (an encoding of ``schema``)."""
         return EncodedView(self, encoding)
+
+
+@dataclass(frozen=True)
+class CountingPlace:
+    """Where a table is counted, as a cost estimate needs it: public facts (the back-end the user chose and the
+    memory bounds it was opened with), never the rows.  ``in_engine``: an engine read and coded the rows (False: the
+    rows were read into this process, the numpy back-end); ``engine_bytes``: the memory that engine may use inside
+    this process (DuckDB's ``memory_limit``; 0 for an engine in other processes); ``local_bytes``: coded rows up to
+    this size are moved into memory to be counted, larger ones are counted by the engine (streamed from it)."""
+
+    in_engine: bool = False
+    engine_bytes: int = 0
+    local_bytes: int = 0
+
+
+def counting_place(table: PrivateTable) -> CountingPlace:
+    """The table's :class:`CountingPlace` (a table that does not say is taken as held in memory)."""
+    place = getattr(table, "counting_place", None)
+    return place() if callable(place) else CountingPlace()
 
 
 def count_batch(table: PrivateTable, requests: Sequence[Request]) -> list[np.ndarray]:

@@ -137,15 +137,16 @@ def pass_cost(size: int) -> float:
     return y0 + 6.0 * (x - x0)
 
 
-def plan_bases(encoding: Encoding, levels: Levels, targets: Sequence[Variables], rows: int
-               ) -> list[tuple[Variables, list[int]]]:
+def plan_bases(encoding: Encoding, levels: Levels, targets: Sequence[Variables], rows: int,
+               max_cells: int | None = None) -> list[tuple[Variables, list[int]]]:
     """Bases covering ``targets`` and, for each, the indices of the targets summed out of it.
 
     Greedy, largest target first: a target covered by a base joins it (summing it out costs a
     pass over the base's cells, not over the ``rows``); else it widens the base that saves most
     estimated time (:func:`pass_cost` of both tables against that of their union and the sums
-    out of it), if any saves; else it becomes a base of its own.  Deterministic: the plan depends
-    on the requests and the number of rows only, never on counts."""
+    out of it), if any saves; else it becomes a base of its own.  ``max_cells`` bounds a widened base (the
+    engine's streamed passes hold their bases densely: their gain grows with the rows, their memory must not).
+    Deterministic: the plan depends on the requests and the number of rows only, never on counts."""
     sizes = [cells(encoding, t) for t in targets]
     order = sorted(range(len(targets)), key=lambda i: (-sizes[i], targets[i]))
     attrs = encoding.attributes
@@ -170,6 +171,8 @@ def plan_bases(encoding: Encoding, levels: Levels, targets: Sequence[Variables],
                     if merged is None:
                         continue
                     union = cells(encoding, merged)
+                if max_cells is not None and union > max_cells:
+                    continue
                 gain = (pass_cost(b[1]) + pass_cost(size) - pass_cost(union)) * rows \
                     - _SUM_NS_PER_CELL * (union * (len(b[2]) + 1) - b[1] * len(b[2]))
                 if gain > best_gain and gain > 0.05 * alone:

@@ -5,6 +5,10 @@ reader into an engine table).
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+import weakref
 from typing import Any
 
 import numpy as np
@@ -38,6 +42,7 @@ class DuckDBTable(EngineTable):
     def __init__(self, connection: Any, rows_name: str, schema: Schema, n: int) -> None:
         super().__init__(schema, n)
         self.connection, self.rows_name = connection, rows_name
+        self.engine_bytes = _memory_limit(connection)
 
     def _fetch(self, sql: str) -> Any:
         return self.connection.sql(sql).to_arrow_table()
@@ -49,12 +54,62 @@ class DuckDBTable(EngineTable):
     def _release_rows(self) -> None:
         _drop(self.connection, self.rows_name, "TABLE")
 
+    def _streams_rows(self) -> bool:
+        from privbayes.counting.families import HAVE_NUMBA
+
+        return HAVE_NUMBA
+
+
+ENGINE_SHARE = 1 / 4
+"""Share of the fit's memory cap (``limits().max_fit_bytes``, ``PRIVBAYES_MAX_FIT_GB``) that a DuckDB connection
+the library opens may use (``memory_limit``); beyond it DuckDB spills to a temporary directory of its own
+(docs/decisions.md, "A billion rows")."""
+STORED_ROWS = 2**27
+"""Rows above which the coded rows are neither deduplicated (a GROUP BY with about as many groups as rows, spilled
+at this size, costs more than it saves on mostly distinct rows) nor held in memory: they go, compressed, to a
+database file in the temporary directory."""
+
+
+def engine_memory() -> int:
+    """Bytes a DuckDB connection opened by the library may use: :data:`ENGINE_SHARE` of the fit's cap."""
+    from privbayes.core.limits import limits
+
+    return max(2**28, int(limits().max_fit_bytes * ENGINE_SHARE))
+
 
 def _connect(connection: Any) -> tuple[Any, str]:
+    """The connection (a new one bounded by :func:`engine_memory`, spilling to a fresh temporary directory
+    removed when the connection is collected) and a fresh prefix for this table's objects."""
     import duckdb
 
-    con = duckdb.connect() if connection is None else connection
+    if connection is not None:
+        return connection, unique_prefix()
+    folder = tempfile.mkdtemp(prefix="privbayes-duckdb-")
+    con = duckdb.connect(config={"memory_limit": f"{engine_memory() // 2**20}MiB", "temp_directory": folder})
+    weakref.finalize(con, shutil.rmtree, folder, True)
     return con, unique_prefix()
+
+
+def _memory_limit(con: Any) -> int:
+    """The connection's ``memory_limit`` in bytes (a setting, public)."""
+    text = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+    number, _, unit = str(text).partition(" ")
+    scale = {"bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40,
+             "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}.get(unit.strip(), 1)
+    try:
+        return int(float(number) * scale)
+    except ValueError:  # pragma: no cover - an unbounded or unknown setting
+        return 0
+
+
+def _stored_rows(con: Any, prefix: str) -> str:
+    """A database file for the coded rows in a fresh temporary directory, attached to ``con`` (compressed storage:
+    10⁹ × 20 small codes take about 17 GB on disk where an in-memory table would take 48 GB); the file is removed
+    when ``con`` is collected."""
+    folder = tempfile.mkdtemp(prefix="privbayes-rows-")
+    con.execute(f"ATTACH {_literal(os.path.join(folder, 'rows.duckdb'))} AS {prefix}_db")
+    weakref.finalize(con, shutil.rmtree, folder, True)
+    return f"{prefix}_db"
 
 
 def duckdb_from_file(path: Any, suffix: str, schema: Schema, connection: Any = None, *,
@@ -105,8 +160,14 @@ def duckdb_from_file(path: Any, suffix: str, schema: Schema, connection: Any = N
         joins = " ".join(f"LEFT JOIN {m} ON s.{_ident(a.name)} IS NOT DISTINCT FROM {m}.v"
                          for m, a in zip(maps, schema.attributes))
         coded = ", ".join(f"{m}.code AS c{j}" for j, m in enumerate(maps))
-        con.execute(f"CREATE TEMP TABLE {prefix}_rows AS SELECT {coded}, COUNT(*) AS w "
-                    f"FROM {prefix}_src AS s {joins} GROUP BY ALL")
+        rows_name = f"{prefix}_rows"
+        if n > STORED_ROWS:  # every row kept, weight 1, in a compressed file
+            rows_name = f"{_stored_rows(con, prefix)}.{rows_name}"
+            con.execute(f"CREATE TABLE {rows_name} AS SELECT {coded}, CAST(1 AS BIGINT) AS w "
+                        f"FROM {prefix}_src AS s {joins}")
+        else:
+            con.execute(f"CREATE TEMP TABLE {rows_name} AS SELECT {coded}, COUNT(*) AS w "
+                        f"FROM {prefix}_src AS s {joins} GROUP BY ALL")
         for m in maps:
             con.unregister(m)
     except duckdb.Error as exc:  # engine messages may quote a line of the file: name the kind only
@@ -115,7 +176,7 @@ def duckdb_from_file(path: Any, suffix: str, schema: Schema, connection: Any = N
         _drop(con, f"{prefix}_src", "TABLE" if text else "VIEW")
         if link is not None:
             link.close()
-    return DuckDBTable(con, f"{prefix}_rows", schema, int(n)).localise()
+    return DuckDBTable(con, rows_name, schema, int(n)).localise()
 
 
 class _TextIds:

@@ -25,14 +25,14 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Self
 
 import numpy as np
 
 from privbayes.core.errors import InputError
 from privbayes.core.limits import check_cells
-from privbayes.counting.base import EncodedView, PrivateTable, Request, all_answered, check_request
+from privbayes.counting.base import CountingPlace, EncodedView, PrivateTable, Request, all_answered, check_request
 from privbayes.counting.cover import CountingStats, Levels, derive, plan_bases
 from privbayes.counting.labels import InvalidValuesError, label_column
 from privbayes.schema import Schema
@@ -48,6 +48,9 @@ in memory (then the table counts in memory only)."""
 _DENSE_CELLS = 2**22
 """Leaf tables of at most this many cells are held densely, so that smaller ones can be summed
 out of them (≈ 32 MB of int64)."""
+_STREAM_CELLS = 2**25
+"""Cells of the tables counted by one pass over streamed rows (int64 totals and the kernel's int32 copies, one a
+thread: ≈ 512 MB on two threads)."""
 
 
 LOCAL_MEMORY_SHARE = 1 / 8
@@ -64,11 +67,18 @@ class EngineTable(PrivateTable):
     (reading, labelling and coding — the memory-hungry part — stayed in the engine)."""
 
     rows_name: str
+    engine_bytes = 0
+    """Memory the engine may use inside this process (DuckDB's limit; 0 for an engine in other processes)."""
 
     def __init__(self, schema: Schema, n: int) -> None:
         self.schema, self.encoding, self._n = schema, Encoding.build(schema, "hierarchical"), n
         self.local: PrivateTable | None = None
         self.stats = CountingStats()
+
+    def counting_place(self) -> CountingPlace:
+        """Public facts for the cost estimate: the engine's memory and the size below which coded rows are counted
+        in memory (:meth:`localise`)."""
+        return CountingPlace(True, self.engine_bytes, int(LOCAL_MEMORY_SHARE * physical_memory()))
 
     @property
     def n(self) -> int:
@@ -135,7 +145,8 @@ class EngineTable(PrivateTable):
         attrs = self.encoding.attributes
         dense = [k for k in keys if math.prod(attrs[a].size for a in k) <= _DENSE_CELLS]
         levels = Levels(self.encoding)
-        plan = plan_bases(self.encoding, levels, [tuple((a, 0) for a in k) for k in dense], self.n)
+        plan = plan_bases(self.encoding, levels, [tuple((a, 0) for a in k) for k in dense], self.n,
+                          _DENSE_CELLS if self._streams_rows() else None)
         queries = [tuple(a for a, _ in variables) for variables, _ in plan]
         members = {query: [dense[m] for m in chosen] for query, (_, chosen) in zip(queries, plan)}
         queries += [k for k in keys if k not in set(dense)]
@@ -144,6 +155,24 @@ class EngineTable(PrivateTable):
             if a:
                 asked.setdefault(tuple(sorted(a)), []).append(i)
         answers: list[np.ndarray | None] = [None if a else np.array(self.n, dtype=np.int64) for a, _ in normal]
+
+        def answer(query: tuple[int, ...], base: np.ndarray) -> None:
+            """Every request covered by ``query``'s dense leaf table ``base``."""
+            variables = tuple((a, 0) for a in query)
+            for key in members[query]:
+                own_leaf = tuple((a, 0) for a in key)
+                leaf = base if own_leaf == variables else derive(base, variables, own_leaf, levels)
+                self.stats.derived += int(own_leaf != variables)
+                for i in asked[key]:
+                    attributes, lv = normal[i]
+                    own = tuple(sorted(zip(attributes, lv)))
+                    out = leaf if own == own_leaf else derive(leaf, own_leaf, own, levels)
+                    answers[i] = np.transpose(out, [list(key).index(a) for a in attributes])
+
+        if self._streams_rows() and members:  # the bases from streamed rows, few passes; larger tables in SQL
+            for query, base in self._streamed_tables(list(members)):
+                answer(query, base)  # each group's tables answered, then dropped: a pass's tables at a time
+            queries = queries[len(plan):]
         for first in range(0, len(queries), _SETS_PER_QUERY):
             chunk = queries[first:first + _SETS_PER_QUERY]
             start = time.perf_counter()
@@ -156,18 +185,51 @@ class EngineTable(PrivateTable):
                     for i in asked[query]:
                         answers[i] = spread(self.encoding, query, *sparse[query], *normal[i])
                     continue
-                variables = tuple((a, 0) for a in query)
-                base = spread(self.encoding, query, *sparse[query], list(query), [0] * len(query))
-                for key in members[query]:
-                    own_leaf = tuple((a, 0) for a in key)
-                    leaf = base if own_leaf == variables else derive(base, variables, own_leaf, levels)
-                    self.stats.derived += int(own_leaf != variables)
-                    for i in asked[key]:
-                        attributes, lv = normal[i]
-                        own = tuple(sorted(zip(attributes, lv)))
-                        out = leaf if own == own_leaf else derive(leaf, own_leaf, own, levels)
-                        answers[i] = np.transpose(out, [list(key).index(a) for a in attributes])
+                answer(query, spread(self.encoding, query, *sparse[query], list(query), [0] * len(query)))
         return all_answered(answers)
+
+    def _streams_rows(self) -> bool:
+        """Whether dense tables are counted from the coded rows streamed into the compiled kernels (an engine
+        that streams its rows in bounded batches, with numba) rather than by ``GROUPING SETS``."""
+        return False
+
+    def _streamed_tables(self, keys: list[tuple[int, ...]]) -> Iterator[tuple[tuple[int, ...], np.ndarray]]:
+        """Dense leaf tables of ``keys`` (each at most :data:`_DENSE_CELLS` cells), counted from the coded rows
+        streamed batch by batch (bounded memory) into :func:`~privbayes.counting.families.contingency_tables`:
+        one pass over the rows for up to :data:`_STREAM_CELLS` cells of tables, where ``GROUPING SETS`` would
+        take one per 64 tables at several times the cost a row (docs/decisions.md, "A billion rows")."""
+        from privbayes.counting.families import contingency_tables
+        from privbayes.counting.memory import code_matrix
+
+        attrs = self.encoding.attributes
+        shapes = {k: tuple(attrs[a].size for a in k) for k in keys}
+        groups: list[list[tuple[int, ...]]] = [[]]
+        cells = 0
+        for key in sorted(keys, key=lambda k: (-math.prod(shapes[k]), k)):
+            size = math.prod(shapes[key])
+            if groups[-1] and cells + size > _STREAM_CELLS:
+                groups.append([])
+                cells = 0
+            groups[-1].append(key)
+            cells += size
+        dtype = code_matrix(self.encoding, 0).dtype
+        for group in groups:
+            start = time.perf_counter()
+            used = sorted({a for key in group for a in key})
+            tables = [([used.index(a) for a in key], shapes[key]) for key in group]
+            totals = [np.zeros(shapes[key], np.int64) for key in group]
+            select = ", ".join(f"c{a}" for a in used)
+            for batch in self._batches(f"SELECT {select}, w FROM {self.rows_name}"):
+                matrix = np.empty((len(used), batch.num_rows), dtype)
+                for j in range(len(used)):
+                    matrix[j] = batch.column(j).to_numpy()
+                counted, _ = contingency_tables(matrix, batch.column(len(used)).to_numpy(), tables)
+                for total, table in zip(totals, counted):
+                    total += table
+            self.stats.passes += 1
+            self.stats.counted += len(group)
+            self.stats.seconds += time.perf_counter() - start
+            yield from zip(group, totals)
 
     @property
     def passes(self) -> int:

@@ -39,6 +39,7 @@ from privbayes import counting
 from privbayes.core.errors import InferredDomainWarning, InputError
 from privbayes.core.progress import Progress
 from privbayes.counting import PrivateTable
+from privbayes.counting.base import CountingPlace, counting_place
 from privbayes.privacy.accountant import Accountant, ZCDPAccountant
 from privbayes.privacy.mechanisms import COUNT_STEP, DiscreteGaussian, noisy_count
 from privbayes.privacy.neighbours import draft_cost
@@ -275,17 +276,20 @@ class PrivateEstimator:
         (with ``fit.rng``), estimate by post-processing, and return the released value's parts."""
         raise NotImplementedError
 
-    def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None) -> Any:
+    def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None, *,
+                      counting: CountingPlace | None = None) -> Any:
         """What the fit will cost (:class:`privbayes.synthesizers.costs.CostEstimate`: seconds, peak memory, model-file
         size; ``check()`` refuses one over the guard), from public inputs only (``n``: the table size
-        when the plan does not state it, e.g. ``--assume-n`` under add/remove); None where the method
+        when the plan does not state it, e.g. ``--assume-n`` under add/remove; ``counting``: where the table is
+        counted, :func:`privbayes.counting.base.counting_place`, default in memory); None where the method
         has no estimate."""
         return None
 
-    def _guard_estimate(self, settings: Any, plan: BudgetPlan, schema: Schema, n: int | None) -> CostEstimate | None:
-        """The estimate the fit's memory guard checks (default :meth:`cost_estimate`; a method may skip the
-        time terms, which the guard does not read)."""
-        estimate: CostEstimate | None = self.cost_estimate(plan, schema, n)
+    def _guard_estimate(self, settings: Any, plan: BudgetPlan, schema: Schema, n: int | None,
+                        counting: CountingPlace | None = None) -> CostEstimate | None:
+        """The estimate the fit's memory guard checks (default :meth:`cost_estimate`, the one ``privbayes fit``
+        prints)."""
+        estimate: CostEstimate | None = self.cost_estimate(plan, schema, n, counting=counting)
         return estimate
 
     def _prepare(self, settings: Any, table: PrivateTable) -> PrivateTable:
@@ -347,13 +351,13 @@ class PrivateEstimator:
         if table.schema.private_draft is not None and relation is not None:
             draft_cost(table.schema.private_draft, relation)  # a private draft's relation must compose with the fit's
         rng = random_source(getattr(self, "random_state", None))
-        schema = table.schema
+        schema, place = table.schema, counting_place(table)
         table = self._prepare(settings, table)
         accountant = self._accountant(settings, table.n if self.n_public(settings) else None)
         n = self._count(settings, table, accountant, rng)
         plan = self._plan(settings, schema, 0 if n is None else n)  # n None: the plan does not depend on it
-        cost = self.cost_estimate(plan, schema, n) if on_cost is not None else \
-            self._guard_estimate(settings, plan, schema, n)
+        cost = self.cost_estimate(plan, schema, n, counting=place) if on_cost is not None else \
+            self._guard_estimate(settings, plan, schema, n, place)
         if cost is not None:
             cost.check()  # refused before any table is counted
             if on_cost is not None:

@@ -22,6 +22,7 @@ from types import MappingProxyType
 
 from privbayes.core.errors import InputError
 from privbayes.core.limits import limits
+from privbayes.counting.base import CountingPlace
 from privbayes.schema.encoding import Encoding
 
 SECONDS: Mapping[str, float] = MappingProxyType({
@@ -42,6 +43,7 @@ SECONDS: Mapping[str, float] = MappingProxyType({
     "round_model": 0.0,      # adaptive: per model cell re-fitted in a round
     "final_model": 0.0,      # adaptive: per model cell of the last fit, run to its stopping rule
     "round_model2": 1.5e-05, # adaptive: Σ_t (model cells at round t)² / 10⁴ (junction trees grow with cycles)
+    "stream_rows": 2.0e-09,  # engine: per row × attribute streamed from the engine to the kernels, per pass
 })
 """Seconds per unit of work (docs/scale.md, "Cost model": how they were measured; a 0 is a term the
 calibration fits found no weight for)."""
@@ -56,6 +58,10 @@ BYTES: Mapping[str, float] = MappingProxyType({
     "candidate_cells": 0.0,  # adaptive: exact counts of every candidate marginal and their scoring
     "candidates": 0.0,       # adaptive: per candidate marginal (its exact table, model marginal and score)
     "model_cells": 0.0,      # per cell of the model's tables and junction tree, with working copies
+    "engine": 2.0e8,         # engine: an engine in this process, once (DuckDB's library and buffers)
+    "engine_cells": 2.0,     # engine: per cell read and coded in the engine, up to the engine's memory limit
+    "local": 1.0,            # engine: per byte of coded rows moved into memory (codes of every level, weights)
+    "stream": 3.0e8,         # engine: batches and tables of a pass over streamed rows (once)
 })
 """Peak resident bytes per unit (same calibration)."""
 
@@ -82,6 +88,12 @@ class CostEstimate:
     work: Mapping[str, float] = field(default_factory=dict)
 
     @property
+    def guarded_bytes(self) -> int:
+        """The memory the guard holds under ``PRIVBAYES_MAX_FIT_GB`` and ``describe`` prints as the peak: the whole
+        process's predicted peak, or the working memory where that is larger (one number, printed and checked)."""
+        return max(self.bytes, self.peak_bytes)
+
+    @property
     def time_class(self) -> str:
         return "seconds" if self.seconds < 60 else "minutes" if self.seconds < 3600 else "hours"
 
@@ -93,7 +105,7 @@ class CostEstimate:
         search = (f"up to {self.candidates:,} candidate parent sets per step, largest noisy table "
                   f"{self.largest_cells:,} cells; " if self.candidates else "")
         return (f"cost estimate: {search}expected time about {_duration(self.seconds)} ({self.time_class}), "
-                f"peak memory about {_size(self.peak_bytes)}, working memory about {self.bytes / 2**30:,.1f} GB; "
+                f"peak memory about {_size(self.guarded_bytes)}, working memory about {self.bytes / 2**30:,.1f} GB; "
                 f"model file at most {_size(self.file_bytes)} (from public inputs only: parameters, domain, plan, "
                 "n; calibrated on an idle 2-core machine)")
 
@@ -124,6 +136,35 @@ def read_work(n: int, encoding: Encoding) -> dict[str, float]:
     return {"read": float(n) * len(encoding.schema.attributes)}
 
 
+def held_memory(n: int, encoding: Encoding, counting: CountingPlace | None) -> dict[str, float]:
+    """Memory of the table while it is counted, by where it is counted (public: the back-end and its bounds).
+    In memory (numpy): n × d cells as read.  In an engine: the engine's own use, up to its memory limit, plus the
+    coded rows when their public bound fits the share counted in memory (``localise``), else the buffers of
+    passes over streamed rows, the engine then counted at its limit (docs/decisions.md, "A billion rows")."""
+    if counting is None or not counting.in_engine:
+        return read_work(n, encoding)
+    cells = float(n) * len(encoding.schema.attributes)
+    limit = counting.engine_bytes / BYTES["engine_cells"]
+    local = local_bytes(n, encoding)
+    if local <= counting.local_bytes:
+        return {"engine": 1.0, "engine_cells": min(cells, limit), "local": float(local)}
+    # Streamed: the engine also groups the tables too large to hold densely (GROUPING SETS), up to its limit.
+    return {"engine": 1.0, "engine_cells": limit, "stream": 1.0}
+
+
+def streamed(n: int, encoding: Encoding, counting: CountingPlace | None) -> bool:
+    """Whether an engine counts the table from streamed rows (their public bound is over the in-memory share)."""
+    return counting is not None and counting.in_engine and local_bytes(n, encoding) > counting.local_bytes
+
+
+def local_bytes(n: int, encoding: Encoding) -> int:
+    """The in-memory share's measure of the coded rows (``privbayes.counting.engine.EngineTable.localise``): a
+    code of the narrowest type a column and level, and 16 bytes, per distinct row (bounded by min(n, |domain|))."""
+    largest = max((a.size for a in encoding.attributes), default=1)
+    width = 1 if largest <= 2**8 else 2 if largest <= 2**16 else 4
+    return distinct_rows(n, encoding) * (2 * width * len(encoding.schema.attributes) + 16)
+
+
 NUMPY_VISITS = 2 * 10**7
 """The in-memory back-end's ski-rental threshold (``privbayes.counting.memory._NUMPY_VISITS``, which
 this layer may not import; tests/test_cost_model.py checks that the two agree)."""
@@ -145,13 +186,14 @@ def numba_loaded(visits: float) -> float:
 def check_cost(cost: CostEstimate) -> None:
     """Refuse a fit whose memory estimate exceeds the guard (one line, with the settings to change)."""
     cap = limits().max_fit_bytes
-    if cost.bytes > cap:
+    if cost.guarded_bytes > cap:
         what = f" ({cost.candidates:,} candidate parent sets)" if cost.candidates else ""
-        raise InputError(f"this fit would need about {cost.bytes / 2**30:,.0f} GB of memory{what}, more than the "
-                         f"limit of {cap / 2**30:g} GB (PRIVBAYES_MAX_FIT_GB); "
-                         + ("lower --epsilon, raise --theta, set --degree, use --encoding vanilla or lower "
-                            "PRIVBAYES_MAX_CANDIDATE_SETS" if cost.method in ("privbayes", "sa-privbayes")
-                            else "lower --epsilon or the model's size"))
+        fix = ("lower --epsilon, raise --theta, set --degree, use --encoding vanilla or lower "
+               "PRIVBAYES_MAX_CANDIDATE_SETS" if cost.method in ("privbayes", "sa-privbayes")
+               else "lower --epsilon or the model's size")
+        raise InputError(f"this fit would need about {cost.guarded_bytes / 2**30:,.1f} GB of memory{what}, more than "
+                         f"the limit of {cap / 2**30:g} GB (PRIVBAYES_MAX_FIT_GB); {fix}, or count with --backend "
+                         "duckdb (rows kept out of memory)")
 
 
 def _duration(seconds: float) -> str:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from privbayes.core.limits import limits
+from privbayes.counting.base import CountingPlace
 from privbayes.methods.adaptive.candidates import Candidate, leaf_candidates
 from privbayes.methods.adaptive.network import BETA, THETA, network_plan
 from privbayes.methods.adaptive.settings import METHOD, AdaptiveSettings
@@ -32,9 +33,15 @@ from privbayes.schema.encoding import Encoding
 from privbayes.synthesizers import costs
 from privbayes.synthesizers.costs import CostEstimate
 
+PASSES = 3
+"""Batches an adaptive fit counts: its first measurements (1-way marginals or the network's tables), its candidate
+marginals, and its rounds' model marginals (each one pass over streamed rows when an engine counts them)."""
 
-def adaptive_cost(settings: AdaptiveSettings, plan: BudgetPlan, encoding: Encoding) -> CostEstimate:
-    """:class:`~privbayes.synthesizers.costs.CostEstimate` of an adaptive fit with ``plan`` on ``encoding``."""
+
+def adaptive_cost(settings: AdaptiveSettings, plan: BudgetPlan, encoding: Encoding,
+                  counting: CountingPlace | None = None) -> CostEstimate:
+    """:class:`~privbayes.synthesizers.costs.CostEstimate` of an adaptive fit with ``plan`` on ``encoding``, its table
+    counted where ``counting`` says (default: in memory)."""
     from privbayes.methods.privbayes.cost import model_file_bound, privbayes_work, table_bounds
     from privbayes.methods.privbayes.settings import PrivBayesSettings
 
@@ -47,7 +54,8 @@ def adaptive_cost(settings: AdaptiveSettings, plan: BudgetPlan, encoding: Encodi
     mean_multi = summary.multi_cells / summary.multi_count if summary.multi_count else 1.0
     rows = costs.distinct_rows(n, encoding)
     work: dict[str, float] = {**costs.read_work(n, encoding), "adaptive": 1.0}
-    memory: dict[str, float] = {**costs.read_work(n, encoding)}
+    memory: dict[str, float] = costs.held_memory(n, encoding, counting)
+    passes = PASSES
     first = [a.size for a in attrs]  # the first measurements: 1-way marginals, or the network's tables
     if plan.setting("init") == "network":
         budget = sum((r.epsilon for r in plan.releases if r.kind in ("network", "table")), Fraction(0))
@@ -57,7 +65,8 @@ def adaptive_cost(settings: AdaptiveSettings, plan: BudgetPlan, encoding: Encodi
         net = network_plan(budget, n, encoding, relation, settings.max_network_degree)
         k = net.setting("degree")
         net_largest = math.prod(sorted(a.size for a in attrs)[-(k + 1):]) if k else largest
-        more, more_memory = privbayes_work(inner, net, encoding, net_largest)
+        more, more_memory = privbayes_work(inner, net, encoding, net_largest, counting)
+        passes += int(more.pop("passes", 0))
         work.update(more)
         memory.update(more_memory)
         largest = max(largest, net_largest)
@@ -73,6 +82,8 @@ def adaptive_cost(settings: AdaptiveSettings, plan: BudgetPlan, encoding: Encodi
                  # Selections that close cycles make the junction tree's cliques grow faster than the
                  # marginals measured (fits at ε = 3.2 take 3× those at 1.6): a superlinear term.
                  "round_model2": float(sum(m * m for m in model_at)) / 1e4})
+    if costs.streamed(n, encoding, counting):
+        work["stream_rows"] = float(passes) * n * len(attrs)
     memory.update({"candidate_cells": float(total_cells), "candidates": float(K),
                    "model_cells": max(memory.get("model_cells", 0.0), float(model_at[-1] if model_at else base))})
     # The model file holds one potential per measurement, each of its table's shape: the first

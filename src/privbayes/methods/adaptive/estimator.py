@@ -22,6 +22,7 @@ from fractions import Fraction
 from privbayes.bayesnet.junction import network_of
 from privbayes.bayesnet.model import BayesNetModel
 from privbayes.counting import PrivateTable
+from privbayes.counting.base import CountingPlace
 from privbayes.estimation.potentials import potentials_of
 from privbayes.methods.adaptive import rounds
 from privbayes.methods.adaptive.cost import adaptive_cost
@@ -58,10 +59,11 @@ class AdaptiveMarginals(BayesNetViews, DeclaredEstimator, PrivateEstimator):
         table is counted."""
         return settings.plan(n, settings.encoding_for(schema))
 
-    def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None) -> CostEstimate:
+    def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None, *,
+                      counting: CountingPlace | None = None) -> CostEstimate:
         """Time, peak memory and model-file size of a fit with ``plan`` (:mod:`privbayes.methods.adaptive.cost`)."""
         settings = self.settings()
-        return adaptive_cost(settings, plan, settings.encoding_for(schema))
+        return adaptive_cost(settings, plan, settings.encoding_for(schema), counting)
 
     def private_n_note(self) -> str:
         settings = self.settings()

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from privbayes.core.errors import UncoveredColumnsWarning
+from privbayes.counting.base import CountingPlace
 from privbayes.inference import Domain
 from privbayes.methods.mrf.cliques import clique_indices
 from privbayes.methods.mrf.cost import mrf_cost
@@ -58,7 +59,8 @@ class PrivateMRF(DeclaredEstimator, PrivateEstimator):
     def _plan(self, settings: MRFSettings, schema: Schema, n: int) -> BudgetPlan:
         return settings.plan(n, schema, self.cliques)
 
-    def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None) -> CostEstimate | None:
+    def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None, *,
+                      counting: CountingPlace | None = None) -> CostEstimate | None:
         """Time, peak memory and model-file size of a fit on n rows (:mod:`privbayes.methods.mrf.cost`);
         None when n is neither in the plan (add/remove) nor given."""
         size = plan.setting("n") if n is None else n
@@ -67,7 +69,7 @@ class PrivateMRF(DeclaredEstimator, PrivateEstimator):
         return mrf_cost(plan, Encoding.build(schema, "vanilla"), clique_indices(self.cliques, schema), size)
 
     def _guard_estimate(self, settings: MRFSettings, plan: BudgetPlan, schema: Schema,
-                        n: int | None) -> CostEstimate:
+                        n: int | None, counting: CountingPlace | None = None) -> CostEstimate:
         """The memory guard's estimate, also under add/remove neighbours: the working memory (the clique
         tables and the junction tree) does not depend on n, so a private n is planned as 0."""
         return mrf_cost(plan, Encoding.build(schema, "vanilla"), clique_indices(self.cliques, schema),

@@ -13,6 +13,7 @@ from fractions import Fraction
 from privbayes.bayesnet.candidates import candidate_cap, count_parent_sets, level_sizes, parent_bound
 from privbayes.bayesnet.greedy import FILL_CELLS
 from privbayes.bayesnet.parentsets import ParentSet, maximal_parent_sets
+from privbayes.counting.base import CountingPlace
 from privbayes.methods.privbayes.settings import METHOD, PrivBayesSettings
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.schema.encoding import Encoding
@@ -24,7 +25,7 @@ __all__ = ["CostEstimate", "check_cost", "cost_estimate", "model_file_bound", "p
 
 
 def cost_estimate(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encoding, *,
-                  detailed: bool = True) -> CostEstimate:
+                  counting: CountingPlace | None = None, detailed: bool = True) -> CostEstimate:
     """:class:`CostEstimate` of a fit with ``settings`` on ``encoding`` with budget ``plan``.
 
     GreedyBayes (TODS 2017, Alg. 4) scores, at each step, every maximal θ-useful parent set
@@ -35,8 +36,9 @@ def cost_estimate(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encod
     (τ·|dom(X)|, Alg. 4 line 6); with a fixed degree k (binary encodings) the candidates are the
     k-subsets of the placed attributes.  The time counts every (child, parent set) pair the search
     scores (:func:`search_work`), the rows each pair's count visits, and the tables consistent
-    estimation fits (:mod:`privbayes.synthesizers.costs`); ``detailed=False`` skips that count (the fit's memory
-    guard needs only the working memory)."""
+    estimation fits (:mod:`privbayes.synthesizers.costs`); ``counting`` says where the table is counted (default: in
+    memory; an engine streaming its rows adds a pass over them per batch); ``detailed=False`` skips the search's
+    count (a library fit's guard, which prints nothing: the table's memory and the working memory only)."""
     attrs = encoding.attributes
     d, k, n = len(attrs), plan.setting("degree"), plan.setting("n")
     sizes = sorted(a.size for a in attrs)
@@ -56,17 +58,22 @@ def cost_estimate(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encod
         largest = min(parent_bound(n, d, eps2, settings.theta, sizes[-1], cap, delta) * sizes[-1], math.prod(sizes))
         per_candidate = max(1, bound)
         tables = theta_table_bounds(settings, plan, encoding)
-    work, memory = privbayes_work(settings, plan, encoding, int(largest)) if detailed else ({}, {})
-    return costs.estimate(METHOD, {**costs.read_work(n, encoding), **work}, {**costs.read_work(n, encoding), **memory},
+    work, memory = privbayes_work(settings, plan, encoding, int(largest), counting) if detailed else ({}, {})
+    passes = work.pop("passes", 0.0)
+    if costs.streamed(n, encoding, counting):
+        work["stream_rows"] = passes * n * len(attrs)
+    return costs.estimate(METHOD, {**costs.read_work(n, encoding), **work},
+                          {**costs.held_memory(n, encoding, counting), **memory},
                           candidates * per_candidate + 32 * int(largest),
                           model_file_bound(plan, encoding, int(largest), k, tables), candidates=candidates,
                           largest_cells=int(largest))
 
 
-def privbayes_work(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encoding,
-                   largest: int) -> tuple[dict[str, float], dict[str, float]]:
+def privbayes_work(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encoding, largest: int,
+                   counting: CountingPlace | None = None) -> tuple[dict[str, float], dict[str, float]]:
     """The named work and memory counts of a PrivBayes fit (keys of :data:`privbayes.synthesizers.costs.SECONDS`
-    and :data:`~privbayes.synthesizers.costs.BYTES`), from the plan and the domain."""
+    and :data:`~privbayes.synthesizers.costs.BYTES`), from the plan and the domain, and under "passes" the batches
+    the search and the measurements count (a pass each over streamed rows)."""
     n, k, d = plan.setting("n"), plan.setting("degree"), len(encoding.attributes)
     pairs, cells, step_cells = search_work(settings, plan, encoding)
     rows = costs.distinct_rows(n, encoding)
@@ -81,6 +88,7 @@ def privbayes_work(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Enco
                                else "pair_rows"): pairs * rows,
                               "pair_cells": cells, "model_cells": model,
                               "numba": 1.0 if compiled else costs.numba_loaded(float(pairs) * rows)}
+    work["passes"] = float(d + 1)  # a batch per GreedyBayes step, and the measurements
     memory: dict[str, float] = {"model_cells": model, "numba": work["numba"]}
     if compiled:  # binary families, FILL_CELLS a batch, with F's integer intermediates
         memory["binary_cells"] = min(step_cells, FILL_CELLS)
@@ -89,7 +97,8 @@ def privbayes_work(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Enco
         # beyond it, measured peaks (10⁵-2·10⁶ rows) grow as its square root (the estimate ignores
         # the leaf cache's eviction and the tables' sharing of one leaf count).
         memory["pair_cells"] = float(step_cells) if step_cells <= FILL_CELLS else math.sqrt(step_cells * FILL_CELLS)
-        memory["columns"] = float(rows) * sum(a.height for a in encoding.attributes)
+        if counting is None or not counting.in_engine:  # an engine's rows: streamed, or held (costs.held_memory)
+            memory["columns"] = float(rows) * sum(a.height for a in encoding.attributes)
     return work, memory
 
 

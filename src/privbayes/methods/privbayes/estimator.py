@@ -32,6 +32,7 @@ from privbayes.bayesnet.network import APPair, Network
 from privbayes.bayesnet.registry import get_score
 from privbayes.core.errors import IndependentColumnsWarning
 from privbayes.counting import PrivateTable
+from privbayes.counting.base import CountingPlace
 from privbayes.estimation.consistent import TreeTooLarge, estimate
 from privbayes.estimation.measurements import estimated_total
 from privbayes.estimation.potentials import potentials_of
@@ -85,13 +86,16 @@ class PrivBayes(BayesNetViews, DeclaredEstimator, PrivateEstimator):
         neighbours), before any table is counted."""
         return settings.plan(n, settings.encoding_for(schema))
 
-    def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None) -> CostEstimate:
+    def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None, *,
+                      counting: CountingPlace | None = None) -> CostEstimate:
         settings = self.settings()
-        return cost_estimate(settings, plan, settings.encoding_for(schema))
+        return cost_estimate(settings, plan, settings.encoding_for(schema), counting=counting)
 
     def _guard_estimate(self, settings: PrivBayesSettings, plan: BudgetPlan, schema: Schema,
-                        n: int | None) -> CostEstimate:
-        return cost_estimate(settings, plan, settings.encoding_for(schema), detailed=False)  # memory only
+                        n: int | None, counting: CountingPlace | None = None) -> CostEstimate:
+        """A library fit's guard (nothing printed): the estimate without the search's count, which takes seconds on
+        wide schemas; ``privbayes fit`` checks the full estimate it prints."""
+        return cost_estimate(settings, plan, settings.encoding_for(schema), counting=counting, detailed=False)
 
     def private_n_note(self) -> str:
         settings = self.settings()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from privbayes.counting.base import CountingPlace
 from privbayes.methods.privbayes.cost import model_file_bound
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.schema.encoding import Encoding
@@ -16,7 +17,7 @@ from privbayes.synthesizers import costs
 from privbayes.synthesizers.costs import CostEstimate
 
 
-def sa_cost(plan: BudgetPlan, encoding: Encoding) -> CostEstimate:
+def sa_cost(plan: BudgetPlan, encoding: Encoding, counting: CountingPlace | None = None) -> CostEstimate:
     """:class:`~privbayes.synthesizers.costs.CostEstimate` of an SA-PrivBayes fit with ``plan`` on ``encoding``."""
     n, k = plan.setting("n"), plan.setting("degree")
     sizes = [a.size for a in encoding.attributes]
@@ -28,6 +29,8 @@ def sa_cost(plan: BudgetPlan, encoding: Encoding) -> CostEstimate:
     scored = sum(math.comb(i, min(k, i)) * (d - i) for i in range(1, d))
     work = {**costs.read_work(n, encoding), "pair": float(two_way + scored + d),
             "pair_rows": float(two_way + d) * rows, "pair_cells": float(two_cells + d * largest)}
-    memory = {**costs.read_work(n, encoding), "pair_cells": float(two_cells + d * largest)}
+    memory = {**costs.held_memory(n, encoding, counting), "pair_cells": float(two_cells + d * largest)}
+    if costs.streamed(n, encoding, counting):  # the 2-way tables, then the measured ones: a pass each
+        work["stream_rows"] = 2.0 * n * d
     return costs.estimate("sa-privbayes", work, memory, 16 * (two_cells + d * largest),
                           model_file_bound(plan, encoding, largest, k), largest_cells=largest)

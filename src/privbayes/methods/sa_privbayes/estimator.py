@@ -23,6 +23,7 @@ from privbayes.bayesnet.conditionals import noisy_conditionals
 from privbayes.bayesnet.model import BayesNetModel
 from privbayes.core.errors import InputError
 from privbayes.counting import PrivateTable
+from privbayes.counting.base import CountingPlace
 from privbayes.methods.sa_privbayes.allocation import node_budgets, strict_node_budgets
 from privbayes.methods.sa_privbayes.ami import (
     MutualInformationMatrix,
@@ -71,11 +72,12 @@ class SAPrivBayes(BayesNetViews, DeclaredEstimator, PrivateEstimator):
         """The budget plan of a fit on n rows of ``schema``, before any data is read."""
         return settings.plan(n, self.encoding_for(schema))
 
-    def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None) -> CostEstimate:
+    def cost_estimate(self, plan: BudgetPlan, schema: Schema, n: int | None = None, *,
+                      counting: CountingPlace | None = None) -> CostEstimate:
         """Time, peak memory and model-file size of a fit with ``plan`` (:mod:`privbayes.methods.sa_privbayes.cost`)."""
         from privbayes.methods.sa_privbayes.cost import sa_cost
 
-        return sa_cost(plan, self.encoding_for(schema))
+        return sa_cost(plan, self.encoding_for(schema), counting)
 
     # --- fitting -----------------------------------------------------------------------------------
 

@@ -173,7 +173,7 @@ def cell(backend: str, n: int, d: int, folder: Path, kind: str = "sampled", meth
             "fit_cpu_s": round(cpu_fitted - cpu_start, 2),
             "predicted_s": None if cost is None else round(cost.seconds, 1),
             "predicted_peak_mb": None if cost is None else round(cost.guarded_bytes / 2**20, 1),
-            "guarded_mb": None if cost is None else round(cost.bytes / 2**20, 1),
+            "working_mb": None if cost is None else round(cost.bytes / 2**20, 1),
             "sample_s": round(done - fitted, 2) if sample else None, "peak_rss_mb": round(_peak_mb(), 1),
             "capped": (dict(model.plan.settings).get("children capped", _capped(model, schema))
                        if method == "privbayes" else None),

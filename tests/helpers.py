@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -30,6 +31,36 @@ def correlated_frame(sizes: list[int], n: int, seed: int) -> pd.DataFrame:
         copy = rng.random(n) < 0.7
         columns[f"a{j}"] = np.where(copy, columns[f"a{j - 1}"] % sizes[j], rng.integers(0, sizes[j], n))
     return pd.DataFrame(columns)
+
+
+ZCDP_SIZES = [3, 4, 2, 5]
+"""The attribute sizes of the zCDP fits' small correlated table."""
+
+
+def zcdp_fit(method, relation: str, **params):
+    """``method`` (a synthesizer class) fitted under ``privacy="zcdp"`` on a small correlated table (seeded)."""
+    frame = correlated_frame(ZCDP_SIZES, 400, seed=1)
+    return method(1.0, neighbours=relation, privacy="zcdp", random_state=3, **params).fit(
+        frame, categorical_schema(ZCDP_SIZES))
+
+
+def write_zcdp_table(folder) -> tuple:
+    """The zCDP fits' table written to ``folder`` as ``d.csv`` with its schema ``schema.json``."""
+    import json
+
+    data, schema = folder / "d.csv", folder / "schema.json"
+    correlated_frame(ZCDP_SIZES, 400, seed=1).to_csv(data, index=False)
+    schema.write_text(json.dumps(categorical_schema(ZCDP_SIZES).to_dict()))
+    return data, schema
+
+
+def check_rho_spent_as_planned(model, rho: Fraction) -> None:
+    """The plan is priced at ``rho``, equals the ledger entry by entry (mechanism, ρ, Δ), and spends it exactly, ε 0
+    on every entry."""
+    plan, ledger = model.released_.plan, model.released_.record.ledger
+    assert plan.total_rho == rho
+    plan.check(ledger)
+    assert sum(e.rho for e in ledger) == rho and all(e.epsilon == 0 for e in ledger)
 
 
 def random_log_linear(sizes: list[int], cliques, seed: int, scale: float = 1.0) -> LogLinearModel:

@@ -7,7 +7,14 @@ import json
 from fractions import Fraction
 
 import pytest
-from helpers import categorical_schema, correlated_frame
+from helpers import (
+    ZCDP_SIZES,
+    categorical_schema,
+    check_rho_spent_as_planned,
+    correlated_frame,
+    write_zcdp_table,
+    zcdp_fit,
+)
 
 import privbayes
 from privbayes import AdaptiveMarginals, cli
@@ -17,24 +24,13 @@ from privbayes.methods.adaptive.zcdp import REPLACE_ONE_L2, selection_epsilon, s
 from privbayes.privacy.mechanisms import discrete_gaussian_variance
 from privbayes.privacy.zcdp import epsilon_for, rho_for
 
-SIZES = [3, 4, 2, 5]
-
-
-def _fit(relation: str, **params) -> AdaptiveMarginals:
-    frame = correlated_frame(SIZES, 400, seed=1)
-    return AdaptiveMarginals(1.0, neighbours=relation, privacy="zcdp", random_state=3, **params).fit(
-        frame, categorical_schema(SIZES))
-
 
 @pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
 def test_a_zcdp_fit_spends_its_rho_plan_exactly_and_reports_the_epsilon_within_the_asked(relation):
-    model = _fit(relation, delta=1e-6)
+    model = zcdp_fit(AdaptiveMarginals, relation, delta=1e-6)
     plan, ledger = model.released_.plan, model.released_.record.ledger
     rho = rho_for(Fraction(1), Fraction(1, 10**6))
-    assert plan.total_rho == rho
-    plan.check(ledger)
-    assert sum(e.rho for e in ledger) == rho  # every planned ρ spent, exactly
-    assert all(e.epsilon == 0 for e in ledger)
+    check_rho_spent_as_planned(model, rho)
     report = model.privacy_report()
     assert report["privacy_definition"] == "zCDP" and report["rho_exact"] == str(rho)
     assert report["guarantee"].startswith(f"ρ-zCDP with ρ = {float(rho):.6g} ({relation} neighbours)")
@@ -52,7 +48,7 @@ def test_a_zcdp_fit_spends_its_rho_plan_exactly_and_reports_the_epsilon_within_t
 
 @pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
 def test_a_saved_zcdp_model_reloads_its_plan_and_samples(relation, tmp_path):
-    model = _fit(relation, delta=1e-6)
+    model = zcdp_fit(AdaptiveMarginals, relation, delta=1e-6)
     path = tmp_path / "m.json"
     model.save(path)
     document = json.loads(path.read_text())
@@ -72,7 +68,7 @@ def test_a_saved_zcdp_model_reloads_its_plan_and_samples(relation, tmp_path):
 
 
 def test_rho_given_is_the_budget_and_the_report_states_epsilon_at_its_delta():
-    model = _fit("add-remove", rho="1/100")
+    model = zcdp_fit(AdaptiveMarginals, "add-remove", rho="1/100")
     report = model.privacy_report()
     assert model.released_.plan.total_rho == Fraction(1, 100)
     assert report["delta"] == 1e-9
@@ -80,8 +76,8 @@ def test_rho_given_is_the_budget_and_the_report_states_epsilon_at_its_delta():
 
 
 def test_pure_model_files_have_no_zcdp_keys(tmp_path):
-    frame = correlated_frame(SIZES, 400, seed=1)
-    model = AdaptiveMarginals(1.0, random_state=3).fit(frame, categorical_schema(SIZES))
+    frame = correlated_frame(ZCDP_SIZES, 400, seed=1)
+    model = AdaptiveMarginals(1.0, random_state=3).fit(frame, categorical_schema(ZCDP_SIZES))
     model.save(tmp_path / "m.json")
     params = json.loads((tmp_path / "m.json").read_text())["parameters"]
     assert not {"privacy", "delta", "delta_exact", "rho", "rho_exact"} & set(params)
@@ -122,9 +118,7 @@ def test_a_gaussian_measurement_is_weighted_by_its_own_variance():
 
 
 def test_cli_fits_under_zcdp(tmp_path, capsys):
-    data, schema = tmp_path / "d.csv", tmp_path / "schema.json"
-    correlated_frame(SIZES, 400, seed=1).to_csv(data, index=False)
-    schema.write_text(json.dumps(categorical_schema(SIZES).to_dict()))
+    data, schema = write_zcdp_table(tmp_path)
     out = tmp_path / "m.json"
     assert cli.main(["fit", "--method", "adaptive", str(data), "--schema", str(schema), "--epsilon", "0.5",
                      "--privacy", "zcdp", "--delta", "1e-9", "--neighbours", "add-remove", "--seed", "2",
@@ -154,7 +148,7 @@ def test_a_planned_zcdp_measurement_is_the_gaussian_of_its_rho_and_its_penalty_i
 
 
 def test_a_workload_works_under_zcdp(tmp_path):
-    model = _fit("add-remove", delta=1e-6, workload=[["a0", "a1", "a3"], ["a1", "a2"]])
+    model = zcdp_fit(AdaptiveMarginals, "add-remove", delta=1e-6, workload=[["a0", "a1", "a3"], ["a1", "a2"]])
     plan = model.released_.plan
     plan.check(model.released_.record.ledger)
     assert plan.setting("workload sets") == 2 and plan.setting("rounds") <= 2

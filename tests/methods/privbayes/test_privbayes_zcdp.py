@@ -11,7 +11,15 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import categorical_schema, correlated_frame, run_cli
+from helpers import (
+    ZCDP_SIZES,
+    categorical_schema,
+    check_rho_spent_as_planned,
+    correlated_frame,
+    run_cli,
+    write_zcdp_table,
+    zcdp_fit,
+)
 
 import privbayes
 from privbayes import PrivBayes, cli
@@ -29,24 +37,14 @@ from privbayes.privacy.zcdp import epsilon_for, rho_for
 from privbayes.privacy.zcdp_mechanisms import REPLACE_ONE_L2, selection_epsilon
 from privbayes.schema.encoding import Encoding
 
-SIZES = [3, 4, 2, 5]
-
-
-def _fit(relation: str, **params) -> PrivBayes:
-    frame = correlated_frame(SIZES, 400, seed=1)
-    return PrivBayes(1.0, neighbours=relation, privacy="zcdp", random_state=3, **params).fit(
-        frame, categorical_schema(SIZES))
-
 
 @pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
 def test_a_zcdp_fit_spends_its_rho_plan_exactly(relation):
-    model = _fit(relation, delta=1e-6)
-    plan, ledger = model.released_.plan, model.released_.record.ledger
+    model = zcdp_fit(PrivBayes, relation, delta=1e-6)
+    ledger = model.released_.record.ledger
     rho = rho_for(Fraction(1), Fraction(1, 10**6))
-    assert plan.total_rho == rho
-    plan.check(ledger)  # plan = ledger, entry by entry (mechanism, ρ, Δ)
-    assert sum(e.rho for e in ledger) == rho and all(e.epsilon == 0 for e in ledger)
-    d = len(SIZES)
+    check_rho_spent_as_planned(model, rho)
+    d = len(ZCDP_SIZES)
     steps = [e for e in ledger if e.mechanism == "exponential"]
     tables = [e for e in ledger if e.mechanism == "discrete Gaussian" and e.step != "count n"]
     assert [e.step for e in steps] == [f"network step {s}/{d - 1}" for s in range(1, d)]
@@ -108,7 +106,7 @@ def test_the_settings_usefulness_epsilon_is_that_of_the_planned_tables():
 
 @pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
 def test_a_saved_zcdp_model_reloads_its_plan_and_samples(relation, tmp_path):
-    model = _fit(relation, delta=1e-6)
+    model = zcdp_fit(PrivBayes, relation, delta=1e-6)
     path = tmp_path / "m.json"
     model.save(path)
     original = path.read_text()
@@ -133,8 +131,8 @@ def test_a_saved_zcdp_model_reloads_its_plan_and_samples(relation, tmp_path):
 
 
 def test_pure_model_files_have_no_zcdp_keys_and_the_papers_beta(tmp_path):
-    frame = correlated_frame(SIZES, 400, seed=1)
-    PrivBayes(1.0, random_state=3).fit(frame, categorical_schema(SIZES)).save(tmp_path / "m.json")
+    frame = correlated_frame(ZCDP_SIZES, 400, seed=1)
+    PrivBayes(1.0, random_state=3).fit(frame, categorical_schema(ZCDP_SIZES)).save(tmp_path / "m.json")
     parameters = json.loads((tmp_path / "m.json").read_text())["parameters"]
     assert not {"privacy", "delta", "delta_exact", "rho", "rho_exact"} & set(parameters)
     assert parameters["beta_exact"] == "3/10"
@@ -142,7 +140,7 @@ def test_pure_model_files_have_no_zcdp_keys_and_the_papers_beta(tmp_path):
 
 
 def test_rho_given_is_the_budget_and_the_report_states_epsilon_at_its_delta():
-    model = _fit("add-remove", rho="1/100")
+    model = zcdp_fit(PrivBayes, "add-remove", rho="1/100")
     report = model.privacy_report()
     assert model.released_.plan.total_rho == Fraction(1, 100) == sum(e.rho for e in model.released_.record.ledger)
     assert report["delta"] == 1e-9
@@ -166,9 +164,7 @@ def test_settings_refuse_in_one_line(params, message):
 
 
 def test_the_command_line_fits_under_zcdp_and_prints_rho(tmp_path, capsys):
-    data, schema = tmp_path / "d.csv", tmp_path / "schema.json"
-    correlated_frame(SIZES, 400, seed=1).to_csv(data, index=False)
-    schema.write_text(json.dumps(categorical_schema(SIZES).to_dict()))
+    data, schema = write_zcdp_table(tmp_path)
     out = tmp_path / "m.json"
     assert cli.main(["fit", "--method", "privbayes", str(data), "--schema", str(schema), "--epsilon", "1",
                      "--privacy", "zcdp", "--delta", "1e-6", "--neighbours", "add-remove", "--seed", "1",

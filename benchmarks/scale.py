@@ -118,9 +118,25 @@ def generate_independent(n: int, d: int, folder: Path) -> Path:
     return path
 
 
-def cell(backend: str, n: int, d: int, folder: Path, kind: str = "sampled") -> dict:
+def _privbayes():
+    from privbayes import PrivBayes
+
+    return PrivBayes(1.0, random_state=0, progress=False)
+
+
+def _adaptive():
+    from privbayes import AdaptiveMarginals
+
+    return AdaptiveMarginals(1.0, random_state=0, progress=False)
+
+
+METHODS = {"privbayes": _privbayes, "adaptive": _adaptive}
+"""``--method``: PrivBayes (TODS 2017, the heavier counter; the tables below) or the default adaptive method."""
+
+
+def cell(backend: str, n: int, d: int, folder: Path, kind: str = "sampled", method: str = "privbayes") -> dict:
     """One measurement, in this process."""
-    from privbayes import PrivBayes, counting
+    from privbayes import counting
 
     path = generate(n, d, folder) if kind == "sampled" else generate_independent(n, d, folder)
     schema = wide_schema(d)
@@ -137,6 +153,8 @@ def cell(backend: str, n: int, d: int, folder: Path, kind: str = "sampled") -> d
         engine_base.LOCAL_MEMORY_SHARE = 0.25
         engine = duckdb.connect()
         engine.execute(f"SET memory_limit = '3GB'; SET temp_directory = '{folder}'")
+    if backend.startswith("spark-cluster"):
+        return spark_cluster_cell(backend, n, d, path, schema, method)
     if backend == "spark":
         from privbayes.counting.spark import local_session
 
@@ -145,19 +163,136 @@ def cell(backend: str, n: int, d: int, folder: Path, kind: str = "sampled") -> d
     load_before = os.getloadavg()[0]  # the machine is shared: record how busy it was
     start, cpu_start = time.perf_counter(), _cpu_s()
     table = counting.open(str(path), schema, backend=engine)  # opened here to read its pass counter
-    model = PrivBayes(1.0, random_state=0, progress=False).fit(table).model_
+    model = METHODS[method]().fit(table).model_
     fitted, cpu_fitted = time.perf_counter(), _cpu_s()
     stats = getattr(table, "stats", None)
     out = folder / f"synthetic_{backend}_n{n}_d{d}.parquet"
     model.sample_to(out, n, random_state=0, progress=False)
     done = time.perf_counter()
     out.unlink()
-    return {"backend": backend, "n": n, "d": d, "data": kind, "k": model.degree, "fit_s": round(fitted - start, 2),
+    return {"backend": backend, "n": n, "d": d, "data": kind, "method": method, "digest": _digest(model),
+            "k": model.degree, "fit_s": round(fitted - start, 2),
             "counting": None if stats is None else stats.as_dict(),
             "fit_cpu_s": round(cpu_fitted - cpu_start, 2),
             "sample_s": round(done - fitted, 2), "peak_rss_mb": round(_peak_mb(), 1),
             "capped": dict(model.plan.settings).get("children capped", _capped(model, schema)),
             "load_1m": [round(load_before, 1), round(os.getloadavg()[0], 1)]}
+
+
+def spark_cluster_cell(backend: str, n: int, d: int, path: Path, schema, method: str) -> dict:
+    """A fit on a two-worker standalone cluster, ``local-cluster[2,1,MB]`` (``spark-cluster`` or
+    ``spark-cluster-MB``, default 4,096 MB a worker): a master and two workers in the driver's JVM, each executor
+    in its own JVM with its Python workers.  Reports the driver's peak RSS (Python, and its JVM, which hosts the
+    master and the workers' daemons) and each executor's (JVM plus its Python workers), from the kernel's
+    high-water marks (``VmHWM``) read every second and at the end; no sampling (post-processing, not Spark's)."""
+    from privbayes import counting
+    from privbayes.counting.spark import start_session
+
+    memory = int(backend.rsplit("-", 1)[1]) if backend.count("-") == 2 else 4096
+    load_before = os.getloadavg()[0]
+    start, cpu_start = time.perf_counter(), _cpu_s()
+    session = start_session(f"local-cluster[2,1,{memory}]", {"spark.executor.memory": f"{memory * 3 // 4}m",
+                                                           "spark.sql.shuffle.partitions": "4"})
+    watch = _ProcessPeaks()
+    started = time.perf_counter()
+    try:
+        table = counting.open(str(path), schema, backend=session)
+        opened = time.perf_counter()
+        model = METHODS[method]().fit(table).model_
+        fitted, cpu_fitted = time.perf_counter(), _cpu_s()
+        peaks = watch.stop()
+    finally:
+        app = session.sparkContext.applicationId
+        session.stop()
+        _remove_worker_logs(app)
+    return {"backend": f"spark-cluster[2,1,{memory}]", "n": n, "d": d, "method": method, "digest": _digest(model),
+            "k": model.degree, "fit_s": round(fitted - start, 2), "session_s": round(started - start, 2),
+            "open_s": round(opened - started, 2), "counted_in": "driver" if table.local is not None else "executors",
+            "counting": table.stats.as_dict(), "fit_cpu_s": round(cpu_fitted - cpu_start, 2),
+            "peak_rss_mb": round(_peak_mb(), 1), **peaks,
+            "load_1m": [round(load_before, 1), round(os.getloadavg()[0], 1)]}
+
+
+class _ProcessPeaks:
+    """Peak RSS (``VmHWM``) of this process's descendants, by role: the driver's JVM, and each executor's JVM with
+    its Python workers; polled every second (a process that ends between polls keeps its last reading)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.peaks: dict[int, tuple[str, int, int]] = {}  # pid -> (role, executor pid or 0, peak kB)
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._done.wait(1.0):
+            self._poll()
+
+    def _poll(self) -> None:
+        children: dict[int, list[int]] = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                except (OSError, IndexError, ValueError):
+                    continue
+                children.setdefault(ppid, []).append(int(entry.name))
+        stack = [(pid, 0) for pid in children.get(os.getpid(), [])]
+        while stack:
+            pid, executor = stack.pop()
+            try:
+                cmd = (Path("/proc") / str(pid) / "cmdline").read_bytes()
+                status = (Path("/proc") / str(pid) / "status").read_text()
+            except OSError:
+                continue
+            hwm = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM")), 0)
+            if b"CoarseGrainedExecutorBackend" in cmd:
+                role, executor = "executor_jvm", pid
+            elif b"java" in cmd.split(b"\0")[0]:
+                role = "driver_jvm" if executor == 0 else "executor_jvm"
+            else:
+                role = "executor_python" if executor else "driver_child"
+            old = self.peaks.get(pid, (role, executor, 0))
+            self.peaks[pid] = (role, executor, max(old[2], hwm))
+            stack += [(child, executor) for child in children.get(pid, [])]
+
+    def stop(self) -> dict:
+        self._poll()
+        self._done.set()
+        self._thread.join()
+        per_executor: dict[int, int] = {}
+        for _, executor, kb in self.peaks.values():
+            if executor:
+                per_executor[executor] = per_executor.get(executor, 0) + kb
+        driver_jvm = sum(kb for role, _, kb in self.peaks.values() if role == "driver_jvm")
+        return {"driver_jvm_peak_mb": round(driver_jvm / 1024, 1),
+                "executor_peak_mb": [round(kb / 1024, 1) for kb in sorted(per_executor.values())],
+                "executors_seen": len(per_executor)}
+
+
+def _remove_worker_logs(app: str) -> None:
+    """``local-cluster`` workers keep executor logs in ``$SPARK_HOME/work/<app>``: remove this run's."""
+    import shutil
+
+    from pyspark.find_spark_home import _find_spark_home
+
+    work = Path(_find_spark_home()) / "work"
+    shutil.rmtree(work / app, ignore_errors=True)
+    if work.is_dir() and not any(work.iterdir()):
+        work.rmdir()
+
+
+def _digest(model) -> str:
+    """SHA-256 of the model file (the library version left out): equal digests, identical models."""
+    import hashlib
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        model.save(Path(folder) / "m.json")
+        document = json.loads((Path(folder) / "m.json").read_text())
+    document.pop("library_version", None)
+    return hashlib.sha256(json.dumps(document, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _capped(model, schema) -> str:
@@ -208,11 +343,13 @@ def overhead(n: int, folder: Path) -> dict:
             "bare_duckdb_group_by_s": round(bare - in_engine, 3)}
 
 
-def run_cells(cells: list[tuple[str, int, int]], folder: Path, timeout: float, kind: str = "sampled") -> list[dict]:
+def run_cells(cells: list[tuple[str, int, int]], folder: Path, timeout: float, kind: str = "sampled",
+              method: str = "privbayes") -> list[dict]:
     rows = []
     for backend, n, d in cells:
         (generate if kind == "sampled" else generate_independent)(n, d, folder)  # outside the timed process
-        cmd = [sys.executable, __file__, "--one", f"{backend}:{n}:{d}", "--data", str(folder), "--kind", kind]
+        cmd = [sys.executable, __file__, "--one", f"{backend}:{n}:{d}", "--data", str(folder), "--kind", kind,
+               "--method", method]
         try:
             done = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=timeout)
             line = [s for s in done.stdout.splitlines() if s.startswith("{")]
@@ -262,11 +399,13 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("--kind", choices=["sampled", "independent"], default="sampled",
                         help="rows sampled from an Adult model (many repeats) or independent columns (mostly distinct)")
+    parser.add_argument("--method", choices=sorted(METHODS), default="privbayes",
+                        help="the method fitted (ε = 1, seed 0): PrivBayes (TODS 2017) or the default adaptive one")
     args = parser.parse_args()
     folder = Path(args.data)
     if args.one:
         backend, n, d = args.one.split(":")
-        print(json.dumps(cell(backend, int(float(n)), int(d), folder, args.kind)))
+        print(json.dumps(cell(backend, int(float(n)), int(d), folder, args.kind, args.method)))
         return
     if args.plot:
         plot(json.loads(Path(args.plot).read_text())["results"])
@@ -277,14 +416,15 @@ def main() -> None:
                           "results": overhead(int(args.overhead), folder)}))
         return
     cells = [(b, int(float(n)), int(d)) for b, n, d in (c.split(":") for c in args.cells.split(","))]
-    rows = run_cells(cells, folder, args.timeout, args.kind)
+    rows = run_cells(cells, folder, args.timeout, args.kind, args.method)
     print(json.dumps({"benchmark": "scale", "machine": machine, "results": rows}, indent=1))
     print(f"\n{'backend':<8} {'n':>10} {'d':>4} {'k':>3} {'fit s':>9} {'sample s':>9} {'peak MB':>9} {'load':>11}")
     for r in rows:
         if "error" in r:
             print(f"{r['backend']:<8} {r['n']:>10} {r['d']:>4}   {r['error']}")
         else:
-            print(f"{r['backend']:<8} {r['n']:>10} {r['d']:>4} {r['k']:>3} {r['fit_s']:>9.2f} {r['sample_s']:>9.2f} "
+            print(f"{r['backend']:<8} {r['n']:>10} {r['d']:>4} {r['k']:>3} {r['fit_s']:>9.2f} "
+                  f"{r.get('sample_s', 0):>9.2f} "
                   f"{r['peak_rss_mb']:>9.1f} {'/'.join(map(str, r.get('load_1m', []))):>11}")
     plot(rows)
 

@@ -18,31 +18,42 @@ active session is reused as it is, or a quiet ``local[*]`` session is started (:
 The file must be readable by the driver (the preflight) and by the workers at the same path.  Text
 tables Spark does not split itself (other compressions or encodings, ``.dat``, a schema with
 ``quoted_newlines``) are read and labelled in memory and only counted in Spark.
+
+On a cluster (:func:`on_cluster`: any master but ``local[...]``) the coded rows stay cached in the executors and
+every count is a ``GROUPING SETS`` query there, unless the schema's whole domain fits the driver
+(:func:`driver_may_hold_rows`, a rule on the public schema alone): the driver's memory does not grow with n
+(docs/scale.md, "Spark on a cluster").
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
 import os
 import sys
 import warnings
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, Self
 
 import numpy as np
 
 from privbayes.core.errors import InputError
 from privbayes.counting.engine import (
+    LOCAL_MEMORY_SHARE,
     EngineTable,
     Refused,
     check_columns,
     code_type,
     label_distinct,
+    local_bytes,
     parquet_schema,
+    physical_memory,
     unique_prefix,
 )
 from privbayes.counting.labels import InvalidValuesError
-from privbayes.counting.paths import LiteralPath
+from privbayes.counting.paths import PATTERN_CHARACTERS, LiteralPath
 from privbayes.schema import Schema
+from privbayes.schema.encoding import Encoding
 
 
 class SparkTable(EngineTable):
@@ -55,6 +66,33 @@ class SparkTable(EngineTable):
     def _fetch(self, sql: str) -> Any:
         return self.session.sql(sql).toArrow()
 
+    def localise(self, share: float | None = None) -> Self:
+        """On a cluster (:func:`on_cluster`), keep counting in the executors unless :func:`driver_may_hold_rows`;
+        on ``local[...]`` the driver is the machine, and the engines' rule applies (:meth:`EngineTable.localise`)."""
+        if on_cluster(self.session) and not driver_may_hold_rows(self.encoding, share):
+            return self
+        return super().localise(share)
+
+
+def on_cluster(session: Any) -> bool:
+    """Does ``session`` run its executors outside the driver's process?  Every master but ``local`` and
+    ``local[...]`` (``local-cluster[...]``, ``spark://``, ``yarn``, ``k8s://``) does."""
+    master = str(session.sparkContext.master)
+    return not (master == "local" or master.startswith("local["))
+
+
+def driver_may_hold_rows(encoding: Encoding, share: float | None = None) -> bool:
+    """May a table on a cluster move its coded rows to the driver?  Only when the schema's whole domain — a row
+    for every cell, the most distinct rows any data can have — fits in ``share`` (default
+    :data:`~privbayes.counting.engine.LOCAL_MEMORY_SHARE`) of the driver's memory.
+
+    The rule reads the public schema only, never the data or n (private under add/remove neighbours before its
+    noisy count is paid for), so where a fit counts — and its driver's memory — says nothing about the rows; and
+    the driver's memory does not grow with n (docs/decisions.md, "Spark on a cluster")."""
+    share = LOCAL_MEMORY_SHARE if share is None else share
+    cells = math.prod(a.size for a in encoding.schema.attributes)
+    return local_bytes(encoding, cells) <= share * physical_memory()
+
 
 QUIET_LOG_LEVEL = "ERROR"
 """Spark's log level on the sessions this module creates: its INFO/WARN chatter (and console progress bars, also
@@ -62,25 +100,72 @@ off) would bury our own one-line notes and warnings, which are Python warnings a
 
 
 def local_session(session: Any = None) -> Any:
-    """``session`` as given, else the active SparkSession, else a new quiet ``local[*]`` one.
+    """``session`` as given, else the active SparkSession, else a new quiet ``local[*]`` one (:func:`start_session`).
 
     A session the user passes, or one already active, is used as it is: its log level, progress bars and
-    other settings are the user's and are not changed (docs/decisions.md, "Quiet Spark").  A session created
-    here logs at :data:`QUIET_LOG_LEVEL` (``spark.log.level``, from the context's start) and draws no console
-    progress bars (``spark.ui.showConsoleProgress``)."""
+    other settings are the user's and are not changed (docs/decisions.md, "Quiet Spark")."""
     if session is not None:
         return session
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
-    if active is not None:
-        return active
+    return active if active is not None else start_session()
+
+
+def start_session(master: str = "local[*]", options: dict[str, str] | None = None) -> Any:
+    """A new quiet SparkSession on ``master`` (``local[*]``; ``local-cluster[2,1,1024]`` in the tests), with
+    ``options`` on top of ours.
+
+    It logs at :data:`QUIET_LOG_LEVEL` (``spark.log.level``, from the context's start) and draws no console
+    progress bars (``spark.ui.showConsoleProgress``).  When this starts the process's JVM, the JVM's own output —
+    lines printed before any log level applies (a JVM module warning, the log4j profile, a loopback-address
+    warning) — goes to a private temporary file, removed once the JVM is up (:func:`_launch_jvm`)."""
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
     # Python workers (the Arrow look-ups) run this interpreter, which has pyarrow, unless the user chose one.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    return (SparkSession.builder.master("local[*]").appName("privbayes")
-            .config("spark.sql.shuffle.partitions", "8").config("spark.ui.enabled", "false")
-            .config("spark.ui.showConsoleProgress", "false").config("spark.log.level", QUIET_LOG_LEVEL)
-            .getOrCreate())
+    settings = {"spark.master": master, "spark.app.name": "privbayes", "spark.sql.shuffle.partitions": "8",
+                "spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
+                "spark.log.level": QUIET_LOG_LEVEL, **(options or {})}
+    builder = SparkSession.builder
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    with _no_pandas_version_note():
+        if SparkContext._gateway is None:  # no JVM yet in this process: start it with its output off the console
+            _launch_jvm(settings)
+        return builder.getOrCreate()
+
+
+@contextlib.contextmanager
+def _no_pandas_version_note() -> Iterator[None]:
+    """PySpark warns about the pandas version when a context starts and for Arrow-only functions, which use no
+    pandas: not a note for our users."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
+        yield
+
+
+def _launch_jvm(settings: dict[str, str]) -> None:
+    """Start the JVM behind pyspark (as ``SparkContext`` would) with its stdout and stderr in a private file, and
+    start the context on it; a JVM that does not start is a one-line :class:`InputError` naming that file."""
+    import tempfile
+
+    from pyspark import SparkConf, SparkContext
+    from pyspark.errors import PySparkRuntimeError
+    from pyspark.java_gateway import launch_gateway as untyped
+
+    launch_gateway: Callable[..., Any] = untyped  # untyped in pyspark
+    conf = SparkConf(loadDefaults=True).setAll(list(settings.items()))
+    handle, log = tempfile.mkstemp(prefix="privbayes-spark-", suffix=".log")  # mode 0600
+    try:
+        with os.fdopen(handle, "wb") as output:
+            gateway = launch_gateway(conf, popen_kwargs={"stdout": output, "stderr": output})
+    except PySparkRuntimeError:
+        raise InputError(f"backend 'spark': Spark's JVM did not start (Spark needs Java 17+); its output is in "
+                         f"{log}") from None
+    os.unlink(log)  # the JVM keeps writing to the open file; nothing is left behind at exit
+    SparkContext(conf=conf, gateway=gateway)
 
 
 def _ident(name: str) -> str:
@@ -113,7 +198,7 @@ def spark_from_file(path: Any, suffix: str, schema: Schema, session: Any = None,
         parquet_schema(path, schema, where)
     spark = local_session(session)
     prefix = unique_prefix()
-    link = LiteralPath(path)  # lives as long as the table: Spark may read the file again
+    link = _OwnPath(path, where) if on_cluster(spark) else LiteralPath(path)  # Spark may read the file again
     try:
         if text:
             frame = _text_rows(spark, link.path, table)
@@ -150,6 +235,22 @@ def spark_from_file(path: Any, suffix: str, schema: Schema, session: Any = None,
     return counted.localise()
 
 
+class _OwnPath:
+    """The file's own path for executors on other machines, which cannot see a link in the driver's temporary
+    folder (:class:`~privbayes.counting.paths.LiteralPath`): its resolved path as a ``file:`` URI (a cluster's
+    default file system may be HDFS), refused when it holds a character Hadoop reads as a pattern."""
+
+    def __init__(self, path: Any, where: str) -> None:
+        resolved = os.path.realpath(path)
+        if PATTERN_CHARACTERS & set(resolved):
+            raise InputError(f"{where}: Spark on a cluster reads the file at its own path, which holds a pattern "
+                             "character (* ? [ ] { } \\ , :); rename the file or link it under a plain name")
+        self.path = "file:" + resolved
+
+    def close(self) -> None:
+        """Nothing to remove (the link's counterpart)."""
+
+
 def _text_rows(spark: Any, link: str, table: Any) -> Any:
     """The schema's columns of a CSV file's rows (null in every column of a malformed row) and each
     row's position ``_i`` (file order), split by the strict dialect in the Python workers.
@@ -180,8 +281,7 @@ def _text_rows(spark: Any, link: str, table: Any) -> Any:
             yield pa.RecordBatch.from_arrays([c.cast(pa.string()) for c in columns] + [first], names=fields + ["_h"])
 
     _ship_by_value(dialect_module)
-    with warnings.catch_warnings():  # PySpark checks the pandas version even for Arrow-only functions
-        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
+    with _no_pandas_version_note():
         rows = spark.read.text(link).mapInArrow(split, out)
     rows = rows.selectExpr(*[f"{f} AS {_ident(c)}" for f, c in zip(fields, names)], "_h",
                            "monotonically_increasing_id() AS _i")
@@ -230,8 +330,7 @@ def _coded(frame: Any, maps: list[tuple[Any, Any]], schema: Schema) -> Any:
                 columns.append(pc.take(codes, found))
             yield pa.RecordBatch.from_arrays(columns, names=names)
 
-    with warnings.catch_warnings():  # PySpark checks the pandas version even for Arrow-only functions
-        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
+    with _no_pandas_version_note():
         coded = frame.mapInArrow(code, out)
     return coded.groupBy(*names).count().withColumnRenamed("count", "w")
 

@@ -5,7 +5,8 @@ The recipe of :mod:`privbayes.counting.engine` in Spark SQL: Spark reads a CSV f
 strict dialect's own code (:mod:`privbayes.counting.dialect`, shipped with the task), after the
 driver has streamed the file once through the same bounded reader (caps, UTF-8, line length,
 header); Parquet is read in its own types.  Both get a pattern-free link to the file
-(:mod:`privbayes.counting.paths`), never the user's path.  Each column's distinct values are
+(:mod:`privbayes.counting.paths`), never the user's path; on a cluster, whose executors cannot see
+the driver's link, the file's resolved path when it holds no pattern character.  Each column's distinct values are
 labelled in Python by
 :func:`privbayes.counting.labels.label_column`; the value → code maps travel with the task to
 the Python workers, where Arrow looks every value up (``mapInArrow``); the coded rows are cached
@@ -302,6 +303,12 @@ def _ship_by_value(module: Any) -> None:
         register(module)
 
 
+_LOOKUP_ROWS = 2**18
+"""Rows of a Python worker's chunk looked up at once: Arrow's look-up hashes a column's whole value set on each
+call (up to the column's distinct values: 0.4 s for 10⁶ integers), so per 10,000-row Arrow batch it cost more than
+the rows; a chunk holds 2¹⁸ rows × d columns (≈ 40 MB at d = 20)."""
+
+
 def _coded(frame: Any, maps: list[tuple[Any, Any]], schema: Schema) -> Any:
     """Distinct coded rows ``c0..c{d-1}, w``: each column's values looked up in its (keys, codes)
     map by Arrow in the Python workers.  One linear pass; a chain of d broadcast joins instead
@@ -320,15 +327,29 @@ def _coded(frame: Any, maps: list[tuple[Any, Any]], schema: Schema) -> Any:
         def canonical(values: Any) -> Any:
             return pc.add(values, pa.scalar(0.0, values.type)) if pa.types.is_floating(values.type) else values
 
-        for batch in batches:
+        value_sets: dict[tuple[int, Any], Any] = {}  # each column's keys in its type, cast once a partition
+
+        def look_up(chunk: Any) -> Any:
             columns = []
             for j, (keys, codes) in enumerate(maps):
-                column = canonical(batch.column(j))
-                found = pc.index_in(column, value_set=canonical(keys.cast(column.type)), skip_nulls=False)
+                column = canonical(chunk.column(j))
+                if (j, column.type) not in value_sets:
+                    value_sets[j, column.type] = canonical(keys.cast(column.type))
+                found = pc.index_in(column, value_set=value_sets[j, column.type], skip_nulls=False)
                 if found.null_count:  # every value was labelled: a miss is a bug, never a silent null
                     raise RuntimeError(f"column {j}: a value without a code")
                 columns.append(pc.take(codes, found))
-            yield pa.RecordBatch.from_arrays(columns, names=names)
+            return pa.Table.from_arrays(columns, names=names).to_batches()
+
+        pending, rows = [], 0
+        for batch in batches:  # Arrow hashes the value set on each call: call it on chunks, not on every batch
+            pending.append(batch)
+            rows += batch.num_rows
+            if rows >= _LOOKUP_ROWS:
+                yield from look_up(pa.Table.from_batches(pending))
+                pending, rows = [], 0
+        if pending:
+            yield from look_up(pa.Table.from_batches(pending))
 
     with _no_pandas_version_note():
         coded = frame.mapInArrow(code, out)

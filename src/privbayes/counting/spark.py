@@ -47,6 +47,7 @@ from privbayes.counting.engine import (
     code_type,
     label_distinct,
     local_bytes,
+    pack_sql,
     parquet_schema,
     physical_memory,
     unique_prefix,
@@ -67,12 +68,102 @@ class SparkTable(EngineTable):
     def _fetch(self, sql: str) -> Any:
         return self.session.sql(sql).toArrow()
 
+    def _leaf_counts(self, keys: list[tuple[int, ...]]) -> dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]]:
+        """Sparse leaf tables (packed key, count) of each attribute set, in one pass over the cached coded rows:
+        each Python worker counts its partition for every set at once (numpy, :func:`_partial_counts`) and Spark
+        sums the partial tables by (set, cell).  A ``GROUPING SETS`` query expands every row once per set before
+        aggregating (64 × the rows hashed and shuffled: about 1 M rows a CPU-second on 10⁶ × 20); this reads each
+        row once.  Sets beyond a worker's :data:`_WORKER_CELLS` go to that query.  The driver receives at most
+        every set's cells, as with the query."""
+        from pyspark.sql.types import IntegerType, LongType, StructField, StructType
+
+        attrs = self.encoding.attributes
+        plan, rest, budget = [], [], _WORKER_CELLS
+        for key in keys:
+            pack_sql(self.encoding, key)  # the same refusal of a key too large to pack
+            sizes = [attrs[a].size for a in key]
+            if math.prod(sizes) <= budget:
+                plan.append((key, sizes))
+                budget -= math.prod(sizes)
+            else:
+                rest.append(key)
+        out = super()._leaf_counts(rest) if rest else {}
+        if not plan:
+            return out
+        schema = StructType([StructField("s", IntegerType(), False), StructField("k", LongType(), False),
+                             StructField("c", LongType(), False)])
+        with _no_pandas_version_note():
+            partial = self._frame.mapInArrow(_partial_counts(plan), schema)
+        result = partial.groupBy("s", "k").sum("c").toArrow()
+        sets = result.column("s").to_numpy()
+        index, counts = result.column("k").to_numpy(), result.column("sum(c)").to_numpy()
+        for i, (key, _) in enumerate(plan):
+            out[key] = (index[sets == i].astype(np.int64), counts[sets == i].astype(np.int64))
+        return out
+
     def localise(self, share: float | None = None) -> Self:
         """On a cluster (:func:`on_cluster`), keep counting in the executors unless :func:`driver_may_hold_rows`;
         on ``local[...]`` the driver is the machine, and the engines' rule applies (:meth:`EngineTable.localise`)."""
         if on_cluster(self.session) and not driver_may_hold_rows(self.encoding, share):
             return self
         return super().localise(share)
+
+
+_WORKER_CELLS = 2**23
+"""Cells a Python worker holds for one pass of :meth:`SparkTable._leaf_counts` (float64: 64 MB); sets beyond go to a
+``GROUPING SETS`` query."""
+
+
+def _partial_counts(plan: list[tuple[tuple[int, ...], list[int]]]) -> Callable[[Any], Any]:
+    """The function a Python worker runs on its partition of coded rows ``c0..c{d-1}, w``: every set of ``plan``
+    (attributes, their sizes) counted into a dense table, sent as its nonzero cells (batches ``s, k, c``).
+
+    Weights are summed in float64 and exact: every partial sum is at most n < 2^53 (as in
+    :func:`~privbayes.counting.engine.spread`)."""
+
+    def count(batches: Any) -> Any:
+        import numpy as np
+        import pyarrow as pa
+
+        tables = [np.zeros(math.prod(sizes), np.float64) for _, sizes in plan]
+        for chunk in _in_chunks(batches):
+            weights = chunk.column("w").to_numpy().astype(np.float64)
+            codes: dict[int, Any] = {}
+            for (key, sizes), table in zip(plan, tables):
+                for a in key:
+                    if a not in codes:
+                        codes[a] = chunk.column(f"c{a}").to_numpy().astype(np.int64)
+                packed = codes[key[0]].copy()
+                for a, size in zip(key[1:], sizes[1:]):
+                    packed *= size
+                    packed += codes[a]
+                if len(table) <= len(packed):
+                    table += np.bincount(packed, weights=weights, minlength=len(table))
+                else:  # more cells than rows: add the rows' own cells
+                    cells, inverse = np.unique(packed, return_inverse=True)
+                    table[cells] += np.bincount(inverse, weights=weights)
+        for i, table in enumerate(tables):
+            found = np.flatnonzero(table)
+            yield pa.RecordBatch.from_arrays([pa.array(np.full(len(found), i, np.int32)), pa.array(found, pa.int64()),
+                                              pa.array(table[found].astype(np.int64))], names=["s", "k", "c"])
+
+    return count
+
+
+def _in_chunks(batches: Any) -> Any:
+    """Arrow record batches regrouped into tables of at least :data:`_LOOKUP_ROWS` rows (the last may be smaller):
+    numpy and Arrow calls cost per call as well as per row."""
+    import pyarrow as pa
+
+    pending, rows = [], 0
+    for batch in batches:
+        pending.append(batch)
+        rows += batch.num_rows
+        if rows >= _LOOKUP_ROWS:
+            yield pa.Table.from_batches(pending)
+            pending, rows = [], 0
+    if pending:
+        yield pa.Table.from_batches(pending)
 
 
 def on_cluster(session: Any) -> bool:
@@ -341,15 +432,8 @@ def _coded(frame: Any, maps: list[tuple[Any, Any]], schema: Schema) -> Any:
                 columns.append(pc.take(codes, found))
             return pa.Table.from_arrays(columns, names=names).to_batches()
 
-        pending, rows = [], 0
-        for batch in batches:  # Arrow hashes the value set on each call: call it on chunks, not on every batch
-            pending.append(batch)
-            rows += batch.num_rows
-            if rows >= _LOOKUP_ROWS:
-                yield from look_up(pa.Table.from_batches(pending))
-                pending, rows = [], 0
-        if pending:
-            yield from look_up(pa.Table.from_batches(pending))
+        for chunk in _in_chunks(batches):  # Arrow hashes the value set on each call: call it on chunks
+            yield from look_up(chunk)
 
     with _no_pandas_version_note():
         coded = frame.mapInArrow(code, out)

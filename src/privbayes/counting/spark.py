@@ -72,9 +72,9 @@ class SparkTable(EngineTable):
         """Sparse leaf tables (packed key, count) of each attribute set, in one pass over the cached coded rows:
         each Python worker counts its partition for every set at once (numpy, :func:`_partial_counts`) and Spark
         sums the partial tables by (set, cell).  A ``GROUPING SETS`` query expands every row once per set before
-        aggregating (64 × the rows hashed and shuffled: about 1 M rows a CPU-second on 10⁶ × 20); this reads each
-        row once.  Sets beyond a worker's :data:`_WORKER_CELLS` go to that query.  The driver receives at most
-        every set's cells, as with the query."""
+        aggregating (64 × the rows hashed and shuffled: minutes a pass on 10⁶ × 20); this reads each row once.
+        Sets beyond a worker's :data:`_WORKER_CELLS` go to that query.  The driver receives at most every set's
+        cells, as with the query."""
         from pyspark.sql.types import IntegerType, LongType, StructField, StructType
 
         attrs = self.encoding.attributes

@@ -175,7 +175,8 @@ def cell(backend: str, n: int, d: int, folder: Path, kind: str = "sampled", meth
             "counting": None if stats is None else stats.as_dict(),
             "fit_cpu_s": round(cpu_fitted - cpu_start, 2),
             "sample_s": round(done - fitted, 2), "peak_rss_mb": round(_peak_mb(), 1),
-            "capped": dict(model.plan.settings).get("children capped", _capped(model, schema)),
+            "capped": dict(model.plan.settings).get("children capped", _capped(model, schema))
+            if method == "privbayes" else None,
             "load_1m": [round(load_before, 1), round(os.getloadavg()[0], 1)]}
 
 

@@ -92,6 +92,7 @@ class SparkTable(EngineTable):
             return out
         schema = StructType([StructField("s", IntegerType(), False), StructField("k", LongType(), False),
                              StructField("c", LongType(), False)])
+        _ship_by_value(sys.modules[__name__])  # its functions travel by value: the workers need no privbayes
         with _no_pandas_version_note():
             partial = self._frame.mapInArrow(_partial_counts(plan), schema)
         result = partial.groupBy("s", "k").sum("c").toArrow()
@@ -435,6 +436,7 @@ def _coded(frame: Any, maps: list[tuple[Any, Any]], schema: Schema) -> Any:
         for chunk in _in_chunks(batches):  # Arrow hashes the value set on each call: call it on chunks
             yield from look_up(chunk)
 
+    _ship_by_value(sys.modules[__name__])  # its functions travel by value: the workers need no privbayes
     with _no_pandas_version_note():
         coded = frame.mapInArrow(code, out)
     return coded.groupBy(*names).count().withColumnRenamed("count", "w")

@@ -193,6 +193,7 @@ def spark_cluster_cell(backend: str, n: int, d: int, path: Path, schema, method:
     load_before = os.getloadavg()[0]
     start, cpu_start = time.perf_counter(), _cpu_s()
     session = start_session(f"local-cluster[2,1,{memory}]", {"spark.executor.memory": f"{memory * 3 // 4}m",
+                                                           "spark.driver.memory": "4g",  # a pass's answer
                                                            "spark.sql.shuffle.partitions": "4"})
     watch = _ProcessPeaks()
     started = time.perf_counter()

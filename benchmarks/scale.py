@@ -140,6 +140,8 @@ def cell(backend: str, n: int, d: int, folder: Path, kind: str = "sampled", meth
         engine_base.LOCAL_MEMORY_SHARE = 0.25
         engine = duckdb.connect()
         engine.execute(f"SET memory_limit = '3GB'; SET temp_directory = '{folder}'")
+    if backend.startswith("spark-cluster"):
+        return spark_cluster_cell(backend, n, d, path, schema, method)
     if backend == "spark":
         from privbayes.counting.spark import local_session
 
@@ -167,7 +169,8 @@ def cell(backend: str, n: int, d: int, folder: Path, kind: str = "sampled", meth
         out.unlink()
     done = time.perf_counter()
     cost = estimates[0] if estimates else None
-    return {"backend": backend, "method": method, "n": n, "d": d, "data": kind, "k": model.degree,
+    return {"backend": backend, "method": method, "n": n, "d": d, "data": kind, "digest": _digest(model),
+            "k": model.degree,
             "fit_s": round(fitted - start, 2), "open_s": round(opened_s, 2),
             "counting": None if stats is None else stats.as_dict(),
             "fit_cpu_s": round(cpu_fitted - cpu_start, 2),
@@ -178,6 +181,124 @@ def cell(backend: str, n: int, d: int, folder: Path, kind: str = "sampled", meth
             "capped": (dict(model.plan.settings).get("children capped", _capped(model, schema))
                        if method == "privbayes" else None),
             "load_1m": [round(load_before, 1), round(os.getloadavg()[0], 1)]}
+
+
+def spark_cluster_cell(backend: str, n: int, d: int, path: Path, schema, method: str) -> dict:
+    """A fit on a two-worker standalone cluster, ``local-cluster[2,1,MB]`` (``spark-cluster`` or
+    ``spark-cluster-MB``, default 4,096 MB a worker): a master and two workers in the driver's JVM, each executor
+    in its own JVM with its Python workers.  Reports the driver's peak RSS (Python, and its JVM, which hosts the
+    master and the workers' daemons) and each executor's (JVM plus its Python workers), from the kernel's
+    high-water marks (``VmHWM``) read every second and at the end; no sampling (post-processing, not Spark's)."""
+    from privbayes import counting
+    from privbayes.counting.spark import start_session
+    from privbayes.synthesizers.registry import method as registered
+
+    memory = int(backend.rsplit("-", 1)[1]) if backend.count("-") == 2 else 4096
+    load_before = os.getloadavg()[0]
+    start, cpu_start = time.perf_counter(), _cpu_s()
+    session = start_session(f"local-cluster[2,1,{memory}]", {"spark.executor.memory": f"{memory * 3 // 4}m",
+                                                           "spark.driver.memory": "4g",  # a pass's answer
+                                                           "spark.sql.shuffle.partitions": "4"})
+    watch = _ProcessPeaks()
+    started = time.perf_counter()
+    try:
+        table = counting.open(str(path), schema, backend=session)
+        opened = time.perf_counter()
+        model = registered(method).estimator_class()(epsilon=1.0, random_state=0).fit(table).model_
+        fitted, cpu_fitted = time.perf_counter(), _cpu_s()
+        peaks = watch.stop()
+    finally:
+        app = session.sparkContext.applicationId
+        session.stop()
+        _remove_worker_logs(app)
+    return {"backend": f"spark-cluster[2,1,{memory}]", "n": n, "d": d, "method": method, "digest": _digest(model),
+            "k": model.degree, "fit_s": round(fitted - start, 2), "session_s": round(started - start, 2),
+            "open_s": round(opened - started, 2), "counted_in": "driver" if table.local is not None else "executors",
+            "counting": table.stats.as_dict(), "fit_cpu_s": round(cpu_fitted - cpu_start, 2),
+            "peak_rss_mb": round(_peak_mb(), 1), **peaks,
+            "load_1m": [round(load_before, 1), round(os.getloadavg()[0], 1)]}
+
+
+class _ProcessPeaks:
+    """Peak RSS (``VmHWM``) of this process's descendants, by role: the driver's JVM, and each executor's JVM with
+    its Python workers; polled every second (a process that ends between polls keeps its last reading)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.peaks: dict[int, tuple[str, int, int]] = {}  # pid -> (role, executor pid or 0, peak kB)
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._done.wait(1.0):
+            self._poll()
+
+    def _poll(self) -> None:
+        children: dict[int, list[int]] = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                except (OSError, IndexError, ValueError):
+                    continue
+                children.setdefault(ppid, []).append(int(entry.name))
+        stack = [(pid, 0) for pid in children.get(os.getpid(), [])]
+        while stack:
+            pid, executor = stack.pop()
+            try:
+                cmd = (Path("/proc") / str(pid) / "cmdline").read_bytes()
+                status = (Path("/proc") / str(pid) / "status").read_text()
+            except OSError:
+                continue
+            hwm = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM")), 0)
+            if b"CoarseGrainedExecutorBackend" in cmd:
+                role, executor = "executor_jvm", pid
+            elif b"java" in cmd.split(b"\0")[0]:
+                role = "driver_jvm" if executor == 0 else "executor_jvm"
+            else:
+                role = "executor_python" if executor else "driver_child"
+            old = self.peaks.get(pid, (role, executor, 0))
+            self.peaks[pid] = (role, executor, max(old[2], hwm))
+            stack += [(child, executor) for child in children.get(pid, [])]
+
+    def stop(self) -> dict:
+        self._poll()
+        self._done.set()
+        self._thread.join()
+        per_executor: dict[int, int] = {}
+        for _, executor, kb in self.peaks.values():
+            if executor:
+                per_executor[executor] = per_executor.get(executor, 0) + kb
+        driver_jvm = sum(kb for role, _, kb in self.peaks.values() if role == "driver_jvm")
+        return {"driver_jvm_peak_mb": round(driver_jvm / 1024, 1),
+                "executor_peak_mb": [round(kb / 1024, 1) for kb in sorted(per_executor.values())],
+                "executors_seen": len(per_executor)}
+
+
+def _remove_worker_logs(app: str) -> None:
+    """``local-cluster`` workers keep executor logs in ``$SPARK_HOME/work/<app>``: remove this run's."""
+    import shutil
+
+    from pyspark.find_spark_home import _find_spark_home
+
+    work = Path(_find_spark_home()) / "work"
+    shutil.rmtree(work / app, ignore_errors=True)
+    if work.is_dir() and not any(work.iterdir()):
+        work.rmdir()
+
+
+def _digest(model) -> str:
+    """SHA-256 of the model file (the library version left out): equal digests, identical models."""
+    import hashlib
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        model.save(Path(folder) / "m.json")
+        document = json.loads((Path(folder) / "m.json").read_text())
+    document.pop("library_version", None)
+    return hashlib.sha256(json.dumps(document, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _capped(model, schema) -> str:

@@ -296,22 +296,28 @@ def _fake_pyspark(monkeypatch, active):
     sql = types.ModuleType("pyspark.sql")
     sql.SparkSession = type("SparkSession", (), {"getActiveSession": staticmethod(lambda: active),
                                                   "builder": _Builder(made)})
-    monkeypatch.setitem(sys.modules, "pyspark", types.ModuleType("pyspark"))
+    pyspark = types.ModuleType("pyspark")
+    pyspark.SparkContext = type("SparkContext", (), {"_gateway": None})  # no JVM yet
+    monkeypatch.setitem(sys.modules, "pyspark", pyspark)
     monkeypatch.setitem(sys.modules, "pyspark.sql", sql)
     return made
 
 
 def test_a_session_privbayes_creates_is_quiet_and_a_users_session_is_left_as_it_is(monkeypatch):
+    from privbayes.counting import spark
     from privbayes.counting.spark import QUIET_LOG_LEVEL, local_session
 
+    launched: list[dict] = []
+    monkeypatch.setattr(spark, "_launch_jvm", launched.append)  # the JVM's own output goes to a file
     made = _fake_pyspark(monkeypatch, active=None)
     assert local_session() == "created"
     assert made[0]["spark.log.level"] == QUIET_LOG_LEVEL == "ERROR"
-    assert made[0]["spark.ui.showConsoleProgress"] == "false" and made[0]["master"] == "local[*]"
+    assert made[0]["spark.ui.showConsoleProgress"] == "false" and made[0]["spark.master"] == "local[*]"
+    assert launched == made
     users = object()
     made = _fake_pyspark(monkeypatch, active=users)
     assert local_session() is users and made == []  # the active session: not rebuilt, not reconfigured
-    assert local_session(users) is users and made == []
+    assert local_session(users) is users and made == [] and len(launched) == 1
 
 
 # --- Spark: one session for the module -------------------------------------------------------------
@@ -349,10 +355,14 @@ def test_spark_counts_and_refusals_equal_numpy(tmp_path, spark):
     assert spark_error.value.rows == numpy_error.value.rows
 
 
-def test_spark_counts_a_parquet_file_equal_numpy(tmp_path, spark):
+def test_spark_counts_a_parquet_file_equal_numpy(tmp_path, spark, monkeypatch):
     """Parquet columns keep their types (floats, integers, text, with nulls; −0.0 beside 0.0, which
     Spark's distinct values merge and Arrow's look-up would not): the Arrow look-up in the workers
-    must code each value as the numpy back-end does."""
+    must code each value as the numpy back-end does.  The Python workers hold 60 cells here, so a pass
+    counts some sets there and the rest in a GROUPING SETS query."""
+    from privbayes.counting import spark as spark_module
+
+    monkeypatch.setattr(spark_module, "_WORKER_CELLS", 60)
     schema, frame = random_case(5)
     numeric = next(a.name for a in schema.attributes if a.kind == "numeric")
     values = frame[numeric].to_numpy(dtype=object, copy=True)

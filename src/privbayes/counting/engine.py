@@ -98,8 +98,7 @@ class EngineTable(PrivateTable):
         share = LOCAL_MEMORY_SHARE if share is None else share
         d = len(self.schema.attributes)
         distinct = self._fetch(f"SELECT COUNT(*) AS m FROM {self.rows_name}").column("m")[0].as_py()
-        width = np.dtype(code_matrix(self.encoding, 0).dtype).itemsize
-        if distinct * (2 * width * d + 16) > share * physical_memory():  # codes, a generalised code a column, weights
+        if local_bytes(self.encoding, distinct) > share * physical_memory():
             return self
         matrix = code_matrix(self.encoding, distinct)
         weights = np.empty(distinct, np.int64)
@@ -290,6 +289,15 @@ class _Prefetched(PrivateTable):
 
     def counts(self, attributes: Sequence[int], levels: Sequence[int] | None = None) -> np.ndarray:
         return self._tables[tuple(attributes)]
+
+
+def local_bytes(encoding: Encoding, rows: int) -> int:
+    """Bytes that ``rows`` distinct coded rows take once counted in memory (:meth:`EngineTable.localise`): a code
+    and a generalised code a column, at the code matrix's width, and an 8-byte weight and index."""
+    from privbayes.counting.memory import code_matrix
+
+    width = np.dtype(code_matrix(encoding, 0).dtype).itemsize
+    return rows * (2 * width * len(encoding.schema.attributes) + 16)
 
 
 def physical_memory() -> int:

@@ -5,7 +5,8 @@ The recipe of :mod:`privbayes.counting.engine` in Spark SQL: Spark reads a CSV f
 strict dialect's own code (:mod:`privbayes.counting.dialect`, shipped with the task), after the
 driver has streamed the file once through the same bounded reader (caps, UTF-8, line length,
 header); Parquet is read in its own types.  Both get a pattern-free link to the file
-(:mod:`privbayes.counting.paths`), never the user's path.  Each column's distinct values are
+(:mod:`privbayes.counting.paths`), never the user's path; on a cluster, whose executors cannot see
+the driver's link, the file's resolved path when it holds no pattern character.  Each column's distinct values are
 labelled in Python by
 :func:`privbayes.counting.labels.label_column`; the value → code maps travel with the task to
 the Python workers, where Arrow looks every value up (``mapInArrow``); the coded rows are cached
@@ -18,31 +19,43 @@ active session is reused as it is, or a quiet ``local[*]`` session is started (:
 The file must be readable by the driver (the preflight) and by the workers at the same path.  Text
 tables Spark does not split itself (other compressions or encodings, ``.dat``, a schema with
 ``quoted_newlines``) are read and labelled in memory and only counted in Spark.
+
+On a cluster (:func:`on_cluster`: any master but ``local[...]``) the coded rows stay cached in the executors and
+every count is a ``GROUPING SETS`` query there, unless the schema's whole domain fits the driver
+(:func:`driver_may_hold_rows`, a rule on the public schema alone): the driver's memory does not grow with n
+(docs/scale.md, "Spark on a cluster").
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
 import os
 import sys
 import warnings
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, Self
 
 import numpy as np
 
 from privbayes.core.errors import InputError
 from privbayes.counting.engine import (
+    LOCAL_MEMORY_SHARE,
     EngineTable,
     Refused,
     check_columns,
     code_type,
     label_distinct,
+    local_bytes,
+    pack_sql,
     parquet_schema,
+    physical_memory,
     unique_prefix,
 )
 from privbayes.counting.labels import InvalidValuesError
-from privbayes.counting.paths import LiteralPath
+from privbayes.counting.paths import PATTERN_CHARACTERS, LiteralPath
 from privbayes.schema import Schema
+from privbayes.schema.encoding import Encoding
 
 
 class SparkTable(EngineTable):
@@ -55,6 +68,124 @@ class SparkTable(EngineTable):
     def _fetch(self, sql: str) -> Any:
         return self.session.sql(sql).toArrow()
 
+    def _leaf_counts(self, keys: list[tuple[int, ...]]) -> dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]]:
+        """Sparse leaf tables (packed key, count) of each attribute set, in one pass over the cached coded rows:
+        each Python worker counts its partition for every set at once (numpy, :func:`_partial_counts`) and Spark
+        sums the partial tables by (set, cell).  A ``GROUPING SETS`` query expands every row once per set before
+        aggregating (64 × the rows hashed and shuffled: minutes a pass on 10⁶ × 20); this reads each row once.
+        Sets beyond a worker's :data:`_WORKER_CELLS` go to that query.  The driver receives at most every set's
+        cells, as with the query."""
+        from pyspark.sql.types import IntegerType, LongType, StructField, StructType
+
+        attrs = self.encoding.attributes
+        plan, rest, budget = [], [], _WORKER_CELLS
+        for key in keys:
+            pack_sql(self.encoding, key)  # the same refusal of a key too large to pack
+            sizes = [attrs[a].size for a in key]
+            if math.prod(sizes) <= budget:
+                plan.append((key, sizes))
+                budget -= math.prod(sizes)
+            else:
+                rest.append(key)
+        out = super()._leaf_counts(rest) if rest else {}
+        if not plan:
+            return out
+        schema = StructType([StructField("s", IntegerType(), False), StructField("k", LongType(), False),
+                             StructField("c", LongType(), False)])
+        _ship_by_value(sys.modules[__name__])  # its functions travel by value: the workers need no privbayes
+        with _no_pandas_version_note():
+            partial = self._frame.mapInArrow(_partial_counts(plan), schema)
+        result = partial.groupBy("s", "k").sum("c").toArrow()
+        sets = result.column("s").to_numpy()
+        index, counts = result.column("k").to_numpy(), result.column("sum(c)").to_numpy()
+        for i, (key, _) in enumerate(plan):
+            out[key] = (index[sets == i].astype(np.int64), counts[sets == i].astype(np.int64))
+        return out
+
+    def localise(self, share: float | None = None) -> Self:
+        """On a cluster (:func:`on_cluster`), keep counting in the executors unless :func:`driver_may_hold_rows`;
+        on ``local[...]`` the driver is the machine, and the engines' rule applies (:meth:`EngineTable.localise`)."""
+        if on_cluster(self.session) and not driver_may_hold_rows(self.encoding, share):
+            return self
+        return super().localise(share)
+
+
+_WORKER_CELLS = 2**23
+"""Cells a Python worker holds for one pass of :meth:`SparkTable._leaf_counts` (float64: 64 MB); sets beyond go to a
+``GROUPING SETS`` query."""
+
+
+def _partial_counts(plan: list[tuple[tuple[int, ...], list[int]]]) -> Callable[[Any], Any]:
+    """The function a Python worker runs on its partition of coded rows ``c0..c{d-1}, w``: every set of ``plan``
+    (attributes, their sizes) counted into a dense table, sent as its nonzero cells (batches ``s, k, c``).
+
+    Weights are summed in float64 and exact: every partial sum is at most n < 2^53 (as in
+    :func:`~privbayes.counting.engine.spread`)."""
+
+    def count(batches: Any) -> Any:
+        import numpy as np
+        import pyarrow as pa
+
+        tables = [np.zeros(math.prod(sizes), np.float64) for _, sizes in plan]
+        for chunk in _in_chunks(batches):
+            weights = chunk.column("w").to_numpy().astype(np.float64)
+            codes: dict[int, Any] = {}
+            for (key, sizes), table in zip(plan, tables):
+                for a in key:
+                    if a not in codes:
+                        codes[a] = chunk.column(f"c{a}").to_numpy().astype(np.int64)
+                packed = codes[key[0]].copy()
+                for a, size in zip(key[1:], sizes[1:]):
+                    packed *= size
+                    packed += codes[a]
+                if len(table) <= len(packed):
+                    table += np.bincount(packed, weights=weights, minlength=len(table))
+                else:  # more cells than rows: add the rows' own cells
+                    cells, inverse = np.unique(packed, return_inverse=True)
+                    table[cells] += np.bincount(inverse, weights=weights)
+        for i, table in enumerate(tables):
+            found = np.flatnonzero(table)
+            yield pa.RecordBatch.from_arrays([pa.array(np.full(len(found), i, np.int32)), pa.array(found, pa.int64()),
+                                              pa.array(table[found].astype(np.int64))], names=["s", "k", "c"])
+
+    return count
+
+
+def _in_chunks(batches: Any) -> Any:
+    """Arrow record batches regrouped into tables of at least :data:`_LOOKUP_ROWS` rows (the last may be smaller):
+    numpy and Arrow calls cost per call as well as per row."""
+    import pyarrow as pa
+
+    pending, rows = [], 0
+    for batch in batches:
+        pending.append(batch)
+        rows += batch.num_rows
+        if rows >= _LOOKUP_ROWS:
+            yield pa.Table.from_batches(pending)
+            pending, rows = [], 0
+    if pending:
+        yield pa.Table.from_batches(pending)
+
+
+def on_cluster(session: Any) -> bool:
+    """Does ``session`` run its executors outside the driver's process?  Every master but ``local`` and
+    ``local[...]`` (``local-cluster[...]``, ``spark://``, ``yarn``, ``k8s://``) does."""
+    master = str(session.sparkContext.master)
+    return not (master == "local" or master.startswith("local["))
+
+
+def driver_may_hold_rows(encoding: Encoding, share: float | None = None) -> bool:
+    """May a table on a cluster move its coded rows to the driver?  Only when the schema's whole domain — a row
+    for every cell, the most distinct rows any data can have — fits in ``share`` (default
+    :data:`~privbayes.counting.engine.LOCAL_MEMORY_SHARE`) of the driver's memory.
+
+    The rule reads the public schema only, never the data or n (private under add/remove neighbours before its
+    noisy count is paid for), so where a fit counts — and its driver's memory — says nothing about the rows; and
+    the driver's memory does not grow with n (docs/decisions.md, "Spark on a cluster")."""
+    share = LOCAL_MEMORY_SHARE if share is None else share
+    cells = math.prod(a.size for a in encoding.schema.attributes)
+    return local_bytes(encoding, cells) <= share * physical_memory()
+
 
 QUIET_LOG_LEVEL = "ERROR"
 """Spark's log level on the sessions this module creates: its INFO/WARN chatter (and console progress bars, also
@@ -62,25 +193,72 @@ off) would bury our own one-line notes and warnings, which are Python warnings a
 
 
 def local_session(session: Any = None) -> Any:
-    """``session`` as given, else the active SparkSession, else a new quiet ``local[*]`` one.
+    """``session`` as given, else the active SparkSession, else a new quiet ``local[*]`` one (:func:`start_session`).
 
     A session the user passes, or one already active, is used as it is: its log level, progress bars and
-    other settings are the user's and are not changed (docs/decisions.md, "Quiet Spark").  A session created
-    here logs at :data:`QUIET_LOG_LEVEL` (``spark.log.level``, from the context's start) and draws no console
-    progress bars (``spark.ui.showConsoleProgress``)."""
+    other settings are the user's and are not changed (docs/decisions.md, "Quiet Spark")."""
     if session is not None:
         return session
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
-    if active is not None:
-        return active
+    return active if active is not None else start_session()
+
+
+def start_session(master: str = "local[*]", options: dict[str, str] | None = None) -> Any:
+    """A new quiet SparkSession on ``master`` (``local[*]``; ``local-cluster[2,1,1024]`` in the tests), with
+    ``options`` on top of ours.
+
+    It logs at :data:`QUIET_LOG_LEVEL` (``spark.log.level``, from the context's start) and draws no console
+    progress bars (``spark.ui.showConsoleProgress``).  When this starts the process's JVM, the JVM's own output —
+    lines printed before any log level applies (a JVM module warning, the log4j profile, a loopback-address
+    warning) — goes to a private temporary file, removed once the JVM is up (:func:`_launch_jvm`)."""
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
     # Python workers (the Arrow look-ups) run this interpreter, which has pyarrow, unless the user chose one.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    return (SparkSession.builder.master("local[*]").appName("privbayes")
-            .config("spark.sql.shuffle.partitions", "8").config("spark.ui.enabled", "false")
-            .config("spark.ui.showConsoleProgress", "false").config("spark.log.level", QUIET_LOG_LEVEL)
-            .getOrCreate())
+    settings = {"spark.master": master, "spark.app.name": "privbayes", "spark.sql.shuffle.partitions": "8",
+                "spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
+                "spark.log.level": QUIET_LOG_LEVEL, **(options or {})}
+    builder = SparkSession.builder
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    with _no_pandas_version_note():
+        if SparkContext._gateway is None:  # no JVM yet in this process: start it with its output off the console
+            _launch_jvm(settings)
+        return builder.getOrCreate()
+
+
+@contextlib.contextmanager
+def _no_pandas_version_note() -> Iterator[None]:
+    """PySpark warns about the pandas version when a context starts and for Arrow-only functions, which use no
+    pandas: not a note for our users."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
+        yield
+
+
+def _launch_jvm(settings: dict[str, str]) -> None:
+    """Start the JVM behind pyspark (as ``SparkContext`` would) with its stdout and stderr in a private file, and
+    start the context on it; a JVM that does not start is a one-line :class:`InputError` naming that file."""
+    import tempfile
+
+    from pyspark import SparkConf, SparkContext
+    from pyspark.errors import PySparkRuntimeError
+    from pyspark.java_gateway import launch_gateway as untyped
+
+    launch_gateway: Callable[..., Any] = untyped  # untyped in pyspark
+    conf = SparkConf(loadDefaults=True).setAll(list(settings.items()))
+    handle, log = tempfile.mkstemp(prefix="privbayes-spark-", suffix=".log")  # mode 0600
+    try:
+        with os.fdopen(handle, "wb") as output:
+            gateway = launch_gateway(conf, popen_kwargs={"stdout": output, "stderr": output})
+    except PySparkRuntimeError:
+        raise InputError(f"backend 'spark': Spark's JVM did not start (Spark needs Java 17+); its output is in "
+                         f"{log}") from None
+    os.unlink(log)  # the JVM keeps writing to the open file; nothing is left behind at exit
+    SparkContext(conf=conf, gateway=gateway)
 
 
 def _ident(name: str) -> str:
@@ -113,7 +291,7 @@ def spark_from_file(path: Any, suffix: str, schema: Schema, session: Any = None,
         parquet_schema(path, schema, where)
     spark = local_session(session)
     prefix = unique_prefix()
-    link = LiteralPath(path)  # lives as long as the table: Spark may read the file again
+    link = _OwnPath(path, where) if on_cluster(spark) else LiteralPath(path)  # Spark may read the file again
     try:
         if text:
             frame = _text_rows(spark, link.path, table)
@@ -150,6 +328,22 @@ def spark_from_file(path: Any, suffix: str, schema: Schema, session: Any = None,
     return counted.localise()
 
 
+class _OwnPath:
+    """The file's own path for executors on other machines, which cannot see a link in the driver's temporary
+    folder (:class:`~privbayes.counting.paths.LiteralPath`): its resolved path as a ``file:`` URI (a cluster's
+    default file system may be HDFS), refused when it holds a character Hadoop reads as a pattern."""
+
+    def __init__(self, path: Any, where: str) -> None:
+        resolved = os.path.realpath(path)
+        if PATTERN_CHARACTERS & set(resolved):
+            raise InputError(f"{where}: Spark on a cluster reads the file at its own path, which holds a pattern "
+                             "character (* ? [ ] { } \\ , :); rename the file or link it under a plain name")
+        self.path = "file:" + resolved
+
+    def close(self) -> None:
+        """Nothing to remove (the link's counterpart)."""
+
+
 def _text_rows(spark: Any, link: str, table: Any) -> Any:
     """The schema's columns of a CSV file's rows (null in every column of a malformed row) and each
     row's position ``_i`` (file order), split by the strict dialect in the Python workers.
@@ -180,8 +374,7 @@ def _text_rows(spark: Any, link: str, table: Any) -> Any:
             yield pa.RecordBatch.from_arrays([c.cast(pa.string()) for c in columns] + [first], names=fields + ["_h"])
 
     _ship_by_value(dialect_module)
-    with warnings.catch_warnings():  # PySpark checks the pandas version even for Arrow-only functions
-        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
+    with _no_pandas_version_note():
         rows = spark.read.text(link).mapInArrow(split, out)
     rows = rows.selectExpr(*[f"{f} AS {_ident(c)}" for f, c in zip(fields, names)], "_h",
                            "monotonically_increasing_id() AS _i")
@@ -202,6 +395,12 @@ def _ship_by_value(module: Any) -> None:
         register(module)
 
 
+_LOOKUP_ROWS = 2**18
+"""Rows of a Python worker's chunk looked up at once: Arrow's look-up hashes a column's whole value set on each
+call (up to the column's distinct values: 0.4 s for 10⁶ integers), so per 10,000-row Arrow batch it cost more than
+the rows; a chunk holds 2¹⁸ rows × d columns (≈ 40 MB at d = 20)."""
+
+
 def _coded(frame: Any, maps: list[tuple[Any, Any]], schema: Schema) -> Any:
     """Distinct coded rows ``c0..c{d-1}, w``: each column's values looked up in its (keys, codes)
     map by Arrow in the Python workers.  One linear pass; a chain of d broadcast joins instead
@@ -220,18 +419,25 @@ def _coded(frame: Any, maps: list[tuple[Any, Any]], schema: Schema) -> Any:
         def canonical(values: Any) -> Any:
             return pc.add(values, pa.scalar(0.0, values.type)) if pa.types.is_floating(values.type) else values
 
-        for batch in batches:
+        value_sets: dict[tuple[int, Any], Any] = {}  # each column's keys in its type, cast once a partition
+
+        def look_up(chunk: Any) -> Any:
             columns = []
             for j, (keys, codes) in enumerate(maps):
-                column = canonical(batch.column(j))
-                found = pc.index_in(column, value_set=canonical(keys.cast(column.type)), skip_nulls=False)
+                column = canonical(chunk.column(j))
+                if (j, column.type) not in value_sets:
+                    value_sets[j, column.type] = canonical(keys.cast(column.type))
+                found = pc.index_in(column, value_set=value_sets[j, column.type], skip_nulls=False)
                 if found.null_count:  # every value was labelled: a miss is a bug, never a silent null
                     raise RuntimeError(f"column {j}: a value without a code")
                 columns.append(pc.take(codes, found))
-            yield pa.RecordBatch.from_arrays(columns, names=names)
+            return pa.Table.from_arrays(columns, names=names).to_batches()
 
-    with warnings.catch_warnings():  # PySpark checks the pandas version even for Arrow-only functions
-        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
+        for chunk in _in_chunks(batches):  # Arrow hashes the value set on each call: call it on chunks
+            yield from look_up(chunk)
+
+    _ship_by_value(sys.modules[__name__])  # its functions travel by value: the workers need no privbayes
+    with _no_pandas_version_note():
         coded = frame.mapInArrow(code, out)
     return coded.groupBy(*names).count().withColumnRenamed("count", "w")
 

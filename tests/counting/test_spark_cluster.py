@@ -1,0 +1,145 @@
+"""Issue 42: Spark on a cluster — separate executor processes count, the driver does not hold the rows, the model
+is the one numpy and DuckDB fit for the same seed, and a fit prints nothing of Spark's.
+
+``local-cluster[2,1,1024]`` is Spark's standalone cluster in one machine: a master and two workers, each
+launching its executor in its own JVM (with its own Python workers), as on a real cluster.  One session for the
+module (starting it takes seconds).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from privbayes import AdaptiveMarginals, PrivBayes, counting
+from privbayes.counting.spark import SparkTable, driver_may_hold_rows, on_cluster
+from privbayes.schema import Attribute, Schema
+from privbayes.schema.encoding import Encoding
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+METHODS = {"adaptive": lambda: AdaptiveMarginals(1.0, random_state=11),
+           "privbayes": lambda: PrivBayes(1.0, random_state=11)}
+
+
+# --- the rule, without a JVM ---------------------------------------------------------------------------------------
+
+def _session(master: str) -> SimpleNamespace:
+    return SimpleNamespace(sparkContext=SimpleNamespace(master=master))
+
+
+def test_every_master_but_local_is_a_cluster():
+    assert not any(on_cluster(_session(m)) for m in ["local", "local[*]", "local[2]", "local[4,3]"])
+    assert all(on_cluster(_session(m)) for m in ["local-cluster[2,1,1024]", "spark://h:7077", "yarn", "k8s://h"])
+
+
+def test_the_driver_holds_rows_only_when_the_schemas_whole_domain_fits():
+    """A public bound: a row per cell of the domain, whatever the data and n."""
+    from release_pins import adult
+
+    small = Encoding.build(Schema(tuple(Attribute(f"b{j}", "binary") for j in range(10))), "hierarchical")
+    assert driver_may_hold_rows(small) and not driver_may_hold_rows(small, share=0.0)
+    assert not driver_may_hold_rows(Encoding.build(adult()[1], "hierarchical"), share=1.0)
+
+
+def test_a_table_on_a_cluster_does_not_look_at_its_rows_to_decide():
+    """Adult's domain does not fit any driver: the table stays in the executors without a query (the number of
+    distinct rows, private, is never asked)."""
+    from release_pins import adult
+
+    table = SparkTable(_session("spark://h:7077"), None, "rows", adult()[1], 10)
+    table._fetch = lambda sql: pytest.fail(f"queried the rows: {sql}")
+    assert table.localise(share=1.0) is table and table.local is None
+
+
+def test_executors_on_other_machines_get_the_files_own_path(tmp_path):
+    """Not a link in the driver's temporary folder (other machines cannot see it): the resolved path as a file: URI
+    (a cluster's default file system may be HDFS); a path Hadoop would read as a pattern is refused in one line."""
+    from privbayes.core.errors import InputError
+    from privbayes.counting.spark import _OwnPath
+
+    (tmp_path / "plain.parquet").write_bytes(b"")
+    (tmp_path / "link.parquet").symlink_to(tmp_path / "plain.parquet")
+    assert _OwnPath(tmp_path / "link.parquet", "data").path == f"file:{(tmp_path / 'plain.parquet').resolve()}"
+    (tmp_path / "d{1,2}.parquet").write_bytes(b"")
+    with pytest.raises(InputError, match=r"^d\{1,2\}: Spark on a cluster .* pattern character"):
+        _OwnPath(tmp_path / "d{1,2}.parquet", "d{1,2}")
+
+
+# --- a two-worker cluster ------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def cluster():
+    pytest.importorskip("pyspark")
+    if shutil.which("java") is None:
+        pytest.skip("Spark needs Java 17+ (Debian: openjdk-17-jre-headless)")
+    from privbayes.counting.spark import start_session
+
+    session = start_session("local-cluster[2,1,1024]", {"spark.executor.memory": "512m",
+                                                         "spark.sql.shuffle.partitions": "2"})
+    app = session.sparkContext.applicationId
+    yield session
+    session.stop()
+    _remove_worker_logs(app)
+
+
+def _remove_worker_logs(app: str) -> None:
+    """The workers keep each application's executor logs in ``$SPARK_HOME/work/<app>``: remove this one's."""
+    from pyspark.find_spark_home import _find_spark_home
+
+    work = Path(_find_spark_home()) / "work"
+    shutil.rmtree(work / app, ignore_errors=True)
+    if work.is_dir() and not any(work.iterdir()):
+        work.rmdir()
+
+
+@pytest.fixture(scope="module")
+def adult_parquet(tmp_path_factory):
+    from release_pins import adult
+
+    frame, schema = adult()
+    path = tmp_path_factory.mktemp("cluster") / "adult.parquet"
+    frame.to_parquet(path, index=False)
+    return path, schema
+
+
+def _file(model, path: Path) -> str:
+    from release_pins import file_digest
+
+    model.save(path)
+    return file_digest(path)
+
+
+def test_two_workers_fit_the_models_numpy_and_duckdb_fit(tmp_path, cluster, adult_parquet):
+    pytest.importorskip("duckdb")
+    path, schema = adult_parquet
+    assert cluster.sparkContext.master == "local-cluster[2,1,1024]"
+    table = counting.open(path, schema, backend=cluster)
+    assert table.local is None  # counted in the executors: the driver never held the rows
+    for name, make in METHODS.items():
+        passes = table.passes
+        spark = _file(make().fit(table).released_, tmp_path / f"{name}-spark.json")
+        assert table.passes > passes  # its tables came from GROUPING SETS queries on the cluster
+        assert spark == _file(make().fit(path, schema).released_, tmp_path / f"{name}-numpy.json"), name
+        assert spark == _file(make().fit(path, schema, backend="duckdb").released_, tmp_path / f"{name}-duckdb.json")
+
+
+def test_a_fit_on_spark_prints_only_its_own_lines(tmp_path, adult_parquet):
+    """``privbayes fit --backend spark`` in a fresh process: no JVM, log4j or Spark line on stderr."""
+    pytest.importorskip("pyspark")
+    if shutil.which("java") is None:
+        pytest.skip("Spark needs Java 17+")
+    import os
+
+    path, _ = adult_parquet
+    done = subprocess.run([sys.executable, "-m", "privbayes.cli", "fit", str(path), "--schema",
+                           str(SRC / "privbayes" / "data" / "adult.yaml"), "--backend", "spark", "--seed", "1",
+                           "-o", str(tmp_path / "m.json")], capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(SRC)})
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert done.stdout.startswith(f"wrote {tmp_path / 'm.json'}")

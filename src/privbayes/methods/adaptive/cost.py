@@ -40,11 +40,11 @@ MATCHED_REACH = 0.5
 """Above the large signal: the share of the plan's model cap (``max model cells``) the junction tree is taken to
 reach at the last round once the signal is :data:`MATCHED_RISE` times the large signal or more (docs/decisions.md,
 "A cost model from public work counts", "Above the large signal": fitted with the per-cell constants to the
-worst time ratio; 0.6-0.8 of the cap measured on Adult's ground truth from 5 times the large signal)."""
+worst time ratio; 0.37-0.81 of the cap measured on Adult's ground truth from 5 times the large signal)."""
 MATCHED_RISE = 6.0
 """Between the large signal and MATCHED_RISE times it the reach rises as the square of the signal's excess (measured:
-0.03-0.1 of the cap at 2.5 times the large signal, 0.8 at 5 times): with less precise measurements fewer
-selections close cycles."""
+0.03-0.09 of the cap at 2.5 times the large signal, 0.09 at 4 times, 0.37-0.81 at 5 times): with less precise
+measurements fewer selections close cycles."""
 
 PASSES = 3
 """Batches an adaptive fit counts: its first measurements (1-way marginals or the network's tables), its candidate

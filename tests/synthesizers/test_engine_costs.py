@@ -8,7 +8,6 @@ from helpers import categorical_schema
 
 from privbayes import AdaptiveMarginals, PrivBayes
 from privbayes.core.errors import InputError
-from privbayes.core.limits import configure
 from privbayes.counting.base import CountingPlace
 from privbayes.synthesizers import costs
 from privbayes.synthesizers.costs import CostEstimate
@@ -17,18 +16,15 @@ SIZES = [9, 16, 7, 12, 5, 40, 2, 30] * 2  # 16 attributes: the coded rows of 10â
 DUCKDB = CountingPlace(in_engine=True, engine_bytes=3 * 2**30, local_bytes=3 * 2**30)
 
 
-def test_the_guard_refuses_on_the_peak_it_prints():
+def test_the_guard_refuses_on_the_peak_it_prints(caps):
     """One number: the peak memory ``describe`` prints is the one the guard holds under PRIVBAYES_MAX_FIT_GB."""
     cost = CostEstimate(seconds=10.0, bytes=2**20, peak_bytes=5 * 2**30, method="adaptive")
     assert cost.guarded_bytes == 5 * 2**30 and "peak memory about 5.0 GB" in cost.describe()
-    configure(max_fit_bytes=4 * 2**30)
-    try:
-        with pytest.raises(InputError, match=r"about 5\.0 GB of memory.*PRIVBAYES_MAX_FIT_GB.*--backend duckdb"):
-            cost.check()
-        configure(max_fit_bytes=6 * 2**30)
+    caps(max_fit_bytes=4 * 2**30)
+    with pytest.raises(InputError, match=r"about 5\.0 GB of memory.*PRIVBAYES_MAX_FIT_GB.*--backend duckdb"):
         cost.check()
-    finally:
-        configure()
+    caps(max_fit_bytes=6 * 2**30)
+    cost.check()
 
 
 @pytest.mark.parametrize("estimator", [AdaptiveMarginals(1.0), PrivBayes(1.0)], ids=["adaptive", "privbayes"])
@@ -57,7 +53,7 @@ def test_coded_rows_that_fit_the_in_memory_share_are_estimated_as_moved_into_mem
     assert not costs.streamed(10**6, estimator.settings().encoding_for(schema), DUCKDB)
 
 
-def test_privbayes_fit_refuses_on_the_estimate_it_prints_for_a_duckdb_table(tmp_path, capsys):
+def test_privbayes_fit_refuses_on_the_estimate_it_prints_for_a_duckdb_table(tmp_path, capsys, caps):
     """``fit --dry-run --backend duckdb`` prints the peak of the DuckDB table's estimate; with the cap just below
     it, ``fit`` refuses before counting, naming that number."""
     import re
@@ -75,11 +71,8 @@ def test_privbayes_fit_refuses_on_the_estimate_it_prints_for_a_duckdb_table(tmp_
     args = ["fit", str(data), "--schema", str(schema), "--epsilon", "1", "--backend", "duckdb"]
     assert main([*args, "--dry-run"]) == 0
     printed = float(re.search(r"peak memory about ([\d,.]+) MB", capsys.readouterr().out).group(1).replace(",", ""))
-    configure(max_fit_bytes=int((printed - 1) * 2**20))
-    try:
-        assert main([*args, "-o", str(tmp_path / "m.json")]) == 2
-    finally:
-        configure()
+    caps(max_fit_bytes=int((printed - 1) * 2**20))  # restored after the test (conftest's caps)
+    assert main([*args, "-o", str(tmp_path / "m.json")]) == 2
     err = capsys.readouterr().err
     assert "PRIVBAYES_MAX_FIT_GB" in err and f"about {printed / 1024:,.1f} GB" in err
     assert not (tmp_path / "m.json").exists()

@@ -43,6 +43,8 @@ SECONDS: Mapping[str, float] = MappingProxyType({
     "round_model": 0.0,      # adaptive: per model cell re-fitted in a round
     "final_model": 0.0,      # adaptive: per model cell of the last fit, run to its stopping rule
     "round_model2": 1.5e-05, # adaptive: Σ_t (model cells at round t)² / 10⁴ (junction trees grow with cycles)
+    "matched_model": 8.0e-06,  # adaptive above the large signal: per model cell of a matched re-fit
+    "matched_final": 2.0e-08,  # adaptive above the large signal: per cell-update of the last fit (its work bound)
     "stream_rows": 2.0e-09,  # engine: per row × attribute streamed from the engine to the kernels, per pass
 })
 """Seconds per unit of work (docs/scale.md, "Cost model": how they were measured; a 0 is a term the

@@ -9,8 +9,10 @@ stopping rule).  The work is therefore K·rows (counting), T·K and T·(candidat
 Σ_t (model cells at round t) (re-fitting) and the last model's cells (its fit to convergence).
 Which marginals the rounds select depends on the data; the model after t rounds is taken as the
 first measurements (the 1-way marginals, or the network's tables) plus t selections of the
-candidates' mean size, capped at ``max_model_cells``.  With ``init="network"`` PrivBayes's search
-and tables at the initial budget come first
+candidates' mean size, capped at ``max_model_cells``.  Above the large signal the re-fits start matched
+(:func:`privbayes.methods.adaptive.rounds.refits_for`, the same public signal the fit reads) and the rounds keep
+measuring new marginals, so the tree grows geometrically instead (:func:`matched_growth`) and its re-fits cost
+linearly in its cells.  With ``init="network"`` PrivBayes's search and tables at the initial budget come first
 (:func:`privbayes.methods.privbayes.cost.privbayes_work`).  Reads the adaptive settings and plan only.
 """
 
@@ -27,11 +29,22 @@ from privbayes.core.limits import limits
 from privbayes.counting.base import CountingPlace
 from privbayes.methods.adaptive.candidates import Candidate, leaf_candidates
 from privbayes.methods.adaptive.network import BETA, THETA, network_plan
-from privbayes.methods.adaptive.settings import METHOD, AdaptiveSettings
+from privbayes.methods.adaptive.rounds import final_iterations, refits_for
+from privbayes.methods.adaptive.settings import LARGE_SIGNAL, METHOD, AdaptiveSettings
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.schema.encoding import Encoding
 from privbayes.synthesizers import costs
 from privbayes.synthesizers.costs import CostEstimate
+
+MATCHED_REACH = 0.5
+"""Above the large signal: the share of the plan's model cap (``max model cells``) the junction tree is taken to
+reach at the last round once the signal is :data:`MATCHED_RISE` times the large signal or more (docs/decisions.md,
+"A cost model from public work counts", "Above the large signal": fitted with the per-cell constants to the
+worst time ratio; 0.37-0.81 of the cap measured on Adult's ground truth from 5 times the large signal)."""
+MATCHED_RISE = 6.0
+"""Between the large signal and MATCHED_RISE times it the reach rises as the square of the signal's excess (measured:
+0.03-0.09 of the cap at 2.5 times the large signal, 0.09 at 4 times, 0.37-0.81 at 5 times): with less precise
+measurements fewer selections close cycles."""
 
 PASSES = 3
 """Batches an adaptive fit counts: its first measurements (1-way marginals or the network's tables), its candidate
@@ -72,7 +85,12 @@ def adaptive_cost(settings: AdaptiveSettings, plan: BudgetPlan, encoding: Encodi
         largest = max(largest, net_largest)
         first = table_bounds(encoding, net_largest, k)
     base = sum(first)
+    signal = settings.signal(n)
+    matched = refits_for(signal).matched
     model_at = [min(settings.max_model_cells, base + t * mean_multi) for t in range(1, T + 1)]
+    if matched:
+        model_at = matched_growth(base, max(model_at[-1] if model_at else base,
+                                            matched_reach(signal) * plan.setting("max model cells")), T)
     # Every candidate is a leaf table counted once: rows × its attributes visits each.
     visits = float(rows) * summary.attributes
     work["numba"] = memory["numba"] = max(work.get("numba", 0.0), costs.numba_loaded(visits))
@@ -82,6 +100,10 @@ def adaptive_cost(settings: AdaptiveSettings, plan: BudgetPlan, encoding: Encodi
                  # Selections that close cycles make the junction tree's cliques grow faster than the
                  # marginals measured (fits at ε = 3.2 take 3× those at 1.6): a superlinear term.
                  "round_model2": float(sum(m * m for m in model_at)) / 1e4})
+    if matched:  # the quadratic term was fitted on small trees: large ones re-fit linearly in their cells
+        work.pop("round_model2")
+        last = int(model_at[-1] if model_at else base)
+        work.update({"matched_model": float(sum(model_at[:-1])), "matched_final": float(final_iterations(last) * last)})
     if costs.streamed(n, encoding, counting):
         work["stream_rows"] = float(passes) * n * len(attrs)
     memory.update({"candidate_cells": float(total_cells), "candidates": float(K),
@@ -97,6 +119,24 @@ def adaptive_cost(settings: AdaptiveSettings, plan: BudgetPlan, encoding: Encodi
                   + T * (200 + 16 * degree + encoded_size(largest)))
     working = 8 * total_cells + 64 * int(model_at[-1] if model_at else base)
     return costs.estimate(METHOD, work, memory, working, file_bytes, largest_cells=largest)
+
+
+def matched_reach(signal: float) -> float:
+    """The share of the model cap the junction tree is taken to reach at the last round of a fit at ``signal`` n·ε/Δ
+    above the large signal (public: the signal the fit's rules read): :data:`MATCHED_REACH` times the square of the
+    signal's excess over :data:`~privbayes.methods.adaptive.settings.LARGE_SIGNAL`, relative to
+    :data:`MATCHED_RISE` − 1, at most :data:`MATCHED_REACH`."""
+    excess = max(0.0, signal / LARGE_SIGNAL - 1) / (MATCHED_RISE - 1)
+    return MATCHED_REACH * min(1.0, excess) ** 2
+
+
+def matched_growth(base: float, top: float, rounds: int) -> list[float]:
+    """The junction tree's cells after each of ``rounds`` rounds above the large signal: geometric from the first
+    measurements' ``base`` cells to ``top`` (at least ``base``) at the last round.  With the matched start every
+    round measures a new marginal, and a selection that closes a cycle multiplies a clique's cells rather than
+    adding a table's (measured: 200 → 35,000-850,000 cells in 30 rounds, the last third holding most)."""
+    top = max(float(base), top)
+    return [base * (top / base) ** (t / rounds) for t in range(1, rounds + 1)]
 
 
 def summary_of(candidates: Sequence[Candidate], encoding: Encoding) -> CandidateSummary:

@@ -74,5 +74,5 @@ def test_privbayes_fit_refuses_on_the_estimate_it_prints_for_a_duckdb_table(tmp_
     caps(max_fit_bytes=int((printed - 1) * 2**20))  # restored after the test (conftest's caps)
     assert main([*args, "-o", str(tmp_path / "m.json")]) == 2
     err = capsys.readouterr().err
-    assert "PRIVBAYES_MAX_FIT_GB" in err and f"about {printed / 1024:,.1f} GB" in err
+    assert "PRIVBAYES_MAX_FIT_GB" in err and f"about {printed:,.1f} MB of memory" in err  # the number it printed
     assert not (tmp_path / "m.json").exists()

@@ -193,8 +193,8 @@ def check_cost(cost: CostEstimate) -> None:
         fix = ("lower --epsilon, raise --theta, set --degree, use --encoding vanilla or lower "
                "PRIVBAYES_MAX_CANDIDATE_SETS" if cost.method in ("privbayes", "sa-privbayes")
                else "lower --epsilon or the model's size")
-        raise InputError(f"this fit would need about {cost.guarded_bytes / 2**30:,.1f} GB of memory{what}, more than "
-                         f"the limit of {cap / 2**30:g} GB (PRIVBAYES_MAX_FIT_GB); {fix}, or count with --backend "
+        raise InputError(f"this fit would need about {_size(cost.guarded_bytes)} of memory{what}, more than "
+                         f"the limit of {_size(cap)} (PRIVBAYES_MAX_FIT_GB); {fix}, or count with --backend "
                          "duckdb (rows kept out of memory)")
 
 

@@ -164,7 +164,7 @@ def test_the_command_line_shows_the_degree_0_note(tmp_path, capsys):
                  "--epsilon", "1",
                  "--seed", "1", "-o", str(tmp_path / "m.json")]) == 0
     err = capsys.readouterr().err
-    assert "privbayes: warning: the network has degree 0" in err and "344" not in err
+    assert "privbayes: warning: the network has degree 0" in err and "344" not in err.replace(str(tmp_path), "")
 
 
 # --- evaluate ------------------------------------------------------------------------------------
@@ -182,7 +182,7 @@ def test_evaluate_names_the_file_whose_values_are_out_of_bounds(tmp_path, capsys
                  str(tmp_path / "s.yaml"), "--no-classifier"]) == 2
     err = capsys.readouterr().err
     assert f"{tmp_path / 'synth.csv'}: column 'age': a value is outside the schema's bounds" in err
-    assert "500" not in err
+    assert "500" not in err.replace(str(tmp_path), "")  # the value, not pytest's numbered folder
     # the documented way: a schema whose numbers are clipped (top-level 'invalid: clip')
     (tmp_path / "clip.yaml").write_text(yaml.safe_dump({**SCHEMA, "invalid": "clip"}))
     assert main(["evaluate", str(tmp_path / "real.csv"), str(tmp_path / "synth.csv"), "--schema",

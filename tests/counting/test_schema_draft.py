@@ -43,7 +43,7 @@ def test_the_draft_always_comes_out_with_a_reason_per_column_and_questions(tmp_p
     assert kinds["amount"]["decimals"] == 2 and kinds["pdays"]["integer"] is True
     assert kinds["pdays"]["upper"] == 30  # from the values that are not special (0..27), rounded outward
     err = capsys.readouterr().err
-    assert "999" not in err and "free text" not in err  # messages name columns only
+    assert "999" not in err.replace(str(tmp_path), "") and "free text" not in err  # messages name columns only
     # deterministic: the same data give the same file
     assert main(["schema", "infer", str(tmp_path / "bank.csv"), "-o", str(tmp_path / "again.yaml")]) == 0
     assert (tmp_path / "again.yaml").read_text() == text

@@ -24,15 +24,13 @@ CGM-EM and ``auto`` fitted on the same noisy tables (:func:`mrf_default.run`); t
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from mrf_default import run
-from mrf_untuned import SETTINGS, report
+from mrf_untuned import command
 
 from privbayes.inference import Domain
 from privbayes.methods.mrf import LogLinearModel
@@ -103,21 +101,11 @@ FAMILIES: dict[str, tuple[Callable[[int], LogLinearModel], str]] = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--families", default=",".join(FAMILIES))
-    parser.add_argument("--settings", default=SETTINGS, help="N:ε,...")
-    parser.add_argument("--reps", type=int, default=10)
-    args = parser.parse_args(argv)
-    tables: dict[str, list[dict[str, Any]]] = {}
-    for name in args.families.split(","):
-        make = FAMILIES[name][0]
-        for item in args.settings.split(","):
-            n, eps = item.split(":")
-            row: dict[str, Any] = {"generator": name, **run(name, 0, 0, 0.0, int(n), float(eps), args.reps, make)}
-            tables.setdefault(name, []).append(row)
-            print(json.dumps({"summary": row}), flush=True)
-    report(tables, {name: FAMILIES[name][1] for name in tables}, args.reps)
-    return 0
+    def runner(name: str, make: Callable[[int], LogLinearModel]) -> Callable[[int, float, int], dict[str, Any]]:
+        return lambda n, eps, reps: run(name, 0, 0, 0.0, n, eps, reps, make)
+
+    return command(argv, __doc__.splitlines()[0],
+                   {name: (runner(name, make), text) for name, (make, text) in FAMILIES.items()})
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from mrf_default import METHODS, run
@@ -53,22 +54,33 @@ def report(tables: dict[str, list[dict[str, Any]]], describe: dict[str, str], re
     return misses
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--families", default=",".join(FAMILIES))
+def command(argv: list[str] | None, description: str,
+            families: dict[str, tuple[Callable[[int, float, int], dict[str, Any]], str]]) -> int:
+    """The command line of the generator benchmarks: ``families`` maps a name to (run one setting: N, ε, reps →
+    its summary row; the family's description); prints a JSON line per setting, then the tables."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--families", default=",".join(families))
     parser.add_argument("--settings", default=SETTINGS, help="N:ε,...")
     parser.add_argument("--reps", type=int, default=10)
     args = parser.parse_args(argv)
     tables: dict[str, list[dict[str, Any]]] = {}
     for name in args.families.split(","):
-        family, t, k, alpha = FAMILIES[name]
         for item in args.settings.split(","):
             n, eps = item.split(":")
-            row: dict[str, Any] = {"generator": name, **run(family, t, k, alpha, int(n), float(eps), args.reps)}
+            row: dict[str, Any] = {"generator": name, **families[name][0](int(n), float(eps), args.reps)}
             tables.setdefault(name, []).append(row)
             print(json.dumps({"summary": row}), flush=True)
-    report(tables, {name: "{}, T = {}, K = {}, α = {:g}".format(*FAMILIES[name]) for name in tables}, args.reps)
+    report(tables, {name: families[name][1] for name in tables}, args.reps)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    def runner(family: str, t: int, k: int, alpha: float) -> Callable[[int, float, int], dict[str, Any]]:
+        return lambda n, eps, reps: run(family, t, k, alpha, n, eps, reps)
+
+    return command(argv, __doc__.splitlines()[0],
+                   {name: (runner(*spec), "{}, T = {}, K = {}, α = {:g}".format(*spec))
+                    for name, spec in FAMILIES.items()})
 
 
 if __name__ == "__main__":

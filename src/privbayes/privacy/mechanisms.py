@@ -113,16 +113,7 @@ class DiscreteLaplace:
     def release(self, counts: np.ndarray, accountant: Accountant | ZCDPAccountant, rng: RandomSource, *, step: str,
                 measured: str) -> np.ndarray:
         accountant.charge(self, step=step, measured=measured)
-        exact = np.asarray(counts, dtype=np.int64)
-
-        def noisy(x: np.ndarray) -> np.ndarray:
-            out: np.ndarray = x + discrete_laplace(self.scale, x.size, rng).reshape(x.shape)
-            return out
-
-        if tap is not None:
-            recorded: np.ndarray = tap(self, exact, noisy)
-            return recorded
-        return noisy(exact)
+        return _add_noise(self, counts, lambda size: discrete_laplace(self.scale, size, rng))
 
 
 @dataclass(frozen=True)
@@ -252,16 +243,22 @@ class DiscreteGaussian:
     def release(self, counts: np.ndarray, accountant: ZCDPAccountant, rng: RandomSource, *, step: str,
                 measured: str) -> np.ndarray:
         accountant.charge(self, step=step, measured=measured)
-        exact = np.asarray(counts, dtype=np.int64)
+        return _add_noise(self, counts, lambda size: discrete_gaussian(self.sigma2, size, rng))
 
-        def noisy(x: np.ndarray) -> np.ndarray:
-            out: np.ndarray = x + discrete_gaussian(self.sigma2, x.size, rng).reshape(x.shape)
-            return out
 
-        if tap is not None:
-            recorded: np.ndarray = tap(self, exact, noisy)
-            return recorded
-        return noisy(exact)
+def _add_noise(mechanism: Any, counts: np.ndarray, draw: Callable[[int], np.ndarray]) -> np.ndarray:
+    """``counts`` plus ``draw(size)`` integer noise of the mechanism already charged, through the recording ``tap``
+    when one is set (the tests that pin the mechanisms' outputs)."""
+    exact = np.asarray(counts, dtype=np.int64)
+
+    def noisy(x: np.ndarray) -> np.ndarray:
+        out: np.ndarray = x + draw(x.size).reshape(x.shape)
+        return out
+
+    if tap is not None:
+        recorded: np.ndarray = tap(mechanism, exact, noisy)
+        return recorded
+    return noisy(exact)
 
 
 COUNT_SHARE = Fraction(1, 100)

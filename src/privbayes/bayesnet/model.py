@@ -132,8 +132,9 @@ class BayesNetModel(RecordViews):
             self.schema.with_ids(pd.DataFrame())  # refused now, before any file, if the schema lists no identifier
         with Progress("sample", enabled=progress) as bar:
             bar.stage("writing rows", n)
+            finishing = keep_ids or (bool(conditions) and not bin_labels)  # else the rows are final as decoded
             sample_to(path, _Draw(self, conditions), self.schema, n, seed, chunk_rows, bin_labels, bar.update,
-                      _Finish(self.schema, conditions, bin_labels, keep_ids), workers)
+                      _Finish(self.schema, conditions, bin_labels, keep_ids) if finishing else None, workers)
 
     def _draw(self, conditions: Mapping[str, Any] | None) -> Callable[[int, np.random.Generator], np.ndarray]:
         """Rows of leaf codes: ancestral sampling, or exact sampling given ``conditions``."""

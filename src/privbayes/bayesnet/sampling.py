@@ -27,7 +27,9 @@ import pandas as pd
 
 from privbayes.bayesnet.network import Network
 from privbayes.core.errors import InputError
+from privbayes.files.parquet_parts import PartsWriter, encode_part
 from privbayes.schema import Schema
+from privbayes.schema.decoding import decode_arrow
 from privbayes.schema.encoding import Encoding
 
 
@@ -153,30 +155,50 @@ class Chunks:
         """The number of chunks."""
         return -(-self.n // (self.block_rows * self.per_chunk))
 
+    def _rng(self, b: int) -> np.random.Generator:
+        """Block ``b``'s generator: the b-th child of the root (what ``root.spawn`` gives the b-th time, built
+        directly)."""
+        return np.random.default_rng(np.random.SeedSequence(self.root.entropy, spawn_key=(*self.root.spawn_key, b),
+                                                            pool_size=self.root.pool_size))
+
+    def _blocks(self, i: int) -> range:
+        first = i * self.per_chunk
+        return range(first, min(first + self.per_chunk, -(-self.n // self.block_rows)))
+
     def block(self, b: int) -> pd.DataFrame:
-        """Block ``b``'s decoded and finished rows; its generator is the b-th child of the root (what
-        ``root.spawn`` gives the b-th time, built directly)."""
+        """Block ``b``'s decoded and finished rows."""
         start = b * self.block_rows
-        rows = min(self.block_rows, self.n - start)
-        rng = np.random.default_rng(np.random.SeedSequence(self.root.entropy, spawn_key=(*self.root.spawn_key, b),
-                                                           pool_size=self.root.pool_size))
-        frame = self.schema.decode(self.draw(rows, rng), rng, bin_labels=self.bin_labels)
+        rng = self._rng(b)
+        frame = self.schema.decode(self.draw(min(self.block_rows, self.n - start), rng), rng,
+                                   bin_labels=self.bin_labels)
         return self.finish(frame, start) if self.finish is not None else frame
 
     def frame(self, i: int) -> pd.DataFrame:
         """Chunk ``i``'s rows."""
-        first = i * self.per_chunk
-        frames = [self.block(b) for b in range(first, min(first + self.per_chunk, -(-self.n // self.block_rows)))]
+        frames = [self.block(b) for b in self._blocks(i)]
         return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
-    def render(self, i: int) -> Any:
-        """Chunk ``i`` as the writer takes it: CSV text (the header in chunk 0) or an Arrow table."""
-        frame = self.frame(i)
-        if self.arrow_schema is None:
-            return frame.to_csv(None, header=i == 0, index=False)
+    def table(self, i: int) -> Any:
+        """Chunk ``i``'s rows as an Arrow table of the file's column types: decoded straight to Arrow
+        (:func:`~privbayes.schema.decoding.decode_arrow`: the same values and draws as through pandas) unless
+        a finishing step needs the pandas frame."""
         import pyarrow as pa
 
-        return pa.Table.from_pandas(frame, schema=self.arrow_schema, preserve_index=False)
+        if self.finish is not None:
+            return pa.Table.from_pandas(self.frame(i), schema=self.arrow_schema, preserve_index=False)
+        tables = []
+        for b in self._blocks(i):
+            rng = self._rng(b)
+            codes = self.draw(min(self.block_rows, self.n - b * self.block_rows), rng)
+            tables.append(decode_arrow(self.schema.attributes, codes, rng, self.arrow_schema, self.bin_labels))
+        return pa.concat_tables(tables)
+
+    def render(self, i: int) -> str | bytes:
+        """Chunk ``i`` as the writer takes it: CSV text (the header in chunk 0) or Parquet bytes encoded here
+        (:func:`~privbayes.files.parquet_parts.encode_part`), so that the writer only appends them."""
+        if self.arrow_schema is None:
+            return self.frame(i).to_csv(None, header=i == 0, index=False)
+        return encode_part(self.table(i))
 
 
 _CHUNKS: Chunks | None = None
@@ -189,34 +211,23 @@ def _install(chunks: Chunks) -> None:
 
 
 def _render(i: int, folder: str) -> str:
-    """Render chunk ``i`` into a file of ``folder`` (Arrow IPC or CSV text) and return its path: a file in
+    """Render chunk ``i`` into a file of ``folder`` (Parquet bytes or CSV text) and return its path: a file in
     shared memory hands a chunk over for a memory copy, where a pipe moved it in 64 KiB pieces (slower
     than drawing it, on a busy machine)."""
     assert _CHUNKS is not None, "the worker's job is installed when it starts"
     payload = _CHUNKS.render(i)
     path = os.path.join(folder, f"chunk{i}")
-    if isinstance(payload, str):
-        with open(path, "w", encoding="utf-8", newline="") as text:
-            text.write(payload)
-        return path
-    import pyarrow as pa
-
-    with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, payload.schema) as writer:
-        writer.write_table(payload)
+    with open(path, "wb") as handle:
+        handle.write(payload.encode("utf-8") if isinstance(payload, str) else payload)
     return path
 
 
-def _read_chunk(path: str, text: bool) -> Any:
+def _read_chunk(path: str, text: bool) -> str | bytes:
     """A chunk a worker rendered into ``path`` (:func:`_render`), read into memory; the file is removed."""
     try:
-        if text:
-            with open(path, encoding="utf-8", newline="") as handle:
-                return handle.read()
-        import pyarrow as pa
-
-        opened = pa.memory_map if sys.platform.startswith("linux") else pa.OSFile  # mapped: no copy, unlinkable
-        with opened(path) as source:
-            return pa.ipc.open_file(source).read_all()
+        with open(path, "rb") as handle:
+            payload = handle.read()
+        return payload.decode("utf-8") if text else payload
     finally:
         os.unlink(path)
 
@@ -303,16 +314,18 @@ def sample_to(path: str | os.PathLike, draw: Callable[[int, np.random.Generator]
 
     def write_parquet(tmp: Path) -> None:
         import pyarrow as pa
-        import pyarrow.parquet as pq
 
         probe = np.arange(min(1024, max(a.size for a in schema.attributes)))[:, None]
         leaves = np.column_stack([probe[:, 0] % a.size for a in schema.attributes])
         frame = schema.decode(leaves, np.random.default_rng(0), bin_labels=bin_labels)
         kinds = pa.Schema.from_pandas(finish(frame, 0) if finish is not None else frame,
                                       preserve_index=False)  # column types from values of every code, not a chunk
-        with pq.ParquetWriter(tmp, kinds) as writer:
-            for i, table in enumerate(rendered(dataclasses.replace(chunks, arrow_schema=kinds), int(workers))):
-                writer.write_table(table)
+        with open(tmp, "wb") as handle:
+            writer = PartsWriter(handle)
+            for i, part in enumerate(rendered(dataclasses.replace(chunks, arrow_schema=kinds), int(workers))):
+                assert isinstance(part, bytes)
+                writer.append(part)
                 report(i)
+            writer.close()
 
     atomic_write(target, write_csv if suffix == ".csv" else write_parquet)

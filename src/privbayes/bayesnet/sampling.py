@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privbayes.bayesnet import draw_kernel
 from privbayes.bayesnet.network import Network
 from privbayes.core.errors import InputError
 from privbayes.files.parquet_parts import PartsWriter, encode_part
@@ -70,18 +71,58 @@ class AncestralSampler:
             ended = np.concatenate([cdf, np.full((len(cdf), 1), np.inf)], axis=1).ravel()
             steps.append(_Step(pair.child, size, parents, ended, guide_table(cdf)))
         self.steps = tuple(steps)
+        self._packed: tuple[np.ndarray, ...] | None = None
 
     def __call__(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        """``n`` rows (n × d encoded codes); one ``rng.random(n)`` per pair, in the network's order."""
+        """``n`` rows (n × d encoded codes); the uniform draws are ``rng.random(n)`` per pair, in the network's
+        order (drawn as one pairs × n array: the same numbers).  Where the compiled kernel is loaded
+        (:mod:`privbayes.bayesnet.draw_kernel`), it counts on the same draws: the same codes."""
         out = np.zeros((self.width, n), dtype=np.int64)  # a row per attribute: parents are read contiguously
-        for step in self.steps:
+        uniforms = rng.random((len(self.steps), n))
+        compiled = draw_kernel.loaded()
+        if compiled is not None:
+            compiled(out, uniforms, *self.packed())
+            return out.T
+        for step, draws in zip(self.steps, uniforms):
             rows = np.zeros(n, dtype=np.int64)
             for a, level_size, level in step.parents:
                 rows *= level_size
                 rows += level[out[a]]
-            count = guided_count(step.cdf, step.guide, step.size, rows, rng.random(n))
+            count = guided_count(step.cdf, step.guide, step.size, rows, draws)
             np.minimum(count, step.size - 1, out=out[step.child])
         return out.T
+
+    def packed(self) -> tuple[np.ndarray, ...]:
+        """The steps as flat arrays for the compiled kernel (:func:`privbayes.bayesnet.draw_kernel._draw_rows`),
+        built once."""
+        if self._packed is None:
+            steps: list[tuple[int, ...]] = []
+            parents: list[tuple[int, int, int]] = []
+            levels: list[np.ndarray] = []
+            ended: list[np.ndarray] = []
+            guides: list[np.ndarray] = []
+            at = {"levels": 0, "ended": 0, "guide": 0}
+            for step in self.steps:
+                first = len(parents)
+                for a, level_size, level in step.parents:
+                    parents.append((a, level_size, at["levels"]))
+                    levels.append(level)
+                    at["levels"] += len(level)
+                steps.append((step.child, step.size, first, len(parents), at["ended"], at["guide"]))
+                ended.append(step.cdf)
+                guides.append(step.guide)
+                at["ended"] += len(step.cdf)
+                at["guide"] += len(step.guide)
+            self._packed = (np.array(steps, dtype=np.int64).reshape(-1, 6),
+                            np.array(parents, dtype=np.int64).reshape(-1, 3),
+                            np.concatenate(levels or [np.zeros(0)]).astype(np.int64),
+                            np.concatenate(ended), np.concatenate(guides).astype(np.int64))
+        return self._packed
+
+
+KERNEL_ROWS = 1 << 21
+"""Streamed samples from this many rows on load the compiled draw (:func:`privbayes.bayesnet.draw_kernel.load`,
+with numba; the same codes) before their workers start: below, loading numba costs more than it saves."""
 
 
 def guide_table(cdf: np.ndarray) -> np.ndarray:
@@ -299,6 +340,8 @@ def sample_to(path: str | os.PathLike, draw: Callable[[int, np.random.Generator]
         raise InputError(f"chunk_rows ({chunk_rows!r}) must be a positive integer")
     if not isinstance(workers, (int, np.integer)) or workers < 1:
         raise InputError(f"workers ({workers!r}) must be a positive integer")
+    if n >= KERNEL_ROWS:
+        draw_kernel.load()
     chunks = Chunks(draw, finish, schema, n, np.random.SeedSequence(seed), BLOCK_ROWS,
                     max(1, -(-int(chunk_rows) // BLOCK_ROWS)), bin_labels)
 

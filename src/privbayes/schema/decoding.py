@@ -81,22 +81,28 @@ def numbers(attr: NumericAttribute, codes: np.ndarray, rng: np.random.Generator)
 
 def draw_in_bins(attr: NumericAttribute, safe: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A number inside each code's bin: uniform, at the declared decimals; integers uniformly among the bin's
-    whole numbers (other than a special value when the bin has another)."""
-    low, high = attr.bin_bounds(safe)
+    whole numbers (other than a special value when the bin has another).  What a bin allows is worked out
+    once per bin, then taken by code (the same numbers as computed row by row)."""
+    low_bins, high_bins = attr.bin_bounds(np.arange(attr.bins))
     if not attr.integer:
-        values = low + rng.random(len(safe)) * (high - low)
+        values = low_bins[safe] + rng.random(len(safe)) * (high_bins - low_bins)[safe]
         if attr.decimals is not None:
             values = np.clip(np.round(values, attr.decimals), attr.lower, attr.upper)
         return values
-    first = np.ceil(low)
-    last = np.where(safe == attr.bins - 1, np.floor(attr.upper), np.ceil(high) - 1)
-    empty = last < first  # a bin narrower than 1 holding no integer: use its rounded midpoint
-    span = np.maximum(last - first + 1, 1).astype(np.int64)
-    values = np.where(empty, np.round((low + high) / 2), first + rng.integers(0, span)).astype(np.float64)
+    first_bins = np.ceil(low_bins)
+    last_bins = np.ceil(high_bins) - 1
+    last_bins[-1] = np.floor(attr.upper)
+    empty_bins = last_bins < first_bins  # a bin narrower than 1 holding no integer: use its rounded midpoint
+    span_bins = np.maximum(last_bins - first_bins + 1, 1).astype(np.int64)
+    first, span = first_bins[safe], span_bins[safe]
+    values = first + rng.integers(0, span)
+    if empty_bins.any():
+        values = np.where(empty_bins[safe], np.round((low_bins + high_bins) / 2)[safe], values)
     if attr.special_values:  # a special value has its own code: draw another integer of the bin if there is one
         specials = np.array(attr.special_values, dtype=np.float64)
+        redraw = (span > 1) & ~empty_bins[safe]
         for _ in range(8):
-            again = np.isin(values, specials) & (span > 1) & ~empty
+            again = np.isin(values, specials) & redraw
             if not again.any():
                 break
             values[again] = (first + rng.integers(0, span))[again]

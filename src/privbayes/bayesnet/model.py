@@ -200,8 +200,11 @@ class BayesNetModel(RecordViews):
 
 def _leaves(encoding: Encoding, sampler: AncestralSampler, rows: int, rng: np.random.Generator) -> np.ndarray:
     """``rows`` rows of the schema's leaf codes drawn by ``sampler`` (a value that pickles: the sampler's tables
-    travel with it)."""
-    return encoding.decode(sampler(rows, rng))
+    travel with it).  Where some encoded variable is not binary, the encoding splits no attribute into bits
+    (only the binary and Gray encodings do) and its codes are the leaf codes: they are returned as drawn, a
+    column per attribute contiguous, not copied into rows."""
+    codes = sampler(rows, rng)
+    return encoding.decode(codes) if encoding.is_binary else codes
 
 
 class _Draw:

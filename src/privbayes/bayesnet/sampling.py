@@ -120,7 +120,7 @@ class AncestralSampler:
         return self._packed
 
 
-KERNEL_ROWS = 1 << 21
+KERNEL_ROWS = 1 << 22
 """Streamed samples from this many rows on load the compiled draw (:func:`privbayes.bayesnet.draw_kernel.load`,
 with numba; the same codes) before their workers start: below, loading numba costs more than it saves."""
 

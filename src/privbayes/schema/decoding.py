@@ -55,8 +55,8 @@ def _arrow_column(attr: Attribute, codes: np.ndarray, rng: np.random.Generator, 
     if attr.dtype is None and not isinstance(attr, NumericAttribute):
         if pa.types.is_large_string(kind) or pa.types.is_string(kind):
             if all(isinstance(c, str) for c in attr.categories):  # categorical_column's inferred text
-                missing = [None] if attr.size > attr.base_size else []  # no null to carry when no code is missing
-                categories = pa.array(list(attr.categories) + missing, type=kind)
+                absent = [None] if attr.size > attr.base_size else []  # no null to carry when no code is missing
+                categories = pa.array(list(attr.categories) + absent, type=kind)
                 return categories.take(np.minimum(codes, attr.base_size).astype(np.int32))
     elif attr.dtype is None and isinstance(attr, NumericAttribute) and not isinstance(attr, DateAttribute) \
             and not bin_labels and (pa.types.is_int64(kind) if attr.integer else pa.types.is_float64(kind)):

@@ -183,6 +183,17 @@ def test_spliced_parts_are_the_file_one_writer_writes(tmp_path):
         parts.close()
     assert (tmp_path / "parts.parquet").read_bytes() == (tmp_path / "one.parquet").read_bytes()
     assert pq.read_table(tmp_path / "parts.parquet").equals(pa.concat_tables(tables))
+    # a part of several row groups (a chunk longer than the writer's row-group size) moves them all
+    with open(tmp_path / "grouped.parquet", "wb") as sink:
+        parts = PartsWriter(sink)
+        for first in range(0, 16, 5):
+            buffer = pa.BufferOutputStream()
+            with pq.ParquetWriter(buffer, tables[0].schema) as writer:
+                for table in tables[first:first + 5]:
+                    writer.write_table(table)
+            parts.append(bytes(buffer.getvalue()))
+        parts.close()
+    assert (tmp_path / "grouped.parquet").read_bytes() == (tmp_path / "one.parquet").read_bytes()
     with open(tmp_path / "bad.parquet", "wb") as sink, pytest.raises(FooterError):
         PartsWriter(sink).append(b"PAR1" + b"\x00" * 8 + b"PAR1")
 

@@ -3,16 +3,17 @@
 Usage:
   python benchmarks/sampling.py                                     # 10⁷ Adult rows, 10⁸ scale-table rows
   python benchmarks/sampling.py --adult-rows 1e7 --scale-rows 1e7 --workers 1,2 --data /tmp/privbayes_sampling
-  python benchmarks/sampling.py --before /work/wt/before/src        # main's code, run side by side
+  python benchmarks/sampling.py --before /work/main/src             # main's code, run side by side (the default)
+  python benchmarks/sampling.py --adult-rows 0 --scale-rows 1e8 --workers 2 --before ''   # the 10⁸ run alone
 
 Models: the bundled Adult sample fitted once with the default method (``privbayes fit --seed 0``, ε = 1),
 and PrivBayes (ε = 1, seeded, as ``benchmarks/scale.py`` fits it) on the 20-column scale table
 (``scale.py``'s ``generate``: rows sampled from an Adult model, copies of its columns) of ``--fit-rows``
 rows.  Each measurement runs in a fresh process: the model file loaded, then ``sample_to(path, n,
 random_state=0)`` to Parquet timed (workers started and joined inside the time), with the CPU seconds of
-the writing process and of its workers (less sensitive than wall time to other load).  ``before``: the same call
-on the code at ``--before`` (one process: main's sampling has no workers).  The machine is shared, so every
-row carries the 1-minute load average before and after.  Prints JSON, then a table.
+the writing process and of its workers (less sensitive than wall time to other load).  ``before``: the same call,
+with the same numbers of workers, on the code at ``--before``.  The machine is shared, so every row carries the
+1-minute load average before and after.  Prints JSON, then a table.
 """
 
 from __future__ import annotations
@@ -34,10 +35,9 @@ import json, os, resource, sys, time
 import privbayes
 model = privbayes.load(sys.argv[1])
 n, workers, out = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-extra = {"workers": workers} if workers else {}
 load = os.getloadavg()[0]
 start, cpu = time.perf_counter(), time.process_time()
-model.sample_to(out, n, random_state=0, progress=False, **extra)
+model.sample_to(out, n, random_state=0, progress=False, workers=workers)
 seconds = time.perf_counter() - start
 workers_cpu = sum(getattr(resource.getrusage(resource.RUSAGE_CHILDREN), f) for f in ("ru_utime", "ru_stime"))
 size = os.path.getsize(out)
@@ -70,7 +70,7 @@ def fit_models(folder: Path, fit_rows: int) -> dict[str, Path]:
 
 
 def measure(source: Path, model: Path, n: int, workers: int, folder: Path) -> dict:
-    """One timed sampling run in a fresh process; ``workers`` 0: the call without the option (main's code)."""
+    """One timed sampling run in a fresh process."""
     out = folder / f"sampled_{os.getpid()}.parquet"
     done = subprocess.run([sys.executable, "-c", ONE, str(model), str(n), str(workers), str(out)],
                           env={**os.environ, "PYTHONPATH": str(source)}, capture_output=True, text=True, check=False)
@@ -86,7 +86,7 @@ def main() -> None:
     parser.add_argument("--scale-rows", type=float, default=1e8)
     parser.add_argument("--fit-rows", type=float, default=1e6, help="rows of the scale table the model is fitted on")
     parser.add_argument("--workers", default="1,2")
-    parser.add_argument("--before", default="/work/wt/before/src", help="main's code ('' to skip)")
+    parser.add_argument("--before", default="/work/main/src", help="main's code ('' to skip)")
     parser.add_argument("--data", default="/tmp/privbayes_sampling")
     args = parser.parse_args()
     folder = Path(args.data)
@@ -95,16 +95,16 @@ def main() -> None:
     for (name, model), n in zip(models.items(), (int(args.adult_rows), int(args.scale_rows))):
         if n <= 0:
             continue
-        runs = [("before", Path(args.before), 0)] if args.before else []
-        runs += [("this branch", ROOT / "src", int(w)) for w in args.workers.split(",")]
-        for code, source, workers in runs:
-            row = {"model": name, "n": n, "code": code, "workers": workers or 1, **measure(source, model, n, workers,
-                                                                                          folder)}
-            rows.append(row)
-            print(json.dumps(row), file=sys.stderr, flush=True)
+        sources = ([("before", Path(args.before))] if args.before else []) + [("this branch", ROOT / "src")]
+        for code, source in sources:
+            for workers in map(int, args.workers.split(",")):
+                row = {"model": name, "n": n, "code": code, "workers": workers,
+                       **measure(source, model, n, workers, folder)}
+                rows.append(row)
+                print(json.dumps(row), file=sys.stderr, flush=True)
     for row in rows:
-        base = next((r for r in rows if r["model"] == row["model"] and r["code"] == "before" and "rows_per_s" in r),
-                    None)
+        base = next((r for r in rows if r["model"] == row["model"] and r["code"] == "before"
+                     and r["workers"] == row["workers"] and "rows_per_s" in r), None)
         if base is not None and "rows_per_s" in row:
             row["ratio_to_before"] = round(row["rows_per_s"] / base["rows_per_s"], 2)
     machine = {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),

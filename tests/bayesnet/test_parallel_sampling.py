@@ -146,3 +146,76 @@ def test_chunks_in_flight_stay_bounded_and_come_in_order(model, small_blocks, mo
         assert text == chunks.render(i)
         assert max(submitted) <= i + sampling.IN_FLIGHT * 2
     assert submitted == list(range(chunks.count)) and chunks.count == 11
+
+
+def test_the_compiled_draw_gives_the_numpy_codes(model, monkeypatch):
+    """The numba kernel counts on the same uniform draws as the numpy loop: the same codes for any block."""
+    from privbayes.bayesnet import draw_kernel
+
+    monkeypatch.setattr(draw_kernel, "_KERNEL", [])  # not loaded here: the numpy loop
+    sampler = sampling.AncestralSampler(model.network, model.conditionals, model.encoding)
+    numpy_codes = [sampler(rows, np.random.default_rng(seed)) for seed, rows in ((0, 1), (1, 777), (2, 5000))]
+    assert draw_kernel.loaded() is None and draw_kernel.load() and draw_kernel.loaded() is not None
+    for (seed, rows), expected in zip(((0, 1), (1, 777), (2, 5000)), numpy_codes):
+        assert np.array_equal(sampler(rows, np.random.default_rng(seed)), expected)
+    assert len(np.unique(numpy_codes[-1], axis=0)) > 10  # rows that vary: a real comparison
+
+
+def test_spliced_parts_are_the_file_one_writer_writes(tmp_path):
+    """Parts encoded apart and spliced are byte for byte what one ParquetWriter writes from the same tables,
+    one row group each (nulls, text, 16 parts: the footer's long list header)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from privbayes.files.parquet_parts import FooterError, PartsWriter, encode_part
+
+    rng = np.random.default_rng(3)
+    tables = [pa.table({"k": pa.array(rng.integers(0, 10**6, 300 + i)),
+                        "t": pa.array(rng.choice(["x", "yy", None], 300 + i), pa.large_string()),
+                        "f": pa.array(rng.random(300 + i), mask=rng.random(300 + i) < 0.2)}) for i in range(16)]
+    with pq.ParquetWriter(tmp_path / "one.parquet", tables[0].schema) as writer:
+        for table in tables:
+            writer.write_table(table)
+    with open(tmp_path / "parts.parquet", "wb") as sink:
+        parts = PartsWriter(sink)
+        for table in tables:
+            parts.append(encode_part(table))
+        parts.close()
+    assert (tmp_path / "parts.parquet").read_bytes() == (tmp_path / "one.parquet").read_bytes()
+    assert pq.read_table(tmp_path / "parts.parquet").equals(pa.concat_tables(tables))
+    # a part of several row groups (a chunk longer than the writer's row-group size) moves them all
+    with open(tmp_path / "grouped.parquet", "wb") as sink:
+        parts = PartsWriter(sink)
+        for first in range(0, 16, 5):
+            buffer = pa.BufferOutputStream()
+            with pq.ParquetWriter(buffer, tables[0].schema) as writer:
+                for table in tables[first:first + 5]:
+                    writer.write_table(table)
+            parts.append(bytes(buffer.getvalue()))
+        parts.close()
+    assert (tmp_path / "grouped.parquet").read_bytes() == (tmp_path / "one.parquet").read_bytes()
+    with open(tmp_path / "bad.parquet", "wb") as sink, pytest.raises(FooterError):
+        PartsWriter(sink).append(b"PAR1" + b"\x00" * 8 + b"PAR1")
+
+
+def test_streamed_parquet_is_the_file_pandas_and_one_writer_give(tmp_path, model, small_blocks, monkeypatch):
+    """The rows decoded straight to Arrow and encoded by workers (drawn by the compiled kernel, loaded for
+    a large sample) make the file the earlier route made: each chunk drawn by the numpy loop, decoded through
+    pandas, converted, and written by one ParquetWriter."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from privbayes.bayesnet import draw_kernel
+
+    monkeypatch.setattr(draw_kernel, "_KERNEL", [])
+    monkeypatch.setattr(sampling, "KERNEL_ROWS", 1000)  # a "large" sample: the kernel is loaded before the workers
+    n = 5 * 500 + 61
+    model.sample_to(tmp_path / "new.parquet", n, chunk_rows=1000, random_state=8, progress=False, workers=2)
+    assert draw_kernel.loaded() is not None
+    monkeypatch.setattr(draw_kernel, "_KERNEL", [])
+    kinds = pq.read_schema(tmp_path / "new.parquet")
+    chunks = sampling.Chunks(model._draw(None), None, model.schema, n, np.random.SeedSequence(8), 500, 2, False)
+    with pq.ParquetWriter(tmp_path / "old.parquet", kinds) as writer:
+        for i in range(chunks.count):
+            writer.write_table(pa.Table.from_pandas(chunks.frame(i), schema=kinds, preserve_index=False))
+    assert (tmp_path / "new.parquet").read_bytes() == (tmp_path / "old.parquet").read_bytes()

@@ -132,8 +132,9 @@ class BayesNetModel(RecordViews):
             self.schema.with_ids(pd.DataFrame())  # refused now, before any file, if the schema lists no identifier
         with Progress("sample", enabled=progress) as bar:
             bar.stage("writing rows", n)
+            finishing = keep_ids or (bool(conditions) and not bin_labels)  # else the rows are final as decoded
             sample_to(path, _Draw(self, conditions), self.schema, n, seed, chunk_rows, bin_labels, bar.update,
-                      _Finish(self.schema, conditions, bin_labels, keep_ids), workers)
+                      _Finish(self.schema, conditions, bin_labels, keep_ids) if finishing else None, workers)
 
     def _draw(self, conditions: Mapping[str, Any] | None) -> Callable[[int, np.random.Generator], np.ndarray]:
         """Rows of leaf codes: ancestral sampling, or exact sampling given ``conditions``."""
@@ -199,8 +200,11 @@ class BayesNetModel(RecordViews):
 
 def _leaves(encoding: Encoding, sampler: AncestralSampler, rows: int, rng: np.random.Generator) -> np.ndarray:
     """``rows`` rows of the schema's leaf codes drawn by ``sampler`` (a value that pickles: the sampler's tables
-    travel with it)."""
-    return encoding.decode(sampler(rows, rng))
+    travel with it).  Where some encoded variable is not binary, the encoding splits no attribute into bits
+    (only the binary and Gray encodings do) and its codes are the leaf codes: they are returned as drawn, a
+    column per attribute contiguous, not copied into rows."""
+    codes = sampler(rows, rng)
+    return encoding.decode(codes) if encoding.is_binary else codes
 
 
 class _Draw:

@@ -25,9 +25,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privbayes.bayesnet import draw_kernel
 from privbayes.bayesnet.network import Network
 from privbayes.core.errors import InputError
+from privbayes.files.parquet_parts import PartsWriter, encode_part
 from privbayes.schema import Schema
+from privbayes.schema.decoding import decode_arrow
 from privbayes.schema.encoding import Encoding
 
 
@@ -68,18 +71,58 @@ class AncestralSampler:
             ended = np.concatenate([cdf, np.full((len(cdf), 1), np.inf)], axis=1).ravel()
             steps.append(_Step(pair.child, size, parents, ended, guide_table(cdf)))
         self.steps = tuple(steps)
+        self._packed: tuple[np.ndarray, ...] | None = None
 
     def __call__(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        """``n`` rows (n × d encoded codes); one ``rng.random(n)`` per pair, in the network's order."""
+        """``n`` rows (n × d encoded codes); the uniform draws are ``rng.random(n)`` per pair, in the network's
+        order (drawn as one pairs × n array: the same numbers).  Where the compiled kernel is loaded
+        (:mod:`privbayes.bayesnet.draw_kernel`), it counts on the same draws: the same codes."""
         out = np.zeros((self.width, n), dtype=np.int64)  # a row per attribute: parents are read contiguously
-        for step in self.steps:
+        uniforms = rng.random((len(self.steps), n))
+        compiled = draw_kernel.loaded()
+        if compiled is not None:
+            compiled(out, uniforms, *self.packed())
+            return out.T
+        for step, draws in zip(self.steps, uniforms):
             rows = np.zeros(n, dtype=np.int64)
             for a, level_size, level in step.parents:
                 rows *= level_size
                 rows += level[out[a]]
-            count = guided_count(step.cdf, step.guide, step.size, rows, rng.random(n))
+            count = guided_count(step.cdf, step.guide, step.size, rows, draws)
             np.minimum(count, step.size - 1, out=out[step.child])
         return out.T
+
+    def packed(self) -> tuple[np.ndarray, ...]:
+        """The steps as flat arrays for the compiled kernel (:func:`privbayes.bayesnet.draw_kernel._draw_rows`),
+        built once."""
+        if self._packed is None:
+            steps: list[tuple[int, ...]] = []
+            parents: list[tuple[int, int, int]] = []
+            levels: list[np.ndarray] = []
+            ended: list[np.ndarray] = []
+            guides: list[np.ndarray] = []
+            at = {"levels": 0, "ended": 0, "guide": 0}
+            for step in self.steps:
+                first = len(parents)
+                for a, level_size, level in step.parents:
+                    parents.append((a, level_size, at["levels"]))
+                    levels.append(level)
+                    at["levels"] += len(level)
+                steps.append((step.child, step.size, first, len(parents), at["ended"], at["guide"]))
+                ended.append(step.cdf)
+                guides.append(step.guide)
+                at["ended"] += len(step.cdf)
+                at["guide"] += len(step.guide)
+            self._packed = (np.array(steps, dtype=np.int64).reshape(-1, 6),
+                            np.array(parents, dtype=np.int64).reshape(-1, 3),
+                            np.concatenate(levels or [np.zeros(0)]).astype(np.int64),
+                            np.concatenate(ended), np.concatenate(guides).astype(np.int64))
+        return self._packed
+
+
+KERNEL_ROWS = 1 << 22
+"""Streamed samples from this many rows on load the compiled draw (:func:`privbayes.bayesnet.draw_kernel.load`,
+with numba; the same codes) before their workers start: below, loading numba costs more than it saves."""
 
 
 def guide_table(cdf: np.ndarray) -> np.ndarray:
@@ -153,30 +196,50 @@ class Chunks:
         """The number of chunks."""
         return -(-self.n // (self.block_rows * self.per_chunk))
 
+    def _rng(self, b: int) -> np.random.Generator:
+        """Block ``b``'s generator: the b-th child of the root (what ``root.spawn`` gives the b-th time, built
+        directly)."""
+        return np.random.default_rng(np.random.SeedSequence(self.root.entropy, spawn_key=(*self.root.spawn_key, b),
+                                                            pool_size=self.root.pool_size))
+
+    def _blocks(self, i: int) -> range:
+        first = i * self.per_chunk
+        return range(first, min(first + self.per_chunk, -(-self.n // self.block_rows)))
+
     def block(self, b: int) -> pd.DataFrame:
-        """Block ``b``'s decoded and finished rows; its generator is the b-th child of the root (what
-        ``root.spawn`` gives the b-th time, built directly)."""
+        """Block ``b``'s decoded and finished rows."""
         start = b * self.block_rows
-        rows = min(self.block_rows, self.n - start)
-        rng = np.random.default_rng(np.random.SeedSequence(self.root.entropy, spawn_key=(*self.root.spawn_key, b),
-                                                           pool_size=self.root.pool_size))
-        frame = self.schema.decode(self.draw(rows, rng), rng, bin_labels=self.bin_labels)
+        rng = self._rng(b)
+        frame = self.schema.decode(self.draw(min(self.block_rows, self.n - start), rng), rng,
+                                   bin_labels=self.bin_labels)
         return self.finish(frame, start) if self.finish is not None else frame
 
     def frame(self, i: int) -> pd.DataFrame:
         """Chunk ``i``'s rows."""
-        first = i * self.per_chunk
-        frames = [self.block(b) for b in range(first, min(first + self.per_chunk, -(-self.n // self.block_rows)))]
+        frames = [self.block(b) for b in self._blocks(i)]
         return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
-    def render(self, i: int) -> Any:
-        """Chunk ``i`` as the writer takes it: CSV text (the header in chunk 0) or an Arrow table."""
-        frame = self.frame(i)
-        if self.arrow_schema is None:
-            return frame.to_csv(None, header=i == 0, index=False)
+    def table(self, i: int) -> Any:
+        """Chunk ``i``'s rows as an Arrow table of the file's column types: decoded straight to Arrow
+        (:func:`~privbayes.schema.decoding.decode_arrow`: the same values and draws as through pandas) unless
+        a finishing step needs the pandas frame."""
         import pyarrow as pa
 
-        return pa.Table.from_pandas(frame, schema=self.arrow_schema, preserve_index=False)
+        if self.finish is not None:
+            return pa.Table.from_pandas(self.frame(i), schema=self.arrow_schema, preserve_index=False)
+        tables = []
+        for b in self._blocks(i):
+            rng = self._rng(b)
+            codes = self.draw(min(self.block_rows, self.n - b * self.block_rows), rng)
+            tables.append(decode_arrow(self.schema.attributes, codes, rng, self.arrow_schema, self.bin_labels))
+        return pa.concat_tables(tables)
+
+    def render(self, i: int) -> str | bytes:
+        """Chunk ``i`` as the writer takes it: CSV text (the header in chunk 0) or Parquet bytes encoded here
+        (:func:`~privbayes.files.parquet_parts.encode_part`), so that the writer only appends them."""
+        if self.arrow_schema is None:
+            return self.frame(i).to_csv(None, header=i == 0, index=False)
+        return encode_part(self.table(i))
 
 
 _CHUNKS: Chunks | None = None
@@ -189,34 +252,23 @@ def _install(chunks: Chunks) -> None:
 
 
 def _render(i: int, folder: str) -> str:
-    """Render chunk ``i`` into a file of ``folder`` (Arrow IPC or CSV text) and return its path: a file in
+    """Render chunk ``i`` into a file of ``folder`` (Parquet bytes or CSV text) and return its path: a file in
     shared memory hands a chunk over for a memory copy, where a pipe moved it in 64 KiB pieces (slower
     than drawing it, on a busy machine)."""
     assert _CHUNKS is not None, "the worker's job is installed when it starts"
     payload = _CHUNKS.render(i)
     path = os.path.join(folder, f"chunk{i}")
-    if isinstance(payload, str):
-        with open(path, "w", encoding="utf-8", newline="") as text:
-            text.write(payload)
-        return path
-    import pyarrow as pa
-
-    with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, payload.schema) as writer:
-        writer.write_table(payload)
+    with open(path, "wb") as handle:
+        handle.write(payload.encode("utf-8") if isinstance(payload, str) else payload)
     return path
 
 
-def _read_chunk(path: str, text: bool) -> Any:
+def _read_chunk(path: str, text: bool) -> str | bytes:
     """A chunk a worker rendered into ``path`` (:func:`_render`), read into memory; the file is removed."""
     try:
-        if text:
-            with open(path, encoding="utf-8", newline="") as handle:
-                return handle.read()
-        import pyarrow as pa
-
-        opened = pa.memory_map if sys.platform.startswith("linux") else pa.OSFile  # mapped: no copy, unlinkable
-        with opened(path) as source:
-            return pa.ipc.open_file(source).read_all()
+        with open(path, "rb") as handle:
+            payload = handle.read()
+        return payload.decode("utf-8") if text else payload
     finally:
         os.unlink(path)
 
@@ -288,6 +340,8 @@ def sample_to(path: str | os.PathLike, draw: Callable[[int, np.random.Generator]
         raise InputError(f"chunk_rows ({chunk_rows!r}) must be a positive integer")
     if not isinstance(workers, (int, np.integer)) or workers < 1:
         raise InputError(f"workers ({workers!r}) must be a positive integer")
+    if n >= KERNEL_ROWS:
+        draw_kernel.load()
     chunks = Chunks(draw, finish, schema, n, np.random.SeedSequence(seed), BLOCK_ROWS,
                     max(1, -(-int(chunk_rows) // BLOCK_ROWS)), bin_labels)
 
@@ -303,16 +357,18 @@ def sample_to(path: str | os.PathLike, draw: Callable[[int, np.random.Generator]
 
     def write_parquet(tmp: Path) -> None:
         import pyarrow as pa
-        import pyarrow.parquet as pq
 
         probe = np.arange(min(1024, max(a.size for a in schema.attributes)))[:, None]
         leaves = np.column_stack([probe[:, 0] % a.size for a in schema.attributes])
         frame = schema.decode(leaves, np.random.default_rng(0), bin_labels=bin_labels)
         kinds = pa.Schema.from_pandas(finish(frame, 0) if finish is not None else frame,
                                       preserve_index=False)  # column types from values of every code, not a chunk
-        with pq.ParquetWriter(tmp, kinds) as writer:
-            for i, table in enumerate(rendered(dataclasses.replace(chunks, arrow_schema=kinds), int(workers))):
-                writer.write_table(table)
+        with open(tmp, "wb") as handle:
+            writer = PartsWriter(handle)
+            for i, part in enumerate(rendered(dataclasses.replace(chunks, arrow_schema=kinds), int(workers))):
+                assert isinstance(part, bytes)
+                writer.append(part)
                 report(i)
+            writer.close()
 
     atomic_write(target, write_csv if suffix == ".csv" else write_parquet)

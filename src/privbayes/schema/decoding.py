@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -23,40 +24,86 @@ def decode(attr: Attribute, codes: np.ndarray, rng: np.random.Generator, bin_lab
     (:mod:`privbayes.schema.dtypes`) when it records one.  ``bin_labels``: numeric and date values as
     their bin labels (text), whatever the dtype."""
     codes = np.asarray(codes, dtype=np.int64)
-    missing = codes >= attr.base_size
     if not isinstance(attr, NumericAttribute):
         return categorical_column(attr, codes)
     if bin_labels:
         shown = np.array(attr.bin_labels(6) + [None], dtype=object)
         return pd.Series(shown[np.minimum(codes, attr.base_size)], name=attr.name)
-    special = (codes >= attr.bins) & ~missing
-    safe = np.where(codes < attr.bins, codes, 0)
-    values = draw_in_bins(attr, safe, rng)
-    if attr.special_values:
-        values[special] = np.array(attr.special_values, dtype=np.float64)[codes[special] - attr.bins]
+    values, missing = numbers(attr, codes, rng)
     if isinstance(attr, DateAttribute):
         return date_column(attr, values, missing)
     return numeric_column(attr, values, missing)
 
 
+def decode_arrow(attributes: Sequence[Attribute], codes: np.ndarray, rng: np.random.Generator, kinds: Any,
+                 bin_labels: bool = False) -> Any:
+    """The rows of :meth:`Schema.decode <privbayes.schema.Schema.decode>` as a ``pyarrow.Table`` of schema
+    ``kinds`` (what ``Table.from_pandas(frame, schema=kinds)`` gives, value for value and with the same draws),
+    built without pandas where the column allows: text categories taken by code from the categories as an
+    Arrow array (no Python string per row), numbers from numpy; other columns through :func:`decode`.  For
+    writing large synthetic tables (docs/scale.md, "Sampling on every core")."""
+    import pyarrow as pa
+
+    columns = [_arrow_column(attr, np.ascontiguousarray(codes[:, j]), rng, kinds.field(j).type, bin_labels, pa)
+               for j, attr in enumerate(attributes)]
+    return pa.Table.from_arrays(columns, schema=kinds)
+
+
+def _arrow_column(attr: Attribute, codes: np.ndarray, rng: np.random.Generator, kind: Any, bin_labels: bool,
+                  pa: Any) -> Any:
+    codes = np.asarray(codes, dtype=np.int64)
+    if attr.dtype is None and not isinstance(attr, NumericAttribute):
+        if pa.types.is_large_string(kind) or pa.types.is_string(kind):
+            if all(isinstance(c, str) for c in attr.categories):  # categorical_column's inferred text
+                absent = [None] if attr.size > attr.base_size else []  # no null to carry when no code is missing
+                categories = pa.array(list(attr.categories) + absent, type=kind)
+                return categories.take(np.minimum(codes, attr.base_size).astype(np.int32))
+    elif attr.dtype is None and isinstance(attr, NumericAttribute) and not isinstance(attr, DateAttribute) \
+            and not bin_labels and (pa.types.is_int64(kind) if attr.integer else pa.types.is_float64(kind)):
+        values, missing = numbers(attr, codes, rng)
+        mask = missing if missing.any() else None
+        if attr.integer:  # numeric_column's Int64: the integers, null where missing
+            return pa.array(np.where(missing, 0, values).astype(np.int64), type=kind, mask=mask)
+        values[missing] = np.nan
+        return pa.array(values, type=kind, from_pandas=True)  # NaN → null, as from a float64 column
+    return pa.array(decode(attr, codes, rng, bin_labels), type=kind, from_pandas=True)
+
+
+def numbers(attr: NumericAttribute, codes: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The numbers of leaf codes (special values exactly, others drawn in their bins; anything where
+    missing) and where the code is the missing one."""
+    missing = codes >= attr.base_size
+    values = draw_in_bins(attr, np.where(codes < attr.bins, codes, 0), rng)
+    if attr.special_values:
+        special = (codes >= attr.bins) & ~missing
+        values[special] = np.array(attr.special_values, dtype=np.float64)[codes[special] - attr.bins]
+    return values, missing
+
+
 def draw_in_bins(attr: NumericAttribute, safe: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A number inside each code's bin: uniform, at the declared decimals; integers uniformly among the bin's
-    whole numbers (other than a special value when the bin has another)."""
-    low, high = attr.bin_bounds(safe)
+    whole numbers (other than a special value when the bin has another).  What a bin allows is worked out
+    once per bin, then taken by code (the same numbers as computed row by row)."""
+    low_bins, high_bins = attr.bin_bounds(np.arange(attr.bins))
     if not attr.integer:
-        values = low + rng.random(len(safe)) * (high - low)
+        values = low_bins[safe] + rng.random(len(safe)) * (high_bins - low_bins)[safe]
         if attr.decimals is not None:
             values = np.clip(np.round(values, attr.decimals), attr.lower, attr.upper)
         return values
-    first = np.ceil(low)
-    last = np.where(safe == attr.bins - 1, np.floor(attr.upper), np.ceil(high) - 1)
-    empty = last < first  # a bin narrower than 1 holding no integer: use its rounded midpoint
-    span = np.maximum(last - first + 1, 1).astype(np.int64)
-    values = np.where(empty, np.round((low + high) / 2), first + rng.integers(0, span)).astype(np.float64)
+    first_bins = np.ceil(low_bins)
+    last_bins = np.ceil(high_bins) - 1
+    last_bins[-1] = np.floor(attr.upper)
+    empty_bins = last_bins < first_bins  # a bin narrower than 1 holding no integer: use its rounded midpoint
+    span_bins = np.maximum(last_bins - first_bins + 1, 1).astype(np.int64)
+    first, span = first_bins[safe], span_bins[safe]
+    values = first + rng.integers(0, span)
+    if empty_bins.any():
+        values = np.where(empty_bins[safe], np.round((low_bins + high_bins) / 2)[safe], values)
     if attr.special_values:  # a special value has its own code: draw another integer of the bin if there is one
         specials = np.array(attr.special_values, dtype=np.float64)
+        redraw = (span > 1) & ~empty_bins[safe]
         for _ in range(8):
-            again = np.isin(values, specials) & (span > 1) & ~empty
+            again = np.isin(values, specials) & redraw
             if not again.any():
                 break
             values[again] = (first + rng.integers(0, span))[again]

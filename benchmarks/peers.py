@@ -34,7 +34,8 @@ Methods (each peer imported lazily; a method whose package is missing gets a "no
   (Laplace noise), the others at the zCDP ρ that OpenDP converts to (ε, δ = 1e-9) (Gaussian noise).  Two
   compatibility shims, documented in ``_opendp``, let OpenDP's pure-ε budget splitting run at all.
 * ``aim-dpmm``: dpmm 0.1.9's AIM (ε, δ = 1e-9) with its defaults (every 2-way set), the schema's code ranges as its
-  domain, run in dpmm's own virtualenv by benchmarks/peers_dpmm.py (``_dpmm_aim``).
+  domain, run in dpmm's own virtualenv by benchmarks/peers_dpmm.py (``_dpmm_aim``); two rows per fit: ``aim-dpmm``
+  (dpmm's own rounded sampling) and ``aim-dpmm+sample`` (i.i.d. rows from the same model).
 * ``datasynthesizer``: DataSynthesizer's correlated attribute mode (its own PrivBayes variant,
   PyPI ``DataSynthesizer``), given the schema's public domain; ``--datasynthesizer-k`` sets its degree.
 * ``mst`` / ``aim``: MST and AIM of SmartNoise Synth (PyPI ``smartnoise-synth``, on private-pgm
@@ -122,7 +123,7 @@ DATASYNTHESIZER_BINS = 20  # its default histogram size for numeric attributes
 ORDER = ("ours-adaptive", "ours-adaptive-zcdp", "ours-adaptive-replace-one", "ours-paper", "ours-projected",
          "ours-consistent", "ours-add-remove", "ours-exact-network", "ours",
          "authors-cpp",
-         "mst+sample", "mst", "mst-r1+sample", "mst-r1", "aim+sample", "aim", *OPENDP, "aim-dpmm")
+         "mst+sample", "mst", "mst-r1+sample", "mst-r1", "aim+sample", "aim", *OPENDP, "aim-dpmm+sample", "aim-dpmm")
 
 
 class NotInstalled(Exception):
@@ -378,8 +379,10 @@ DPMM_PYTHON = os.environ.get("PRIVBAYES_DPMM_PYTHON", "/work/venv-dpmm/bin/pytho
 def _dpmm_aim(workload: list[list[str]] | None = None) -> Callable[..., dict]:
     """dpmm 0.1.9's AIM (ε, δ = 1e-9), add/remove, the schema's code ranges as its domain, run by
     benchmarks/peers_dpmm.py in dpmm's own virtualenv (``$PRIVBAYES_DPMM_PYTHON``, default /work/venv-dpmm: it pins
-    numpy 1.26, pandas 2.1, opendp 0.12); ``workload``: the steward's sets, AIM's ``W``.  Its wall and CPU time
-    include the second interpreter's start and imports (a few seconds)."""
+    numpy 1.26, pandas 2.1, opendp 0.12); ``workload``: the steward's sets, AIM's ``W``.  Two outputs of one fit:
+    ``aim-dpmm``, the rows as dpmm's ``generate`` draws them (rounded expected counts, little sampling error), and
+    ``aim-dpmm+sample``, rows drawn i.i.d. from the same model (as every other method here samples).  Both carry the
+    whole run's wall and CPU time, the second interpreter's start and imports included (a few seconds)."""
     def run(eps: float, schema: Schema, train: pd.DataFrame, codes: np.ndarray, rep: int) -> dict:
         if not os.path.exists(DPMM_PYTHON):
             raise NotInstalled(f"dpmm's virtualenv {DPMM_PYTHON} (benchmarks/peers_dpmm_requirements.txt)")
@@ -394,9 +397,10 @@ def _dpmm_aim(workload: list[list[str]] | None = None) -> Callable[..., dict]:
                                   text=True, check=False)
             if done.returncode:
                 raise RuntimeError(f"dpmm exited with code {done.returncode}: {done.stderr.strip()[-300:]}")
+            seconds, cpu_seconds = time.perf_counter() - wall, _cpu_seconds() - cpu
             with np.load(target) as stored:
-                out = stored["codes"]
-        return {"aim-dpmm": (out, time.perf_counter() - wall, _cpu_seconds() - cpu)}
+                shipped, sampled = stored["codes"], stored["sampled"]
+        return {"aim-dpmm": (shipped, seconds, cpu_seconds), "aim-dpmm+sample": (sampled, seconds, cpu_seconds)}
     return run
 
 

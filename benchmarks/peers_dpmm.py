@@ -16,7 +16,9 @@ hands keyword arguments to ``AIM._fit(data, W=...)``, which takes the downward c
 AIM measures, which are then the workload's columns only, and fails on the others (KeyError); AIM itself measures
 the workload's closure only (as in the paper), so the columns outside it are drawn uniformly.  Without one,
 dpmm's default: every 2-way set (``degree=2``).  Writes ``codes`` (n rows
-drawn from the fitted model) to ``OUT.npz``.
+as dpmm's ``generate`` draws them: its graphical model's ``synthetic_data(method="round")``, which rounds each
+conditional's expected counts and so has far less sampling error than i.i.d. rows) and ``sampled`` (n rows drawn
+i.i.d. from the same model, ``method="sample"``: what the other methods' samplers do) to ``OUT.npz``.
 """
 
 from __future__ import annotations
@@ -44,7 +46,10 @@ def main(argv: list[str]) -> int:
     else:
         model.fit(frame)
     synthetic = model.generate(n_records=len(frame))[names]
-    np.savez(target, codes=synthetic.to_numpy().astype(np.int64))
+    drawn = model.generator.model.synthetic_data(rows=len(frame), method="sample")
+    if model.generator.compress:
+        drawn = model.generator.compressor.reverse(drawn)
+    np.savez(target, codes=synthetic.to_numpy().astype(np.int64), sampled=drawn.df[names].to_numpy().astype(np.int64))
     return 0
 
 

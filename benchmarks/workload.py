@@ -48,14 +48,16 @@ WORKLOAD = [
 result was seen."""
 
 METHODS = ("ours-adaptive", "ours-adaptive-zcdp", "aim-opendp", "aim-dpmm")
+ORDER = (*METHODS, "aim-dpmm+sample")
 OURS = ("ours-adaptive", "ours-adaptive-zcdp")
 """Ours run without and with the workload; the AIMs with it only (their defaults were measured in issue 43)."""
 SCORES = ("workload_error", "q2", "q3", "seconds", "cpu_seconds")
 
 
 def fit(data: str, method: str, epsilon: float, seed: int, workload: list[list[str]] | None, timeout: float,
-        threads: int | None, tmp: str) -> dict[str, object]:
-    """One fit in a child process of benchmarks/peers.py, and its scores."""
+        threads: int | None, tmp: str) -> list[dict[str, object]]:
+    """One fit in a child process of benchmarks/peers.py, and the scores of each of its outputs (dpmm's AIM gives
+    two: its own rounded sampling and i.i.d. rows)."""
     import peers
 
     from privbayes.evaluation import average_marginal_tvd, workload_tvd
@@ -70,13 +72,13 @@ def fit(data: str, method: str, epsilon: float, seed: int, workload: list[list[s
                               "workload": workload is not None, "status": meta["status"],
                               "load_average": round(os.getloadavg()[0], 2), "peak_rss_mb": round(peak_mb, 1)}
     if meta["status"] != "ok":
-        return {**row, "detail": meta.get("detail", ""), "cpu_seconds": meta.get("cpu_seconds")}
-    variant, synth = meta["variants"][0], arrays[0]
+        return [{**row, "detail": meta.get("detail", ""), "cpu_seconds": meta.get("cpu_seconds")}]
     sets = parse_workload(WORKLOAD).resolve(schema.names)
-    return {**row, "workload_error": workload_tvd(real, synth, sizes, sets)[0],
-            "q2": average_marginal_tvd(real, synth, sizes, 2), "q3": average_marginal_tvd(real, synth, sizes, 3),
-            "seconds": variant["seconds"], "cpu_seconds": variant["cpu_seconds"], "library": variant["library"],
-            **({"notes": variant["notes"]} if variant.get("notes") else {})}
+    return [{**row, "method": variant["method"], "workload_error": workload_tvd(real, synth, sizes, sets)[0],
+             "q2": average_marginal_tvd(real, synth, sizes, 2), "q3": average_marginal_tvd(real, synth, sizes, 3),
+             "seconds": variant["seconds"], "cpu_seconds": variant["cpu_seconds"], "library": variant["library"],
+             **({"notes": variant["notes"]} if variant.get("notes") else {})}
+            for variant, synth in zip(meta["variants"], arrays)]
 
 
 _TABLES: dict[str, tuple] = {}
@@ -100,7 +102,7 @@ def means(fits: list[dict]) -> list[dict]:
     for f in fits:
         groups.setdefault((f["data"], f["epsilon"], f["method"], f["workload"]), []).append(f)
     out = []
-    for key in sorted(groups, key=lambda k: (k[0], k[1], METHODS.index(k[2]) if k[2] in METHODS else 9, k[3])):
+    for key in sorted(groups, key=lambda k: (k[0], k[1], ORDER.index(k[2]) if k[2] in ORDER else 9, k[3])):
         ok = [f for f in groups[key] if f["status"] == "ok"]
         entry: dict[str, object] = dict(zip(("data", "epsilon", "method", "workload"), key))
         entry.update(runs=len(ok), failed=len(groups[key]) - len(ok))
@@ -155,9 +157,10 @@ def main(argv: list[str] | None = None) -> int:
                 for seed in (int(s) for s in args.seeds.split(",")):
                     for method in methods:
                         for workload in ((None, WORKLOAD) if method in OURS else (WORKLOAD,)):
-                            fits.append(fit(args.data, method, epsilon, seed, workload, args.timeout, args.threads,
-                                            tmp))
-                            print(json.dumps(fits[-1]), flush=True)
+                            rows = fit(args.data, method, epsilon, seed, workload, args.timeout, args.threads, tmp)
+                            fits += rows
+                            for row in rows:
+                                print(json.dumps(row), flush=True)
                             if args.json:
                                 atomic_write_text(args.json, json.dumps(
                                     {"workload": WORKLOAD, "settings": settings, "fits": fits,

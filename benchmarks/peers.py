@@ -33,6 +33,9 @@ Methods (each peer imported lazily; a method whose package is missing gets a "no
   add/remove neighbours, rows drawn i.i.d. from the fitted model; ``-pure`` at ``loss_of(epsilon=ε)``
   (Laplace noise), the others at the zCDP ρ that OpenDP converts to (ε, δ = 1e-9) (Gaussian noise).  Two
   compatibility shims, documented in ``_opendp``, let OpenDP's pure-ε budget splitting run at all.
+* ``aim-dpmm``: dpmm 0.1.9's AIM (ε, δ = 1e-9) with its defaults (every 2-way set), the schema's code ranges as its
+  domain, run in dpmm's own virtualenv by benchmarks/peers_dpmm.py (``_dpmm_aim``); two rows per fit: ``aim-dpmm``
+  (dpmm's own rounded sampling) and ``aim-dpmm+sample`` (i.i.d. rows from the same model).
 * ``datasynthesizer``: DataSynthesizer's correlated attribute mode (its own PrivBayes variant,
   PyPI ``DataSynthesizer``), given the schema's public domain; ``--datasynthesizer-k`` sets its degree.
 * ``mst`` / ``aim``: MST and AIM of SmartNoise Synth (PyPI ``smartnoise-synth``, on private-pgm
@@ -111,7 +114,7 @@ OURS = {"ours": None, "ours-paper": "paper", "ours-projected": "projected", "our
 OURS_OPTIONS = {"ours-exact-network": {"non_private_phase": "network"}, "ours-add-remove": {"neighbours": "add-remove"}}
 OPENDP = ("mst-opendp", "mst-opendp-pure", "aim-opendp", "aim-opendp-pure")
 METHODS = (*OURS, "ours-adaptive", "ours-adaptive-replace-one", "ours-adaptive-zcdp", "datasynthesizer", "mst",
-           "mst-r1", "aim", "authors-cpp", *OPENDP)
+           "mst-r1", "aim", "authors-cpp", *OPENDP, "aim-dpmm")
 # Default degree of DataSynthesizer's network.  Its Adult example notebook uses 2, but one fit at
 # k = 2 takes about 20 CPU minutes here (its greedy search joins parent values row by row in pandas).
 DATASYNTHESIZER_K = 1
@@ -120,7 +123,7 @@ DATASYNTHESIZER_BINS = 20  # its default histogram size for numeric attributes
 ORDER = ("ours-adaptive", "ours-adaptive-zcdp", "ours-adaptive-replace-one", "ours-paper", "ours-projected",
          "ours-consistent", "ours-add-remove", "ours-exact-network", "ours",
          "authors-cpp",
-         "mst+sample", "mst", "mst-r1+sample", "mst-r1", "aim+sample", "aim", *OPENDP)
+         "mst+sample", "mst", "mst-r1+sample", "mst-r1", "aim+sample", "aim", *OPENDP, "aim-dpmm+sample", "aim-dpmm")
 
 
 class NotInstalled(Exception):
@@ -310,7 +313,7 @@ def opendp_rho(eps: float, delta: float) -> float:
     return 1.0 / (2.0 * high * high)
 
 
-def _opendp(name: str, pure: bool) -> Callable[..., dict]:
+def _opendp(name: str, pure: bool, workload: list[list[str]] | None = None) -> Callable[..., dict]:
     """MST or AIM of OpenDP 0.16 (``dp.mbi``, private-pgm inside) with its defaults, on our leaf codes with
     every column's keys given as the public code range (so the domain is ours, nothing is spent on
     discovering keys), add/remove-one neighbours (``unit_of(contributions=1)``), synthetic rows drawn i.i.d.
@@ -325,7 +328,11 @@ def _opendp(name: str, pure: bool) -> Callable[..., dict]:
     small pure-ε budgets and fail ("scale (-0.5) must not be ... non-negative"); the shim gives them the
     bounds (1e-9, 1e15), inside which the search finds the same scale.
     Keys get a null category appended by OpenDP (``_with_null``); a sampled null (rare: the model's
-    probability of an empty cell) is mapped to code 0 and counted in the run's notes."""
+    probability of an empty cell) is mapped to code 0 and counted in the run's notes.
+
+    ``workload`` (AIM only; benchmarks/workload.py): the steward's attribute sets, by column name, given to AIM as
+    its ``queries`` (``dp.mbi.Count(by=...)``, weight 1 each), for which OpenDP takes the downward closure and
+    AIM's weights Σ_q |r ∩ q| itself (``_expand_queries``); without one, AIM's default (all 3-way sets)."""
     def run(eps: float, schema: Schema, train: pd.DataFrame, codes: np.ndarray, rep: int) -> dict:
         try:
             import opendp.extras.mbi._aim as aim_module
@@ -349,7 +356,10 @@ def _opendp(name: str, pure: bool) -> Callable[..., dict]:
         loss = dp.loss_of(epsilon=eps) if pure else dp.loss_of(rho=opendp_rho(eps, 1e-9))
         context = dp.Context.compositor(data=frame.lazy(), privacy_unit=dp.unit_of(contributions=1),
                                         privacy_loss=loss, split_evenly_over=1)
-        algorithm = dp.mbi.MST() if name == "mst" else dp.mbi.AIM()
+        if workload is not None:
+            position = {a.name: j for j, a in enumerate(schema.attributes)}
+            queries = [dp.mbi.Count(by=tuple(columns[position[a]] for a in s)) for s in workload]
+        algorithm = dp.mbi.MST() if name == "mst" else dp.mbi.AIM(queries=queries) if workload else dp.mbi.AIM()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             table = context.query().select(*columns).contingency_table(keys=keys, algorithm=algorithm).release()
@@ -361,6 +371,49 @@ def _opendp(name: str, pure: bool) -> Callable[..., dict]:
         out = np.nan_to_num(out, nan=0).astype(np.int64)
         return {label: (out, time.perf_counter() - wall, _cpu_seconds() - cpu)}
     return run
+
+
+DPMM_PYTHON = os.environ.get("PRIVBAYES_DPMM_PYTHON", "/work/venv-dpmm/bin/python")
+
+
+def _dpmm_aim(workload: list[list[str]] | None = None) -> Callable[..., dict]:
+    """dpmm 0.1.9's AIM (ε, δ = 1e-9), add/remove, the schema's code ranges as its domain, run by
+    benchmarks/peers_dpmm.py in dpmm's own virtualenv (``$PRIVBAYES_DPMM_PYTHON``, default /work/venv-dpmm: it pins
+    numpy 1.26, pandas 2.1, opendp 0.12); ``workload``: the steward's sets, AIM's ``W``.  Two outputs of one fit:
+    ``aim-dpmm``, the rows as dpmm's ``generate`` draws them (rounded expected counts, little sampling error), and
+    ``aim-dpmm+sample``, rows drawn i.i.d. from the same model (as every other method here samples).  Both carry the
+    whole run's wall and CPU time, the second interpreter's start and imports included (a few seconds)."""
+    def run(eps: float, schema: Schema, train: pd.DataFrame, codes: np.ndarray, rep: int) -> dict:
+        if not os.path.exists(DPMM_PYTHON):
+            raise NotInstalled(f"dpmm's virtualenv {DPMM_PYTHON} (benchmarks/peers_dpmm_requirements.txt)")
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers_dpmm.py")
+        options = {"epsilon": eps, "delta": 1e-9, "seed": 3000 + rep, "workload": workload}
+        with tempfile.TemporaryDirectory(prefix="dpmm-") as tmp:
+            source, target = os.path.join(tmp, "in.npz"), os.path.join(tmp, "out.npz")
+            np.savez(source, codes=codes.astype(np.int64), sizes=np.array([a.size for a in schema.attributes]),
+                     names=np.array(schema.names))
+            wall, cpu = time.perf_counter(), _cpu_seconds()
+            done = subprocess.run([DPMM_PYTHON, script, source, target, json.dumps(options)], capture_output=True,
+                                  text=True, check=False)
+            if done.returncode:
+                raise RuntimeError(f"dpmm exited with code {done.returncode}: {done.stderr.strip()[-300:]}")
+            seconds, cpu_seconds = time.perf_counter() - wall, _cpu_seconds() - cpu
+            with np.load(target) as stored:
+                shipped, sampled = stored["codes"], stored["sampled"]
+        return {"aim-dpmm": (shipped, seconds, cpu_seconds), "aim-dpmm+sample": (sampled, seconds, cpu_seconds)}
+    return run
+
+
+def workload_runner(method: str, workload: list[list[str]]) -> Callable[..., np.ndarray | dict]:
+    """The runner of ``method`` given a steward's ``workload`` (benchmarks/workload.py): ours in both privacy
+    definitions with ``workload=``, AIM of OpenDP and of dpmm with it as their workload."""
+    runners: dict[str, Callable[[], Callable[..., np.ndarray | dict]]] = {
+        "ours-adaptive": lambda: _adaptive("add-remove", workload=workload),
+        "ours-adaptive-zcdp": lambda: _adaptive("add-remove", privacy="zcdp", delta=1e-9, workload=workload),
+        "aim-opendp": lambda: _opendp("aim", False, workload),
+        "aim-dpmm": lambda: _dpmm_aim(workload),
+    }
+    return runners[method]()
 
 
 def run_authors_cpp(eps: float, schema: Schema, train: pd.DataFrame, codes: np.ndarray, rep: int) -> dict:
@@ -381,7 +434,7 @@ RUNNERS: dict[str, Callable[..., np.ndarray | dict]] = {
     "ours-adaptive-zcdp": _adaptive("add-remove", privacy="zcdp", delta=1e-9),
     "datasynthesizer": run_datasynthesizer, "mst": _smartnoise("mst"), "mst-r1": _smartnoise("mst", replace_one=True),
     "aim": _smartnoise("aim"),
-    "authors-cpp": run_authors_cpp,
+    "authors-cpp": run_authors_cpp, "aim-dpmm": _dpmm_aim(),
     **{f"{name}-opendp" + ("-pure" if pure else ""): _opendp(name, pure) for name in ("mst", "aim")
        for pure in (False, True)},
 }
@@ -416,7 +469,8 @@ def child(spec: dict) -> None:
         global datasynthesizer_k
         datasynthesizer_k = spec.get("datasynthesizer_k", DATASYNTHESIZER_K)
         wall, cpu = time.perf_counter(), _cpu_seconds()
-        result = RUNNERS[spec["method"]](spec["epsilon"], schema, train, codes, spec["repeat"])
+        runner = workload_runner(spec["method"], spec["workload"]) if spec.get("workload") else RUNNERS[spec["method"]]
+        result = runner(spec["epsilon"], schema, train, codes, spec["repeat"])
         if not isinstance(result, dict):  # one output, timed here
             result = {spec["method"]: (result,)}
         result = {name: value if len(value) == 3 else (value[0], time.perf_counter() - wall, _cpu_seconds() - cpu)

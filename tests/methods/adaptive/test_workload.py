@@ -16,8 +16,8 @@ from privbayes.cli import main
 from privbayes.core.errors import InputError
 from privbayes.evaluation import workload_tvd
 from privbayes.methods.adaptive.candidates import Candidate, set_weights, workload_candidates
-from privbayes.methods.adaptive.settings import AdaptiveSettings
-from privbayes.methods.adaptive.workload import MAX_SET_SIZE, MAX_SETS, parse_workload
+from privbayes.methods.adaptive.settings import BINARY_SHARE, LARGE_SIGNAL, AdaptiveSettings, large_signal_share
+from privbayes.methods.adaptive.workload import MAX_SET_SIZE, MAX_SETS, WORKLOAD_SHARE, parse_workload
 from privbayes.schema.files import save_schema
 from privbayes.synthesizers.registry import load
 
@@ -157,11 +157,12 @@ def test_an_unknown_column_is_refused_before_the_data_is_counted():
 
 
 @pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
-def test_the_plan_and_ledger_are_those_without_a_workload_for_the_same_rounds(relation):
+def test_the_plan_and_ledger_are_those_without_a_workload_for_the_same_rounds_and_first_share(relation):
     frame = xor_frame(1500, 1)
     workload = [["a1", "a3", "a5"], {"containing": "a0", "size": 2, "weight": 2}]
-    plain = AdaptiveMarginals(1.0, neighbours=relation, rounds=5, random_state=3).fit(frame, SCHEMA6).released_
-    steered = AdaptiveMarginals(1.0, neighbours=relation, rounds=5, random_state=3,
+    plain = AdaptiveMarginals(1.0, neighbours=relation, rounds=5, initial_share=0.3, random_state=3).fit(
+        frame, SCHEMA6).released_
+    steered = AdaptiveMarginals(1.0, neighbours=relation, rounds=5, initial_share=0.3, random_state=3,
                                 workload=workload).fit(frame, SCHEMA6).released_
     assert plain.plan.releases == steered.plan.releases
     assert [(e.step, e.mechanism, e.epsilon, e.sensitivity) for e in plain.ledger] == \
@@ -176,6 +177,27 @@ def test_the_rounds_rule_gives_at_most_one_round_per_workload_set():
     assert AdaptiveSettings(Fraction(8)).plan(10**5, encoding).setting("rounds") == 12  # the rule: 2·d
     assert settings.plan(10**5, encoding).setting("rounds") == 3
     assert AdaptiveSettings(Fraction(8), rounds=7, workload=[["a0"]]).plan(10**5, encoding).setting("rounds") == 7
+
+
+@pytest.mark.parametrize("privacy", [{}, {"privacy": "zcdp", "delta": Fraction(1, 10**9)}])
+def test_the_automatic_first_share_with_a_workload_is_a_quarter(privacy):
+    """1/4 (WORKLOAD_SHARE) instead of 1/2 (11/20 at a small signal), in both definitions, and scaled down above a
+    large signal as without a workload; a given initial_share and binary data keep their rules."""
+    encoding = AdaptiveSettings(Fraction(1)).encoding_for(SCHEMA6)
+    workload = [["a1", "a3", "a5"]]
+    shares = set()
+    for n in (2000, 10**4):  # signals below LARGE_SIGNAL, on both sides of SMALL_SIGNAL under pure ε
+        plain = AdaptiveSettings(Fraction(1), neighbours="add-remove", **privacy).plan(n, encoding)
+        steered = AdaptiveSettings(Fraction(1), neighbours="add-remove", workload=workload, **privacy).plan(n, encoding)
+        shares.add(plain.setting("initial share"))
+        assert steered.setting("initial share") == WORKLOAD_SHARE
+    assert shares == ({0.55} if privacy else {0.5, 0.55})  # zCDP's signal 2n√ρ is below SMALL_SIGNAL at both
+    large = AdaptiveSettings(Fraction(1), workload=workload, **privacy)
+    assert large.share_for("oneway", 8 * LARGE_SIGNAL) == large_signal_share(WORKLOAD_SHARE, 8 * LARGE_SIGNAL) < 0.25
+    given = AdaptiveSettings(Fraction(1), workload=workload, initial_share=Fraction(3, 5), **privacy)
+    assert given.plan(10**4, encoding).setting("initial share") == 0.6
+    binary = AdaptiveSettings(Fraction(1), workload=workload, **privacy)
+    assert binary.share_for("oneway", 1000.0, binary=True) == BINARY_SHARE
 
 
 def test_the_rounds_select_among_the_workload_and_lower_its_error():

@@ -54,7 +54,7 @@ from privbayes.methods.adaptive.parameters import (  # noqa: F401 (the constants
     RAMP,
     SELECTIONS,
 )
-from privbayes.methods.adaptive.workload import Workload, WorkloadItem
+from privbayes.methods.adaptive.workload import WORKLOAD_SHARE, Workload, WorkloadItem
 from privbayes.methods.adaptive.zcdp import l2_sensitivity, laplace_equivalent, selection_rho
 from privbayes.privacy.mechanisms import COUNT_SHARE, COUNT_STEP, DiscreteGaussian, Exponential
 from privbayes.privacy.neighbours import Neighbours, neighbours
@@ -180,7 +180,8 @@ class AdaptiveSettings(DeclaredSettings, PrivacyDefinition):
         OpenDP's default) and 3/4 for the network's tables (docs/decisions.md, "Adaptive marginals"); with
         ``joint`` first tables and a small ``signal`` n·ε/Δ (below :data:`SMALL_SIGNAL`), 11/20 for the first
         tables (docs/decisions.md, "Adaptive marginals: joint first marginals and permute-and-flip"); with joint
-        first tables of ``binary`` attributes (:data:`AUTO_VERSION` 2), :data:`BINARY_SHARE`.  Under
+        first tables of ``binary`` attributes (:data:`AUTO_VERSION` 2), :data:`BINARY_SHARE`; else with a ``workload``
+        :data:`~privbayes.methods.adaptive.workload.WORKLOAD_SHARE` (docs/decisions.md, "Workloads").  Under
         :data:`AUTO_VERSION` 3 the 1-way share is scaled by √(:data:`LARGE_SIGNAL` / signal) above that signal
         (:func:`large_signal_share`)."""
         if self.initial_share is not None:
@@ -189,6 +190,8 @@ class AdaptiveSettings(DeclaredSettings, PrivacyDefinition):
             return Fraction(3, 4)
         if self.joint and binary and self.auto_version >= 2:
             share = BINARY_SHARE
+        elif self.workload is not None:
+            share = WORKLOAD_SHARE
         else:
             share = SMALL_SIGNAL_SHARE if self.joint and signal < SMALL_SIGNAL else Fraction(1, 2)
         return large_signal_share(share, signal) if self.auto_version >= 3 else share

@@ -94,6 +94,13 @@ LARGE_SIGNAL = 20_000
 """Above this n·ε/Δ (the budget after the count) the automatic first share falls as √(LARGE_SIGNAL / (n·ε/Δ))
 (:data:`AUTO_VERSION` 3; docs/decisions.md, "Capacity that follows n·ε")."""
 MIN_SHARE = Fraction(1, 100)
+ROUNDS_SIGNAL = 200_000
+"""Above this n·ε/Δ (ten times :data:`LARGE_SIGNAL`) the rounds rule's cap grows with the signal (:func:`rounds_cap`,
+:data:`AUTO_VERSION` 4; docs/decisions.md, "Capacity that follows n·ε")."""
+ROUNDS_GROWTH = Fraction(1, 6)
+"""The cap's growth: (n·ε/Δ / ROUNDS_SIGNAL) to this power: 1.16 times the cap at 10⁶ rows and ε = 1 (replace-one),
+2.8 at 10⁸ (add/remove); slow, because each round re-fits a model that grows towards its cell cap (at 10⁸ rows and
+20 columns the 2²⁰-cell cap: seconds per round)."""
 WORKLOAD_MULTIPLE = 64
 """The junction tree is also capped at this many times the cells of all the candidate marginals of two or
 more attributes (the workload's own size): a domain-scaled bound on the time and memory of each round
@@ -303,8 +310,24 @@ def rounds_for(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_bu
     most = MAX_ROUNDS_PER_ATTRIBUTE * d  # capped before rounding: a tiny θ makes the root infinite
     if settings.workload is not None:
         most = min(most, len(settings.workload_sets(encoding)))
+    elif settings.auto_version >= 4:
+        most = rounds_cap(most, settings.signal(n))
     rule = int(max(1, round(min(math.sqrt(signal / settings.rounds_theta), most))))
     return check_rounds(rule, "the rounds rule's number of rounds")
+
+
+def rounds_cap(most: int, signal: float) -> int:
+    """The rounds rule's cap at ``signal`` n·ε/Δ (:data:`AUTO_VERSION` 4; public: the signal the first share reads):
+    ``most`` (:data:`MAX_ROUNDS_PER_ATTRIBUTE` per attribute) up to :data:`ROUNDS_SIGNAL`, then scaled by
+    (signal / ROUNDS_SIGNAL)^:data:`ROUNDS_GROWTH`, rounded down.  Where measurements are precise the model's
+    capacity, not the noise, limits, and the rule's own T = √(n·E_m/(Δ·θ)) is far above the cap (≈ 120 rounds on
+    10⁶ rows of 15 columns at ε = 1), so the plan at 10⁸ rows was the 2·d rounds of 10⁵ (docs/decisions.md, "Capacity
+    that follows n·ε", the rounds cap: more rounds at 10⁶ rows came closer to the sampling floor once each re-fit
+    started matched).  The threshold is above every paper dataset's signal on the grid (at most 72,000), so those
+    fits and the release pins keep their plans."""
+    if not signal > ROUNDS_SIGNAL:
+        return most
+    return math.floor(most * math.pow(signal / ROUNDS_SIGNAL, float(ROUNDS_GROWTH)))
 
 
 def round_budgets(total: Fraction, rounds: int, ramp: Fraction) -> list[Fraction]:

@@ -13,6 +13,7 @@ from helpers import categorical_schema, correlated_frame
 
 from privbayes import AdaptiveMarginals, counting
 from privbayes.core.errors import InputError
+from privbayes.core.limits import limits
 from privbayes.inference import Domain, make_engine
 from privbayes.methods.adaptive.candidates import Candidate, leaf_candidates, workload_weights
 from privbayes.methods.adaptive.marginals import MarginalOracle, tree_cells
@@ -123,6 +124,7 @@ def test_the_rounds_cap_follows_the_signal_above_the_rounds_signal_and_old_files
     assert old.plan(10**8, encoding).setting("rounds") == MAX_ROUNDS_PER_ATTRIBUTE * d
     assert AdaptiveSettings(1, rounds=5).plan(10**8, encoding).setting("rounds") == 5  # given: no rule
     assert rounds_cap(8, ROUNDS_SIGNAL) == 8 and rounds_cap(8, 64 * ROUNDS_SIGNAL) == 16  # 64^(1/6) = 2
+    assert rounds_cap(8, 1e300) == limits().max_rounds and rounds_cap(20_000, 1e300) == 20_000  # never a refusal
 
 
 def test_a_fit_above_the_rounds_signal_spends_its_larger_plan():

@@ -40,7 +40,7 @@ from fractions import Fraction
 from typing import Any, TypeVar
 
 from privbayes.core.errors import InputError
-from privbayes.core.limits import check_rounds
+from privbayes.core.limits import check_rounds, limits
 from privbayes.core.validation import check_choice
 from privbayes.methods.adaptive.candidates import Candidate, WorkloadSets, iter_leaf_candidates, workload_candidates
 from privbayes.methods.adaptive.parameters import (  # noqa: F401 (the constants' home before the declarations)
@@ -324,10 +324,12 @@ def rounds_cap(most: int, signal: float) -> int:
     10⁶ rows of 15 columns at ε = 1), so the plan at 10⁸ rows was the 2·d rounds of 10⁵ (docs/decisions.md, "Capacity
     that follows n·ε", the rounds cap: more rounds at 10⁶ rows came closer to the sampling floor once each re-fit
     started matched).  The threshold is above every paper dataset's signal on the grid (at most 72,000), so those
-    fits and the release pins keep their plans."""
+    fits and the release pins keep their plans.  The growth stops at the rounds limit (``PRIVBAYES_MAX_ROUNDS``):
+    a large n never turns a plan the version-3 rule allowed into a refusal."""
     if not signal > ROUNDS_SIGNAL:
         return most
-    return math.floor(most * math.pow(signal / ROUNDS_SIGNAL, float(ROUNDS_GROWTH)))
+    grown = math.floor(most * math.pow(signal / ROUNDS_SIGNAL, float(ROUNDS_GROWTH)))
+    return max(most, min(grown, limits().max_rounds))
 
 
 def round_budgets(total: Fraction, rounds: int, ramp: Fraction) -> list[Fraction]:

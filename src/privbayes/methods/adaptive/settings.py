@@ -20,9 +20,9 @@ A fit spends ε in a fixed order (docs/decisions.md, "Adaptive marginals"):
    ones the finer errors, which need more), so the plan stays fixed before the data.
 
 T is fixed before the data: ``rounds`` if given, else T = √(n·E_m / (Δ·θ)), E_m all the rounds'
-measurement budget, at least 1 and at most :data:`MAX_ROUNDS_PER_ATTRIBUTE`·d (with a workload, at most its
-number of sets).  Read as PrivBayes's
-θ-usefulness (TODS 2017, §4.3) of the rounds themselves: n·ε_m/Δ, the count a measurement at the
+measurement budget, at least 1 and at most :data:`MAX_ROUNDS_PER_ATTRIBUTE`·d, a cap that grows above a signal of
+:data:`ROUNDS_SIGNAL` (:func:`rounds_cap`; with a workload, at most its number of sets; under zCDP the cap stays).
+Read as PrivBayes's θ-usefulness (TODS 2017, §4.3) of the rounds themselves: n·ε_m/Δ, the count a measurement at the
 per-round ε_m = E_m/T resolves against its noise, must be at least θ·T (θ = 25 by default).  Under pure ε
 every extra round makes every measurement noisier (ε composes linearly), so the number of rounds grows
 with the square root of the signal, not linearly (docs/decisions.md, "Adaptive marginals": measured on

@@ -94,13 +94,15 @@ LARGE_SIGNAL = 20_000
 """Above this n·ε/Δ (the budget after the count) the automatic first share falls as √(LARGE_SIGNAL / (n·ε/Δ))
 (:data:`AUTO_VERSION` 3; docs/decisions.md, "Capacity that follows n·ε")."""
 MIN_SHARE = Fraction(1, 100)
-ROUNDS_SIGNAL = 200_000
-"""Above this n·ε/Δ (ten times :data:`LARGE_SIGNAL`) the rounds rule's cap grows with the signal (:func:`rounds_cap`,
-:data:`AUTO_VERSION` 4; docs/decisions.md, "Capacity that follows n·ε")."""
+ROUNDS_SIGNAL = 1_000_000
+"""Above this n·ε/Δ (50 times :data:`LARGE_SIGNAL`) the rounds rule's cap grows with the signal (:func:`rounds_cap`,
+:data:`AUTO_VERSION` 4; docs/decisions.md, "Capacity that follows n·ε").  Not lower: at 10⁶ rows under add/remove
+(signal 990,000) 39 rounds instead of 30 took 186 CPU s against 55, beyond what the cost estimate (calibrated at that
+size) follows."""
 ROUNDS_GROWTH = Fraction(1, 6)
-"""The cap's growth: (n·ε/Δ / ROUNDS_SIGNAL) to this power: 1.16 times the cap at 10⁶ rows and ε = 1 (replace-one),
-2.8 at 10⁸ (add/remove); slow, because each round re-fits a model that grows towards its cell cap (at 10⁸ rows and
-20 columns the 2²⁰-cell cap: seconds per round)."""
+"""The cap's growth: (n·ε/Δ / ROUNDS_SIGNAL) to this power: 1.47 times the cap at 10⁷ rows and ε = 1 (add/remove),
+2.15 at 10⁸; slow, because each round re-fits a model that grows towards its cell cap (at 10⁸ rows and 20 columns the
+2²⁰-cell cap: seconds per round)."""
 WORKLOAD_MULTIPLE = 64
 """The junction tree is also capped at this many times the cells of all the candidate marginals of two or
 more attributes (the workload's own size): a domain-scaled bound on the time and memory of each round

@@ -80,7 +80,7 @@ class Limits:
     max_rounds: int = 10_000
     """Rounds of one adaptive fit, given or from the rounds rule (each round re-fits the model, and a model
     file's plan has two releases per round): the rule gives at most 2 per attribute, 80 on the papers' widest
-    dataset."""
+    dataset, more above a signal n·ε/Δ of 10⁶ (up to this limit: ``methods.adaptive.settings.rounds_cap``)."""
 
 
 _ENV = {"max_bins": "PRIVBAYES_MAX_BINS", "max_categories": "PRIVBAYES_MAX_CATEGORIES",

@@ -13,6 +13,7 @@ from helpers import categorical_schema, correlated_frame
 
 from privbayes import AdaptiveMarginals, counting
 from privbayes.core.errors import InputError
+from privbayes.core.limits import limits
 from privbayes.inference import Domain, make_engine
 from privbayes.methods.adaptive.candidates import Candidate, leaf_candidates, workload_weights
 from privbayes.methods.adaptive.marginals import MarginalOracle, tree_cells
@@ -32,10 +33,12 @@ from privbayes.methods.adaptive.settings import (
     COUNT_STEP,
     LARGE_SIGNAL,
     MAX_ROUNDS_PER_ATTRIBUTE,
+    ROUNDS_SIGNAL,
     AdaptiveSettings,
     first_groups,
     oneway_weights,
     round_budgets,
+    rounds_cap,
 )
 from privbayes.privacy.mechanisms import discrete_laplace_variance
 from privbayes.privacy.plan import PlanMismatchError
@@ -95,8 +98,43 @@ def test_the_rounds_rule_grows_with_the_square_root_of_the_signal():
         rounds.append(plan.setting("rounds"))
     assert rounds[0] < rounds[1] < rounds[2]
     assert AdaptiveSettings(1, rounds=3).plan(10**6, encoding).setting("rounds") == 3  # given: no rule
-    assert AdaptiveSettings(1).plan(10**9, encoding).setting("rounds") == MAX_ROUNDS_PER_ATTRIBUTE * 4  # capped
+    old = AdaptiveSettings.from_parameters(AdaptiveSettings(1).to_parameters() | {"auto_version": 3})
+    assert old.plan(10**9, encoding).setting("rounds") == MAX_ROUNDS_PER_ATTRIBUTE * 4  # capped (version 4: below)
     assert AdaptiveSettings(1).plan(1, encoding).setting("rounds") == 1  # at least one
+
+
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+def test_the_rounds_cap_follows_the_signal_above_the_rounds_signal_and_old_files_keep_theirs(relation):
+    """auto_version 4: above ROUNDS_SIGNAL the rule's cap of 2 rounds per attribute is scaled by
+    (signal / ROUNDS_SIGNAL)^(1/6), rounded down; at or below it the plan is version 3's (so every paper dataset's
+    and the release pins'); a version-3 file recomputes its own; the plan still spends ε."""
+    settings = AdaptiveSettings(1, neighbours=relation)
+    encoding = settings.encoding_for(SCHEMA)
+    old = AdaptiveSettings.from_parameters(settings.to_parameters() | {"auto_version": 3})
+    d, delta = len(SIZES), float(settings.relation.count_sensitivity)
+    rounds = []
+    for n in (10**4, 10**5, 2 * 10**5, 10**6, 10**8):
+        plan, signal = settings.plan(n, encoding), settings.signal(n)
+        measure = n * float(sum(plan.budgets("measure").values())) / delta
+        cap = MAX_ROUNDS_PER_ATTRIBUTE * d * max(1.0, (signal / ROUNDS_SIGNAL) ** (1 / 6))
+        assert plan.setting("rounds") == round(min(math.sqrt(measure / 25), math.floor(cap)))
+        assert (plan == old.plan(n, encoding)) == (signal <= ROUNDS_SIGNAL) and plan.spent == 1
+        rounds.append(plan.setting("rounds"))
+    assert rounds == sorted(rounds) and rounds[-1] > MAX_ROUNDS_PER_ATTRIBUTE * d  # the cap grows, never falls
+    assert old.plan(10**8, encoding).setting("rounds") == MAX_ROUNDS_PER_ATTRIBUTE * d
+    assert AdaptiveSettings(1, rounds=5).plan(10**8, encoding).setting("rounds") == 5  # given: no rule
+    assert rounds_cap(8, ROUNDS_SIGNAL) == 8 and rounds_cap(8, 64 * ROUNDS_SIGNAL) == 16  # 64^(1/6) = 2
+    assert rounds_cap(8, 1e300) == limits().max_rounds and rounds_cap(20_000, 1e300) == 20_000  # never a refusal
+
+
+def test_a_fit_above_the_rounds_signal_spends_its_larger_plan():
+    """A fit whose signal passes ROUNDS_SIGNAL (800 rows at ε = 10,000: 4·10⁶) runs more rounds than the version-3
+    cap, and its ledger is its plan release by release."""
+    fitted = AdaptiveMarginals(10_000.0, random_state=3).fit(FRAME, SCHEMA)
+    plan = fitted.released_.plan
+    assert plan.setting("rounds") > MAX_ROUNDS_PER_ATTRIBUTE * len(SIZES)
+    plan.check(fitted.released_.ledger)
+    assert fitted.released_.to_document()["parameters"]["auto_version"] == AUTO_VERSION == 4
 
 
 @pytest.mark.parametrize("bad, message", [

@@ -198,6 +198,9 @@ def test_the_automatic_first_share_with_a_workload_is_a_quarter(privacy):
     assert given.plan(10**4, encoding).setting("initial share") == 0.6
     binary = AdaptiveSettings(Fraction(1), workload=workload, **privacy)
     assert binary.share_for("oneway", 1000.0, binary=True) == BINARY_SHARE
+    fresh = AdaptiveSettings(Fraction(1), neighbours="add-remove", workload=workload, **privacy)
+    older = AdaptiveSettings.from_parameters(fresh.to_parameters() | {"auto_version": 3})
+    assert older.plan(10**4, encoding).setting("initial share") in shares  # files written before keep their plan
 
 
 def test_the_rounds_select_among_the_workload_and_lower_its_error():

@@ -20,9 +20,9 @@ A fit spends ε in a fixed order (docs/decisions.md, "Adaptive marginals"):
    ones the finer errors, which need more), so the plan stays fixed before the data.
 
 T is fixed before the data: ``rounds`` if given, else T = √(n·E_m / (Δ·θ)), E_m all the rounds'
-measurement budget, at least 1 and at most :data:`MAX_ROUNDS_PER_ATTRIBUTE`·d (with a workload, at most its
-number of sets).  Read as PrivBayes's
-θ-usefulness (TODS 2017, §4.3) of the rounds themselves: n·ε_m/Δ, the count a measurement at the
+measurement budget, at least 1 and at most :data:`MAX_ROUNDS_PER_ATTRIBUTE`·d, a cap that grows above a signal of
+:data:`ROUNDS_SIGNAL` (:func:`rounds_cap`; with a workload, at most its number of sets; under zCDP the cap stays).
+Read as PrivBayes's θ-usefulness (TODS 2017, §4.3) of the rounds themselves: n·ε_m/Δ, the count a measurement at the
 per-round ε_m = E_m/T resolves against its noise, must be at least θ·T (θ = 25 by default).  Under pure ε
 every extra round makes every measurement noisier (ε composes linearly), so the number of rounds grows
 with the square root of the signal, not linearly (docs/decisions.md, "Adaptive marginals": measured on
@@ -40,7 +40,7 @@ from fractions import Fraction
 from typing import Any, TypeVar
 
 from privbayes.core.errors import InputError
-from privbayes.core.limits import check_rounds
+from privbayes.core.limits import check_rounds, limits
 from privbayes.core.validation import check_choice
 from privbayes.methods.adaptive.candidates import Candidate, WorkloadSets, iter_leaf_candidates, workload_candidates
 from privbayes.methods.adaptive.parameters import (  # noqa: F401 (the constants' home before the declarations)
@@ -94,6 +94,15 @@ LARGE_SIGNAL = 20_000
 """Above this n·ε/Δ (the budget after the count) the automatic first share falls as √(LARGE_SIGNAL / (n·ε/Δ))
 (:data:`AUTO_VERSION` 3; docs/decisions.md, "Capacity that follows n·ε")."""
 MIN_SHARE = Fraction(1, 100)
+ROUNDS_SIGNAL = 1_000_000
+"""Above this n·ε/Δ (50 times :data:`LARGE_SIGNAL`) the rounds rule's cap grows with the signal (:func:`rounds_cap`,
+:data:`AUTO_VERSION` 4; docs/decisions.md, "Capacity that follows n·ε").  Not lower: at 10⁶ rows under add/remove
+(signal 990,000) 39 rounds instead of 30 took 186 CPU s against 55, beyond what the cost estimate (calibrated at that
+size) follows."""
+ROUNDS_GROWTH = Fraction(1, 6)
+"""The cap's growth: (n·ε/Δ / ROUNDS_SIGNAL) to this power: 1.47 times the cap at 10⁷ rows and ε = 1 (add/remove),
+2.15 at 10⁸; slow, because each round re-fits a model that grows towards its cell cap (at 10⁸ rows and 20 columns the
+2²⁰-cell cap: seconds per round)."""
 WORKLOAD_MULTIPLE = 64
 """The junction tree is also capped at this many times the cells of all the candidate marginals of two or
 more attributes (the workload's own size): a domain-scaled bound on the time and memory of each round
@@ -181,7 +190,8 @@ class AdaptiveSettings(DeclaredSettings, PrivacyDefinition):
         ``joint`` first tables and a small ``signal`` n·ε/Δ (below :data:`SMALL_SIGNAL`), 11/20 for the first
         tables (docs/decisions.md, "Adaptive marginals: joint first marginals and permute-and-flip"); with joint
         first tables of ``binary`` attributes (:data:`AUTO_VERSION` 2), :data:`BINARY_SHARE`; else with a ``workload``
-        :data:`~privbayes.methods.adaptive.workload.WORKLOAD_SHARE` (docs/decisions.md, "Workloads").  Under
+        (:data:`AUTO_VERSION` 4) :data:`~privbayes.methods.adaptive.workload.WORKLOAD_SHARE` (docs/decisions.md,
+        "Workloads").  Under
         :data:`AUTO_VERSION` 3 the 1-way share is scaled by √(:data:`LARGE_SIGNAL` / signal) above that signal
         (:func:`large_signal_share`)."""
         if self.initial_share is not None:
@@ -190,7 +200,7 @@ class AdaptiveSettings(DeclaredSettings, PrivacyDefinition):
             return Fraction(3, 4)
         if self.joint and binary and self.auto_version >= 2:
             share = BINARY_SHARE
-        elif self.workload is not None:
+        elif self.workload is not None and self.auto_version >= 4:
             share = WORKLOAD_SHARE
         else:
             share = SMALL_SIGNAL_SHARE if self.joint and signal < SMALL_SIGNAL else Fraction(1, 2)
@@ -306,8 +316,26 @@ def rounds_for(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_bu
     most = MAX_ROUNDS_PER_ATTRIBUTE * d  # capped before rounding: a tiny θ makes the root infinite
     if settings.workload is not None:
         most = min(most, len(settings.workload_sets(encoding)))
+    elif settings.auto_version >= 4:
+        most = rounds_cap(most, settings.signal(n))
     rule = int(max(1, round(min(math.sqrt(signal / settings.rounds_theta), most))))
     return check_rounds(rule, "the rounds rule's number of rounds")
+
+
+def rounds_cap(most: int, signal: float) -> int:
+    """The rounds rule's cap at ``signal`` n·ε/Δ (:data:`AUTO_VERSION` 4; public: the signal the first share reads):
+    ``most`` (:data:`MAX_ROUNDS_PER_ATTRIBUTE` per attribute) up to :data:`ROUNDS_SIGNAL`, then scaled by
+    (signal / ROUNDS_SIGNAL)^:data:`ROUNDS_GROWTH`, rounded down.  Where measurements are precise the model's
+    capacity, not the noise, limits, and the rule's own T = √(n·E_m/(Δ·θ)) is far above the cap (≈ 120 rounds on
+    10⁶ rows of 15 columns at ε = 1), so the plan at 10⁸ rows was the 2·d rounds of 10⁵ (docs/decisions.md, "Capacity
+    that follows n·ε", the rounds cap: more rounds at 10⁶ rows came closer to the sampling floor once each re-fit
+    started matched).  The threshold is above every paper dataset's signal on the grid (at most 72,000), so those
+    fits and the release pins keep their plans.  The growth stops at the rounds limit (``PRIVBAYES_MAX_ROUNDS``):
+    a large n never turns a plan the version-3 rule allowed into a refusal."""
+    if not signal > ROUNDS_SIGNAL:
+        return most
+    grown = math.floor(most * math.pow(signal / ROUNDS_SIGNAL, float(ROUNDS_GROWTH)))
+    return max(most, min(grown, limits().max_rounds))
 
 
 def round_budgets(total: Fraction, rounds: int, ramp: Fraction) -> list[Fraction]:

@@ -52,6 +52,8 @@ out of them (≈ 32 MB of int64)."""
 _STREAM_CELLS = 2**25
 """Cells of the tables counted by one pass over streamed rows (int64 totals and the kernel's int32 copies, one a
 thread: ≈ 512 MB on two threads)."""
+_BLOCK_ROWS = 2**22
+"""Streamed rows gathered for one kernel call (≈ 4 MB of codes a column and 32 MB of weights)."""
 _KEPT_CELLS = 2**24
 """Cells of the bases counted from streamed rows that are kept for later batches (≈ 128 MB of int64)."""
 
@@ -78,8 +80,9 @@ class EngineTable(PrivateTable):
         self.local: PrivateTable | None = None
         self.stats = CountingStats()
         self._levels = Levels(self.encoding)
-        self._kept: OrderedDict[Variables, np.ndarray] = OrderedDict()
-        """Bases counted from streamed rows, kept for later batches (least recently used first)."""
+        self._kept: OrderedDict[Variables, tuple[np.ndarray, frozenset[int]]] = OrderedDict()
+        """Bases counted from streamed rows and their attributes, kept for later batches (least recently used
+        first)."""
 
     def counting_place(self) -> CountingPlace:
         """Public facts for the cost estimate: the engine's memory and the size below which coded rows are counted
@@ -232,14 +235,12 @@ class EngineTable(PrivateTable):
 
         missing = []
         for target in asked:
-            size = cells(self.encoding, target)
-            kept = min((v for v, t in self._kept.items() if summing_pays(t.size, size, self.n)
-                        and levels.covers(v, target)), key=lambda v: self._kept[v].size, default=None)
+            kept = self._kept_cover(target)
             if kept is None:
                 missing.append(target)
             else:
                 self._kept.move_to_end(kept)
-                answer(target, self._kept[kept], kept)
+                answer(target, self._kept[kept][0], kept)
         plan = plan_bases(self.encoding, levels, missing, self.n, _DENSE_CELLS)
         for j, base in self._streamed_tables([variables for variables, _ in plan]):
             variables, members = plan[j]
@@ -248,12 +249,22 @@ class EngineTable(PrivateTable):
             self._keep(variables, base)
         return all_answered(answers)
 
+    def _kept_cover(self, target: Variables) -> Variables | None:
+        """The smallest kept base covering ``target``, if summing the target out of it costs less than a pass."""
+        wanted = {a for a, _ in target}
+        best, best_size = None, 0
+        for variables, (table, attributes) in self._kept.items():
+            if wanted <= attributes and (best is None or table.size < best_size) \
+                    and self._levels.covers(variables, target):
+                best, best_size = variables, table.size
+        return best if best is not None and summing_pays(best_size, cells(self.encoding, target), self.n) else None
+
     def _keep(self, variables: Variables, table: np.ndarray) -> None:
         """Keep a streamed base for later batches, the least recently used ones dropped beyond :data:`_KEPT_CELLS`."""
         kept = self._kept
-        kept[variables] = table
+        kept[variables] = (table, frozenset(a for a, _ in variables))
         kept.move_to_end(variables)
-        while sum(t.size for t in kept.values()) > _KEPT_CELLS:
+        while sum(t.size for t, _ in kept.values()) > _KEPT_CELLS:
             kept.popitem(last=False)
 
     def _streamed_tables(self, bases: list[Variables]) -> Iterator[tuple[int, np.ndarray]]:
@@ -263,7 +274,6 @@ class EngineTable(PrivateTable):
         codes: one pass over the rows for up to :data:`_STREAM_CELLS` cells of tables, where ``GROUPING SETS``
         would take one per 64 tables at several times the cost a row (docs/decisions.md, "A billion rows")."""
         from privbayes.counting.families import contingency_tables
-        from privbayes.counting.memory import code_matrix
 
         attrs = self.encoding.attributes
         sizes = [cells(self.encoding, v) for v in bases]
@@ -275,29 +285,57 @@ class EngineTable(PrivateTable):
                 total = 0
             groups[-1].append(j)
             total += sizes[j]
-        dtype = code_matrix(self.encoding, 0).dtype
         for group in groups:
             if not group:
                 continue
             start = time.perf_counter()
             columns = sorted({v for j in group for v in bases[j]})
-            leaves = sorted({a for a, _ in columns})
             tables = [([columns.index(v) for v in bases[j]], tuple(attrs[a].level_size(lv) for a, lv in bases[j]))
                       for j in group]
             totals = [np.zeros(shape, np.int64) for _, shape in tables]
-            select = ", ".join(f"c{a}" for a in leaves)
-            for batch in self._batches(f"SELECT {select}, w FROM {self.rows_name}"):
-                codes = {a: batch.column(i).to_numpy() for i, a in enumerate(leaves)}
-                matrix = np.empty((len(columns), batch.num_rows), dtype)
-                for row, (a, lv) in enumerate(columns):
-                    matrix[row] = codes[a] if lv == 0 else attrs[a].levels[lv][codes[a]]
-                counted, _ = contingency_tables(matrix, batch.column(len(leaves)).to_numpy(), tables)
+            for matrix, weights in self._code_blocks(columns):
+                counted, _ = contingency_tables(matrix, weights, tables, total=int(weights.sum()))
                 for table_total, table in zip(totals, counted):
                     table_total += table
             self.stats.passes += 1
             self.stats.counted += len(group)
             self.stats.seconds += time.perf_counter() - start
             yield from zip(group, totals)
+
+    def _code_blocks(self, columns: list[tuple[int, int]]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """The coded rows streamed from the engine as blocks of up to :data:`_BLOCK_ROWS` rows: a matrix with a row of
+        codes per (attribute, level) of ``columns`` (generalised codes mapped from the leaf codes) and the rows'
+        weights.  One buffer, refilled: the engine's batches (≈ 10⁵ rows) are gathered so that a kernel call's fixed
+        costs (its tables zeroed and added up) are paid per block, not per batch."""
+        from privbayes.counting.memory import code_matrix
+
+        dtype = code_matrix(self.encoding, 0).dtype
+        attrs = self.encoding.attributes
+        leaves = sorted({a for a, _ in columns})
+        maps = [None if lv == 0 else attrs[a].levels[lv].astype(dtype) for a, lv in columns]
+        sources = [leaves.index(a) for a, _ in columns]
+        matrix = np.empty((len(columns), _BLOCK_ROWS), dtype)
+        weights = np.empty(_BLOCK_ROWS, np.int64)
+        filled = 0
+        select = ", ".join(f"c{a}" for a in leaves)
+        for batch in self._batches(f"SELECT {select}, w FROM {self.rows_name}"):
+            codes = [batch.column(i).to_numpy() for i in range(len(leaves) + 1)]
+            first, rows = 0, batch.num_rows
+            while first < rows:
+                take = min(rows - first, _BLOCK_ROWS - filled)
+                for row, (source, mapping) in enumerate(zip(sources, maps)):
+                    part = codes[source][first:first + take]
+                    if mapping is None:
+                        matrix[row, filled:filled + take] = part
+                    else:
+                        np.take(mapping, part, out=matrix[row, filled:filled + take], mode="clip")  # codes in range
+                weights[filled:filled + take] = codes[-1][first:first + take]
+                filled, first = filled + take, first + take
+                if filled == _BLOCK_ROWS:
+                    yield matrix, weights
+                    filled = 0
+        if filled:
+            yield matrix[:, :filled], weights[:filled]
 
     @property
     def passes(self) -> int:

@@ -74,6 +74,9 @@ class EngineTable(PrivateTable):
     rows_name: str
     engine_bytes = 0
     """Memory the engine may use inside this process (DuckDB's limit; 0 for an engine in other processes)."""
+    unit_weights = False
+    """Whether every coded row has weight 1 (rows kept one by one, not deduplicated): streamed passes then read no
+    weights."""
 
     def __init__(self, schema: Schema, n: int) -> None:
         self.schema, self.encoding, self._n = schema, Encoding.build(schema, "hierarchical"), n
@@ -305,8 +308,9 @@ class EngineTable(PrivateTable):
     def _code_blocks(self, columns: list[tuple[int, int]]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """The coded rows streamed from the engine as blocks of up to :data:`_BLOCK_ROWS` rows: a matrix with a row of
         codes per (attribute, level) of ``columns`` (generalised codes mapped from the leaf codes) and the rows'
-        weights.  One buffer, refilled: the engine's batches (≈ 10⁵ rows) are gathered so that a kernel call's fixed
-        costs (its tables zeroed and added up) are paid per block, not per batch."""
+        weights (ones, not read, when :attr:`unit_weights`).  One buffer, refilled: the engine's batches (≈ 10⁵
+        rows) are gathered so that a kernel call's fixed costs (its tables zeroed and added up) are paid per block,
+        not per batch."""
         from privbayes.counting.memory import code_matrix
 
         dtype = code_matrix(self.encoding, 0).dtype
@@ -315,11 +319,12 @@ class EngineTable(PrivateTable):
         maps = [None if lv == 0 else attrs[a].levels[lv].astype(dtype) for a, lv in columns]
         sources = [leaves.index(a) for a, _ in columns]
         matrix = np.empty((len(columns), _BLOCK_ROWS), dtype)
-        weights = np.empty(_BLOCK_ROWS, np.int64)
+        unit = self.unit_weights
+        weights = np.ones(_BLOCK_ROWS, np.int32) if unit else np.empty(_BLOCK_ROWS, np.int64)
         filled = 0
-        select = ", ".join(f"c{a}" for a in leaves)
-        for batch in self._batches(f"SELECT {select}, w FROM {self.rows_name}"):
-            codes = [batch.column(i).to_numpy() for i in range(len(leaves) + 1)]
+        select = ", ".join([f"c{a}" for a in leaves] + ([] if unit else ["w"]))
+        for batch in self._batches(f"SELECT {select} FROM {self.rows_name}"):
+            codes = [batch.column(i).to_numpy() for i in range(batch.num_columns)]
             first, rows = 0, batch.num_rows
             while first < rows:
                 take = min(rows - first, _BLOCK_ROWS - filled)
@@ -329,7 +334,8 @@ class EngineTable(PrivateTable):
                         matrix[row, filled:filled + take] = part
                     else:
                         np.take(mapping, part, out=matrix[row, filled:filled + take], mode="clip")  # codes in range
-                weights[filled:filled + take] = codes[-1][first:first + take]
+                if not unit:
+                    weights[filled:filled + take] = codes[-1][first:first + take]
                 filled, first = filled + take, first + take
                 if filled == _BLOCK_ROWS:
                     yield matrix, weights

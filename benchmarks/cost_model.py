@@ -215,10 +215,12 @@ HEADER = (f"{'cell':<34} {'pred s':>7} {'cpu s':>7} {'ratio':>5} {'wall s':>7}  
           f"{'ratio':>6}  {'file≤KB':>8} {'file KB':>8}  load")
 
 
-HELD_SECONDS = ("matched_model", "matched_final")
+HELD_SECONDS = ("matched_model", "matched_final", "streamed_pair_rows", "engine_read")
 """Time constants ``--calibrate`` keeps as they are: the adaptive fit's terms above the large signal, fitted on
 ground-truth fits whose junction trees grow to 10⁵-10⁶ cells (docs/decisions.md, "A cost model from public work
-counts", 2026-11-27 evening), which the calibration cells' independent columns and small paper tables do not."""
+counts", 2026-11-27 evening), which the calibration cells' independent columns and small paper tables do not; and
+the terms of rows streamed from an engine, measured on 10⁶-10⁹-row DuckDB fits (docs/scale.md, "A billion rows"),
+which no calibration cell streams."""
 
 
 def calibrate(results: list[dict]) -> tuple[dict[str, float], dict[str, float]]:

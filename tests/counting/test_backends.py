@@ -121,12 +121,14 @@ def test_many_rows_go_undeduplicated_to_a_compressed_file_and_count_alike(tmp_pa
     import os
 
     from privbayes.counting import duckdb as module
+    from privbayes.counting import engine
 
     monkeypatch.setattr(module, "STORED_ROWS", 50)
+    monkeypatch.setattr(engine, "_BLOCK_ROWS", 64)  # streamed blocks that split the engine's batches
     schema, frame = random_case(11)
     source = write(frame, tmp_path / "data.parquet")
     expected, got = counting.open(source, schema), counting.open(source, schema, backend="duckdb")
-    assert got.local is None and "_db." in got.rows_name
+    assert got.local is None and "_db." in got.rows_name and got.unit_weights
     stored = got.connection.sql(f"SELECT COUNT(*), MIN(w), MAX(w) FROM {got.rows_name}").fetchall()
     assert stored == [(len(frame), 1, 1)]
     folder = got.connection.sql("SELECT path FROM duckdb_databases() WHERE path IS NOT NULL").fetchall()[0][0]

@@ -76,3 +76,17 @@ def test_privbayes_fit_refuses_on_the_estimate_it_prints_for_a_duckdb_table(tmp_
     err = capsys.readouterr().err
     assert "PRIVBAYES_MAX_FIT_GB" in err and f"about {printed:,.1f} MB of memory" in err  # the number it printed
     assert not (tmp_path / "m.json").exists()
+
+
+def test_privbayes_on_streamed_rows_costs_its_streamed_counting():
+    """PrivBayes on rows an engine streams counts bases at the asked levels, kept across steps: its estimate names
+    that regime (a constant a pair × row of its own) and the engine's reading, not the in-memory regime's."""
+    schema = categorical_schema(SIZES)
+    estimator = PrivBayes(1.0)
+    plan = estimator.plan(10**8, schema)
+    streamed = estimator.cost_estimate(plan, schema, counting=DUCKDB)
+    in_memory = estimator.cost_estimate(plan, schema)
+    assert streamed.work["streamed_pair_rows"] == in_memory.work["covered_pair_rows"] > 0
+    assert "covered_pair_rows" not in streamed.work and "read" not in streamed.work
+    assert streamed.work["engine_read"] == in_memory.work["read"] == 10**8 * len(SIZES)
+    assert streamed.seconds < in_memory.seconds / 2

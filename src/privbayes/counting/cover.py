@@ -137,6 +137,12 @@ def pass_cost(size: int) -> float:
     return y0 + 6.0 * (x - x0)
 
 
+def summing_pays(base_cells: int, target_cells: int, rows: int) -> bool:
+    """Whether summing a table of ``target_cells`` out of a counted base of ``base_cells`` costs less than counting it
+    in a pass over ``rows``."""
+    return _SUM_NS_PER_CELL * base_cells < pass_cost(target_cells) * rows
+
+
 def plan_bases(encoding: Encoding, levels: Levels, targets: Sequence[Variables], rows: int,
                max_cells: int | None = None) -> list[tuple[Variables, list[int]]]:
     """Bases covering ``targets`` and, for each, the indices of the targets summed out of it.
@@ -158,7 +164,7 @@ def plan_bases(encoding: Encoding, levels: Levels, targets: Sequence[Variables],
             bases.append([target, size, [i], dict(target)])
             continue
         # Covered: summed out of the smallest base covering it, when that beats a pass of its own.
-        home = min((b for b in bases if _SUM_NS_PER_CELL * b[1] < alone and all(a in b[3] for a, _ in target)
+        home = min((b for b in bases if summing_pays(b[1], size, rows) and all(a in b[3] for a, _ in target)
                     and levels.covers(b[0], target)), key=lambda b: b[1], default=None)
         if home is None:
             best, best_gain = None, 0.0

@@ -176,7 +176,9 @@ def duckdb_from_file(path: Any, suffix: str, schema: Schema, connection: Any = N
         _drop(con, f"{prefix}_src", "TABLE" if text else "VIEW")
         if link is not None:
             link.close()
-    return DuckDBTable(con, rows_name, schema, int(n)).localise()
+    table = DuckDBTable(con, rows_name, schema, int(n))
+    table.unit_weights = n > STORED_ROWS
+    return table.localise()
 
 
 class _TextIds:

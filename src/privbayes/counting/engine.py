@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from typing import Any, Self
 
@@ -33,7 +34,7 @@ import numpy as np
 from privbayes.core.errors import InputError
 from privbayes.core.limits import check_cells
 from privbayes.counting.base import CountingPlace, EncodedView, PrivateTable, Request, all_answered, check_request
-from privbayes.counting.cover import CountingStats, Levels, derive, plan_bases
+from privbayes.counting.cover import CountingStats, Levels, Variables, cells, derive, plan_bases, summing_pays
 from privbayes.counting.labels import InvalidValuesError, label_column
 from privbayes.schema import Schema
 from privbayes.schema.encoding import Encoding
@@ -51,6 +52,10 @@ out of them (≈ 32 MB of int64)."""
 _STREAM_CELLS = 2**25
 """Cells of the tables counted by one pass over streamed rows (int64 totals and the kernel's int32 copies, one a
 thread: ≈ 512 MB on two threads)."""
+_BLOCK_ROWS = 2**22
+"""Streamed rows gathered for one kernel call (≈ 4 MB of codes a column and 32 MB of weights)."""
+_KEPT_CELLS = 2**24
+"""Cells of the bases counted from streamed rows that are kept for later batches (≈ 128 MB of int64)."""
 
 
 LOCAL_MEMORY_SHARE = 1 / 8
@@ -69,11 +74,18 @@ class EngineTable(PrivateTable):
     rows_name: str
     engine_bytes = 0
     """Memory the engine may use inside this process (DuckDB's limit; 0 for an engine in other processes)."""
+    unit_weights = False
+    """Whether every coded row has weight 1 (rows kept one by one, not deduplicated): streamed passes then read no
+    weights."""
 
     def __init__(self, schema: Schema, n: int) -> None:
         self.schema, self.encoding, self._n = schema, Encoding.build(schema, "hierarchical"), n
         self.local: PrivateTable | None = None
         self.stats = CountingStats()
+        self._levels = Levels(self.encoding)
+        self._kept: OrderedDict[Variables, tuple[np.ndarray, frozenset[int]]] = OrderedDict()
+        """Bases counted from streamed rows and their attributes, kept for later batches (least recently used
+        first)."""
 
     def counting_place(self) -> CountingPlace:
         """Public facts for the cost estimate: the engine's memory and the size below which coded rows are counted
@@ -132,28 +144,41 @@ class EngineTable(PrivateTable):
         return self.counts_many([(attributes, levels)])[0]
 
     def counts_many(self, requests: Sequence[Request]) -> list[np.ndarray]:
-        """Every request's table from few engine passes (docs/decisions.md, "Fewer counting passes"): each distinct
-        attribute set is counted once at leaf level (its level variants and orders are derived in numpy); sets whose
-        leaf table is small enough to hold densely are covered by bases
-        (:func:`~privbayes.counting.cover.plan_bases`), each counted once and summed out; up to 64
-        sets per engine pass (``GROUPING SETS``)."""
+        """Every request's table from few engine passes (docs/decisions.md, "Fewer counting passes"): from streamed
+        rows, tables small enough to hold densely at their own levels (:meth:`_streamed_counts`); the rest, or every
+        table on an engine that does not stream, by ``GROUPING SETS`` (:meth:`_grouped_counts`)."""
         if self.local is not None:
             return self.local.counts_many(requests)
         normal = [check_request(self.encoding, attributes, levels) for attributes, levels in requests]
-        keys = list(dict.fromkeys(tuple(sorted(a)) for a, _ in normal if a))
+        answers: list[np.ndarray | None] = [None if a else np.array(self.n, dtype=np.int64) for a, _ in normal]
+        if self._streams_rows():
+            attrs = self.encoding.attributes
+            dense = [i for i, (a, lv) in enumerate(normal)
+                     if a and math.prod(attrs[x].level_size(y) for x, y in zip(a, lv)) <= _DENSE_CELLS]
+            for i, table in zip(dense, self._streamed_counts([normal[i] for i in dense])):
+                answers[i] = table
+        rest = [i for i, (a, _) in enumerate(normal) if answers[i] is None]
+        for i, table in zip(rest, self._grouped_counts([normal[i] for i in rest])):
+            answers[i] = table
+        return all_answered(answers)
+
+    def _grouped_counts(self, normal: list[tuple[list[int], list[int]]]) -> list[np.ndarray]:
+        """Tables of checked, non-empty requests by ``GROUPING SETS``: each distinct attribute set is counted once at
+        leaf level (its level variants and orders are derived in numpy); sets whose leaf table is small enough to
+        hold densely are covered by bases (:func:`~privbayes.counting.cover.plan_bases`), each counted once and
+        summed out; up to 64 sets per engine pass."""
+        keys = list(dict.fromkeys(tuple(sorted(a)) for a, _ in normal))
         attrs = self.encoding.attributes
         dense = [k for k in keys if math.prod(attrs[a].size for a in k) <= _DENSE_CELLS]
         levels = Levels(self.encoding)
-        plan = plan_bases(self.encoding, levels, [tuple((a, 0) for a in k) for k in dense], self.n,
-                          _DENSE_CELLS if self._streams_rows() else None)
+        plan = plan_bases(self.encoding, levels, [tuple((a, 0) for a in k) for k in dense], self.n)
         queries = [tuple(a for a, _ in variables) for variables, _ in plan]
         members = {query: [dense[m] for m in chosen] for query, (_, chosen) in zip(queries, plan)}
         queries += [k for k in keys if k not in set(dense)]
         asked: dict[tuple[int, ...], list[int]] = {}
         for i, (a, _) in enumerate(normal):
-            if a:
-                asked.setdefault(tuple(sorted(a)), []).append(i)
-        answers: list[np.ndarray | None] = [None if a else np.array(self.n, dtype=np.int64) for a, _ in normal]
+            asked.setdefault(tuple(sorted(a)), []).append(i)
+        answers: list[np.ndarray | None] = [None] * len(normal)
 
         def answer(query: tuple[int, ...], base: np.ndarray) -> None:
             """Every request covered by ``query``'s dense leaf table ``base``."""
@@ -168,10 +193,6 @@ class EngineTable(PrivateTable):
                     out = leaf if own == own_leaf else derive(leaf, own_leaf, own, levels)
                     answers[i] = np.transpose(out, [list(key).index(a) for a in attributes])
 
-        if self._streams_rows() and members:  # the bases from streamed rows, few passes; larger tables in SQL
-            for query, base in self._streamed_tables(list(members)):
-                answer(query, base)  # each group's tables answered, then dropped: a pass's tables at a time
-            queries = queries[len(plan):]
         for first in range(0, len(queries), _SETS_PER_QUERY):
             chunk = queries[first:first + _SETS_PER_QUERY]
             start = time.perf_counter()
@@ -192,43 +213,135 @@ class EngineTable(PrivateTable):
         that streams its rows in bounded batches, with numba) rather than by ``GROUPING SETS``."""
         return False
 
-    def _streamed_tables(self, keys: list[tuple[int, ...]]) -> Iterator[tuple[tuple[int, ...], np.ndarray]]:
-        """Dense leaf tables of ``keys`` (each at most :data:`_DENSE_CELLS` cells), counted from the coded rows
-        streamed batch by batch (bounded memory) into :func:`~privbayes.counting.families.contingency_tables`:
-        one pass over the rows for up to :data:`_STREAM_CELLS` cells of tables, where ``GROUPING SETS`` would
-        take one per 64 tables at several times the cost a row (docs/decisions.md, "A billion rows")."""
+    def _streamed_counts(self, normal: list[tuple[list[int], list[int]]]) -> list[np.ndarray]:
+        """Tables of checked, non-empty requests, each at most :data:`_DENSE_CELLS` cells at its own levels, from
+        streamed rows (docs/decisions.md, "PrivBayes at a billion rows").
+
+        A streamed pass costs a read of every row and, per base, an addition a row: so the bases are planned over the
+        requested (attribute, level) variables, not over leaf attribute sets (GreedyBayes asks for parents at coarse
+        taxonomy levels, whose leaf tables are far larger: ≈ 5× fewer row visits at 10⁹ × 20), and bases counted for
+        an earlier batch are kept (up to :data:`_KEPT_CELLS`) and summed out when they cover a later request
+        (GreedyBayes's next step asks again for parent sets among the attributes placed before)."""
+        levels = self._levels
+        asked: dict[Variables, list[int]] = {}
+        for i, (attributes, lv) in enumerate(normal):
+            asked.setdefault(tuple(sorted(zip(attributes, lv))), []).append(i)
+        answers: list[np.ndarray | None] = [None] * len(normal)
+
+        def answer(target: Variables, base: np.ndarray, variables: Variables) -> None:
+            table = base if variables == target else derive(base, variables, target, levels)
+            self.stats.derived += int(variables != target)
+            for i in asked[target]:
+                attributes = normal[i][0]
+                order = sorted(attributes)
+                answers[i] = np.transpose(table, [order.index(a) for a in attributes])
+
+        missing = []
+        for target in asked:
+            kept = self._kept_cover(target)
+            if kept is None:
+                missing.append(target)
+            else:
+                self._kept.move_to_end(kept)
+                answer(target, self._kept[kept][0], kept)
+        plan = plan_bases(self.encoding, levels, missing, self.n, _DENSE_CELLS)
+        for j, base in self._streamed_tables([variables for variables, _ in plan]):
+            variables, members = plan[j]
+            for m in members:
+                answer(missing[m], base, variables)
+            self._keep(variables, base)
+        return all_answered(answers)
+
+    def _kept_cover(self, target: Variables) -> Variables | None:
+        """The smallest kept base covering ``target``, if summing the target out of it costs less than a pass."""
+        wanted = {a for a, _ in target}
+        best, best_size = None, 0
+        for variables, (table, attributes) in self._kept.items():
+            if wanted <= attributes and (best is None or table.size < best_size) \
+                    and self._levels.covers(variables, target):
+                best, best_size = variables, table.size
+        return best if best is not None and summing_pays(best_size, cells(self.encoding, target), self.n) else None
+
+    def _keep(self, variables: Variables, table: np.ndarray) -> None:
+        """Keep a streamed base for later batches, the least recently used ones dropped beyond :data:`_KEPT_CELLS`."""
+        kept = self._kept
+        kept[variables] = (table, frozenset(a for a, _ in variables))
+        kept.move_to_end(variables)
+        while sum(t.size for t, _ in kept.values()) > _KEPT_CELLS:
+            kept.popitem(last=False)
+
+    def _streamed_tables(self, bases: list[Variables]) -> Iterator[tuple[int, np.ndarray]]:
+        """(position, dense table) of each of ``bases`` (each at most :data:`_DENSE_CELLS` cells, at any levels),
+        counted from the coded rows streamed batch by batch (bounded memory) into
+        :func:`~privbayes.counting.families.contingency_tables`, a batch's generalised codes mapped from its leaf
+        codes: one pass over the rows for up to :data:`_STREAM_CELLS` cells of tables, where ``GROUPING SETS``
+        would take one per 64 tables at several times the cost a row (docs/decisions.md, "A billion rows")."""
         from privbayes.counting.families import contingency_tables
-        from privbayes.counting.memory import code_matrix
 
         attrs = self.encoding.attributes
-        shapes = {k: tuple(attrs[a].size for a in k) for k in keys}
-        groups: list[list[tuple[int, ...]]] = [[]]
-        cells = 0
-        for key in sorted(keys, key=lambda k: (-math.prod(shapes[k]), k)):
-            size = math.prod(shapes[key])
-            if groups[-1] and cells + size > _STREAM_CELLS:
+        sizes = [cells(self.encoding, v) for v in bases]
+        groups: list[list[int]] = [[]]
+        total = 0
+        for j in sorted(range(len(bases)), key=lambda j: (-sizes[j], bases[j])):
+            if groups[-1] and total + sizes[j] > _STREAM_CELLS:
                 groups.append([])
-                cells = 0
-            groups[-1].append(key)
-            cells += size
-        dtype = code_matrix(self.encoding, 0).dtype
+                total = 0
+            groups[-1].append(j)
+            total += sizes[j]
         for group in groups:
+            if not group:
+                continue
             start = time.perf_counter()
-            used = sorted({a for key in group for a in key})
-            tables = [([used.index(a) for a in key], shapes[key]) for key in group]
-            totals = [np.zeros(shapes[key], np.int64) for key in group]
-            select = ", ".join(f"c{a}" for a in used)
-            for batch in self._batches(f"SELECT {select}, w FROM {self.rows_name}"):
-                matrix = np.empty((len(used), batch.num_rows), dtype)
-                for j in range(len(used)):
-                    matrix[j] = batch.column(j).to_numpy()
-                counted, _ = contingency_tables(matrix, batch.column(len(used)).to_numpy(), tables)
-                for total, table in zip(totals, counted):
-                    total += table
+            columns = sorted({v for j in group for v in bases[j]})
+            tables = [([columns.index(v) for v in bases[j]], tuple(attrs[a].level_size(lv) for a, lv in bases[j]))
+                      for j in group]
+            totals = [np.zeros(shape, np.int64) for _, shape in tables]
+            for matrix, weights in self._code_blocks(columns):
+                counted, _ = contingency_tables(matrix, weights, tables, total=int(weights.sum()))
+                for table_total, table in zip(totals, counted):
+                    table_total += table
             self.stats.passes += 1
             self.stats.counted += len(group)
             self.stats.seconds += time.perf_counter() - start
             yield from zip(group, totals)
+
+    def _code_blocks(self, columns: list[tuple[int, int]]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """The coded rows streamed from the engine as blocks of up to :data:`_BLOCK_ROWS` rows: a matrix with a row of
+        codes per (attribute, level) of ``columns`` (generalised codes mapped from the leaf codes) and the rows'
+        weights (ones, not read, when :attr:`unit_weights`).  One buffer, refilled: the engine's batches (≈ 10⁵
+        rows) are gathered so that a kernel call's fixed costs (its tables zeroed and added up) are paid per block,
+        not per batch."""
+        from privbayes.counting.memory import code_matrix
+
+        dtype = code_matrix(self.encoding, 0).dtype
+        attrs = self.encoding.attributes
+        leaves = sorted({a for a, _ in columns})
+        maps = [None if lv == 0 else attrs[a].levels[lv].astype(dtype) for a, lv in columns]
+        sources = [leaves.index(a) for a, _ in columns]
+        matrix = np.empty((len(columns), _BLOCK_ROWS), dtype)
+        unit = self.unit_weights
+        weights = np.ones(_BLOCK_ROWS, np.int32) if unit else np.empty(_BLOCK_ROWS, np.int64)
+        filled = 0
+        select = ", ".join([f"c{a}" for a in leaves] + ([] if unit else ["w"]))
+        for batch in self._batches(f"SELECT {select} FROM {self.rows_name}"):
+            codes = [batch.column(i).to_numpy() for i in range(batch.num_columns)]
+            first, rows = 0, batch.num_rows
+            while first < rows:
+                take = min(rows - first, _BLOCK_ROWS - filled)
+                for row, (source, mapping) in enumerate(zip(sources, maps)):
+                    part = codes[source][first:first + take]
+                    if mapping is None:
+                        matrix[row, filled:filled + take] = part
+                    else:
+                        np.take(mapping, part, out=matrix[row, filled:filled + take], mode="clip")  # codes in range
+                if not unit:
+                    weights[filled:filled + take] = codes[-1][first:first + take]
+                filled, first = filled + take, first + take
+                if filled == _BLOCK_ROWS:
+                    yield matrix, weights
+                    filled = 0
+        if filled:
+            yield matrix[:, :filled], weights[:filled]
 
     @property
     def passes(self) -> int:

@@ -46,6 +46,8 @@ SECONDS: Mapping[str, float] = MappingProxyType({
     "matched_model": 8.0e-06,  # adaptive above the large signal: per model cell of a matched re-fit
     "matched_final": 2.0e-08,  # adaptive above the large signal: per cell-update of the last fit (its work bound)
     "stream_rows": 2.0e-09,  # engine: per row × attribute streamed from the engine to the kernels, per pass
+    "streamed_pair_rows": 1.5e-10,  # PrivBayes on streamed rows: per candidate pair × row (bases at the asked levels)
+    "engine_read": 8.0e-08,  # per cell read and coded by an engine whose coded rows then stream (no labelled copy)
 })
 """Seconds per unit of work (docs/scale.md, "Cost model": how they were measured; a 0 is a term the
 calibration fits found no weight for)."""
@@ -133,9 +135,11 @@ def distinct_rows(n: int, encoding: Encoding) -> int:
     return min(n, cells)
 
 
-def read_work(n: int, encoding: Encoding) -> dict[str, float]:
-    """Reading and labelling the table: n × d cells (of the schema's columns)."""
-    return {"read": float(n) * len(encoding.schema.attributes)}
+def read_work(n: int, encoding: Encoding, streamed: bool = False) -> dict[str, float]:
+    """Reading and labelling the table: n × d cells (of the schema's columns); ``streamed``: read and coded inside an
+    engine whose coded rows then stream (:func:`streamed`; measured at 10⁸-10⁹ × 20 in DuckDB: 0.6-1.1·10⁻⁷ s a
+    cell, against 1.7·10⁻⁷ calibrated in memory; docs/scale.md, "A billion rows")."""
+    return {("engine_read" if streamed else "read"): float(n) * len(encoding.schema.attributes)}
 
 
 def held_memory(n: int, encoding: Encoding, counting: CountingPlace | None) -> dict[str, float]:

@@ -60,9 +60,10 @@ def cost_estimate(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Encod
         tables = theta_table_bounds(settings, plan, encoding)
     work, memory = privbayes_work(settings, plan, encoding, int(largest), counting) if detailed else ({}, {})
     passes = work.pop("passes", 0.0)
-    if costs.streamed(n, encoding, counting):
+    streamed = costs.streamed(n, encoding, counting)
+    if streamed:
         work["stream_rows"] = passes * n * len(attrs)
-    return costs.estimate(METHOD, {**costs.read_work(n, encoding), **work},
+    return costs.estimate(METHOD, {**costs.read_work(n, encoding, streamed), **work},
                           {**costs.held_memory(n, encoding, counting), **memory},
                           candidates * per_candidate + 32 * int(largest),
                           model_file_bound(plan, encoding, int(largest), k, tables), candidates=candidates,
@@ -83,9 +84,11 @@ def privbayes_work(settings: PrivBayesSettings, plan: BudgetPlan, encoding: Enco
     # counted by compiled kernels, many per pass, and each pair is scored by F's dynamic program over
     # its 2 × 2^k table (TODS 2017 §4.4; fscore.py) — a cost per pair of its own, and the kernels'
     # compilation once per process.
-    work: dict[str, float] = {("binary_pair" if compiled else "pair"): pairs,
-                              ("binary_pair_rows" if compiled else "covered_pair_rows" if rows >= costs.COVER_ROWS
-                               else "pair_rows"): pairs * rows,
+    # From streamed rows (an engine's, too many to hold) the bases are planned at the asked levels and kept across
+    # steps (counting/engine.py): fewer, smaller tables a pair than in memory, where leaf tables are cached.
+    regime = ("binary_pair_rows" if compiled else "streamed_pair_rows" if costs.streamed(n, encoding, counting)
+              else "covered_pair_rows" if rows >= costs.COVER_ROWS else "pair_rows")
+    work: dict[str, float] = {("binary_pair" if compiled else "pair"): pairs, regime: pairs * rows,
                               "pair_cells": cells, "model_cells": model,
                               "numba": 1.0 if compiled else costs.numba_loaded(float(pairs) * rows)}
     work["passes"] = float(d + 1)  # a batch per GreedyBayes step, and the measurements

@@ -32,14 +32,17 @@ import contextlib
 import math
 import os
 import sys
+import time
 import warnings
-from collections.abc import Callable, Iterator
-from typing import Any, Self
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple, Self
 
 import numpy as np
 
 from privbayes.core.errors import InputError
+from privbayes.counting.base import Request, all_answered, check_request
 from privbayes.counting.engine import (
+    _DENSE_CELLS,
     LOCAL_MEMORY_SHARE,
     EngineTable,
     Refused,
@@ -68,38 +71,47 @@ class SparkTable(EngineTable):
     def _fetch(self, sql: str) -> Any:
         return self.session.sql(sql).toArrow()
 
-    def _leaf_counts(self, keys: list[tuple[int, ...]]) -> dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]]:
-        """Sparse leaf tables (packed key, count) of each attribute set, in one pass over the cached coded rows:
-        each Python worker counts its partition for every set at once (numpy, :func:`_partial_counts`) and Spark
-        sums the partial tables by (set, cell).  A ``GROUPING SETS`` query expands every row once per set before
-        aggregating (64 × the rows hashed and shuffled: minutes a pass on 10⁶ × 20); this reads each row once.
-        Sets beyond a worker's :data:`_WORKER_CELLS` go to that query.  The driver receives at most every set's
-        cells, as with the query."""
-        from pyspark.sql.types import IntegerType, LongType, StructField, StructType
-
+    def counts_many(self, requests: Sequence[Request]) -> list[np.ndarray]:
+        """Every request's table, counted in the executors (:meth:`_count`): tables whose leaf table is small enough
+        to hold densely through the engines' plan (bases counted at the leaves and summed out,
+        :meth:`EngineTable.counts_many`); larger ones directly at their requested taxonomy levels, whose table —
+        within the cell cap — is the largest the driver ever holds, where a leaf-level answer would grow with the
+        rows (up to n cells)."""
+        if self.local is not None:
+            return self.local.counts_many(requests)
         attrs = self.encoding.attributes
-        plan, rest, budget = [], [], _WORKER_CELLS
+        normal = [check_request(self.encoding, attributes, levels) for attributes, levels in requests]
+        large = [i for i, (a, _) in enumerate(normal) if math.prod(attrs[x].size for x in a) > _DENSE_CELLS]
+        answers: list[np.ndarray | None] = [None] * len(normal)
+        small = [i for i in range(len(normal)) if i not in set(large)]
+        for i, table in zip(small, super().counts_many([requests[i] for i in small]) if small else []):
+            answers[i] = table
+        if large:  # each set of (attribute, level) variables counted once, by attribute; requests transpose it
+            start = time.perf_counter()
+            variables = {i: tuple(sorted(zip(*normal[i]))) for i in large}
+            wanted = list(dict.fromkeys(variables.values()))
+            tables, jobs = self._count([(tuple(a for a, _ in v), tuple(l for _, l in v)) for v in wanted])
+            self.stats.passes += jobs
+            self.stats.counted += len(wanted)
+            self.stats.seconds += time.perf_counter() - start
+            for i in large:
+                order = [a for a, _ in variables[i]]
+                answers[i] = np.transpose(tables[wanted.index(variables[i])], [order.index(a) for a in normal[i][0]])
+        return all_answered(answers)
+
+    def _leaf_counts(self, keys: list[tuple[int, ...]]) -> dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]]:
+        """Sparse leaf tables (packed key, count) of attribute sets of at most ``_DENSE_CELLS`` cells (the engines'
+        plan asks for no larger ones here: :meth:`counts_many`), counted by :meth:`_count`.  The engines count a
+        call as one pass; the jobs beyond the first are added here (a job scans the rows once)."""
         for key in keys:
-            pack_sql(self.encoding, key)  # the same refusal of a key too large to pack
-            sizes = [attrs[a].size for a in key]
-            if math.prod(sizes) <= budget:
-                plan.append((key, sizes))
-                budget -= math.prod(sizes)
-            else:
-                rest.append(key)
-        out = super()._leaf_counts(rest) if rest else {}
-        if not plan:
-            return out
-        schema = StructType([StructField("s", IntegerType(), False), StructField("k", LongType(), False),
-                             StructField("c", LongType(), False)])
-        _ship_by_value(sys.modules[__name__])  # its functions travel by value: the workers need no privbayes
-        with _no_pandas_version_note():
-            partial = self._frame.mapInArrow(_partial_counts(plan), schema)
-        result = partial.groupBy("s", "k").sum("c").toArrow()
-        sets = result.column("s").to_numpy()
-        index, counts = result.column("k").to_numpy(), result.column("sum(c)").to_numpy()
-        for i, (key, _) in enumerate(plan):
-            out[key] = (index[sets == i].astype(np.int64), counts[sets == i].astype(np.int64))
+            pack_sql(self.encoding, key)  # the engines' refusal of a key too large to pack
+        tables, jobs = self._count([(key, (0,) * len(key)) for key in keys])
+        self.stats.passes += jobs - 1
+        out = {}
+        for key, table in zip(keys, tables):
+            flat = table.reshape(-1)
+            found = np.flatnonzero(flat)
+            out[key] = (found.astype(np.int64), flat[found])
         return out
 
     def localise(self, share: float | None = None) -> Self:
@@ -109,15 +121,76 @@ class SparkTable(EngineTable):
             return self
         return super().localise(share)
 
+    def _count(self, wanted: list[tuple[tuple[int, ...], tuple[int, ...]]]) -> tuple[list[np.ndarray], int]:
+        """Dense tables of (attributes, levels), and the number of Spark jobs that counted them.
+
+        The tables' cells, in order, are cut into jobs of at most :data:`_WORKER_CELLS` (:func:`_jobs`: a table
+        beyond that in slices of its row-major cells), a rule on the plan alone.  In a job, every Python worker
+        counts its partitions into the job's dense cells (:func:`_piece_counts`: ``_WORKER_CELLS`` float64 at
+        most) and sends their nonzero cells; Spark sums them by cell and the driver receives at most
+        ``_WORKER_CELLS`` (cell, count) pairs a job (128 MB), so its memory is bounded by the plan whatever n
+        (docs/decisions.md, "Spark on a cluster").  A ``GROUPING SETS`` query instead expands every row once
+        per table before aggregating (64 × the rows hashed and shuffled: minutes a pass on 10⁶ × 20) and answers
+        at the leaves, up to n cells for a large table."""
+        from pyspark.sql.types import LongType, StructField, StructType
+
+        attrs = self.encoding.attributes
+        shapes = [tuple(attrs[a].level_size(l) for a, l in zip(key, levels)) for key, levels in wanted]
+        flats = [np.zeros(math.prod(shape), np.int64) for shape in shapes]
+        schema = StructType([StructField("g", LongType(), False), StructField("c", LongType(), False)])
+        _ship_by_value(sys.modules[__name__])  # its functions travel by value: the workers need no privbayes
+        jobs = _jobs([len(flat) for flat in flats], _WORKER_CELLS)
+        for job in jobs:
+            pieces = [_Piece(wanted[t][0], wanted[t][1], tuple(None if l == 0 else attrs[a].levels[l]
+                                                               for a, l in zip(*wanted[t])), shapes[t], lo, hi)
+                      for t, lo, hi in job]
+            with _no_pandas_version_note():
+                partial = self._frame.mapInArrow(_piece_counts(pieces), schema)
+            result = partial.groupBy("g").sum("c").toArrow()
+            cell, count = result.column("g").to_numpy(), result.column("sum(c)").to_numpy()
+            offset = 0
+            for t, lo, hi in job:
+                mine = (cell >= offset) & (cell < offset + hi - lo)
+                flats[t][cell[mine] - offset + lo] = count[mine]
+                offset += hi - lo
+        return [flat.reshape(shape) for flat, shape in zip(flats, shapes)], len(jobs)
 
 _WORKER_CELLS = 2**23
-"""Cells a Python worker holds for one pass of :meth:`SparkTable._leaf_counts` (float64: 64 MB); sets beyond go to a
-``GROUPING SETS`` query."""
+"""Cells of one counting job (:meth:`SparkTable._count`): what a Python worker holds while counting (float64: 64 MB)
+and the most (cell, count) pairs a job sends the driver (128 MB)."""
 
 
-def _partial_counts(plan: list[tuple[tuple[int, ...], list[int]]]) -> Callable[[Any], Any]:
-    """The function a Python worker runs on its partition of coded rows ``c0..c{d-1}, w``: every set of ``plan``
-    (attributes, their sizes) counted into a dense table, sent as its nonzero cells (batches ``s, k, c``).
+class _Piece(NamedTuple):
+    """Cells ``lo``..``hi`` (row-major) of the table over ``attributes`` at ``levels``: each attribute's leaf → level
+    map (None at the leaves) and the table's shape."""
+
+    attributes: tuple[int, ...]
+    levels: tuple[int, ...]
+    maps: tuple[np.ndarray | None, ...]
+    shape: tuple[int, ...]
+    lo: int
+    hi: int
+
+
+def _jobs(cells: list[int], budget: int) -> list[list[tuple[int, int, int]]]:
+    """Tables of ``cells`` cells cut into jobs of at most ``budget`` cells, in order: (table, lo, hi) slices, a
+    table beyond the budget in slices of it.  Depends on the plan (the tables' sizes) only."""
+    jobs: list[list[tuple[int, int, int]]] = []
+    room = 0
+    for t, size in enumerate(cells):
+        for lo in range(0, size, budget):
+            hi = min(size, lo + budget)
+            if hi - lo > room:
+                jobs.append([])
+                room = budget
+            jobs[-1].append((t, lo, hi))
+            room -= hi - lo
+    return jobs
+
+
+def _piece_counts(pieces: list[_Piece]) -> Callable[[Any], Any]:
+    """The function a Python worker runs on its partition of coded rows ``c0..c{d-1}, w``: every piece's cells
+    counted densely, one after the other in one array (cell ``g``), sent as its nonzero cells (batches ``g, c``).
 
     Weights are summed in float64 and exact: every partial sum is at most n < 2^53 (as in
     :func:`~privbayes.counting.engine.spread`)."""
@@ -126,27 +199,36 @@ def _partial_counts(plan: list[tuple[tuple[int, ...], list[int]]]) -> Callable[[
         import numpy as np
         import pyarrow as pa
 
-        tables = [np.zeros(math.prod(sizes), np.float64) for _, sizes in plan]
+        tables = [np.zeros(piece.hi - piece.lo, np.float64) for piece in pieces]
         for chunk in _in_chunks(batches):
             weights = chunk.column("w").to_numpy().astype(np.float64)
-            codes: dict[int, Any] = {}
-            for (key, sizes), table in zip(plan, tables):
-                for a in key:
-                    if a not in codes:
-                        codes[a] = chunk.column(f"c{a}").to_numpy().astype(np.int64)
-                packed = codes[key[0]].copy()
-                for a, size in zip(key[1:], sizes[1:]):
+            codes: dict[tuple[int, int], Any] = {}
+            for piece, table in zip(pieces, tables):
+                packed = np.zeros(chunk.num_rows, np.int64)
+                for a, level, labels, size in zip(piece.attributes, piece.levels, piece.maps, piece.shape):
+                    if (a, 0) not in codes:
+                        codes[a, 0] = chunk.column(f"c{a}").to_numpy().astype(np.int64)
+                    if (a, level) not in codes:
+                        codes[a, level] = codes[a, 0] if labels is None else labels[codes[a, 0]]
                     packed *= size
-                    packed += codes[a]
+                    packed += codes[a, level]
+                mass = weights
+                if piece.lo or piece.hi < math.prod(piece.shape):  # a slice of a large table: its cells only
+                    inside = (packed >= piece.lo) & (packed < piece.hi)
+                    packed, mass = packed[inside] - piece.lo, weights[inside]
                 if len(table) <= len(packed):
-                    table += np.bincount(packed, weights=weights, minlength=len(table))
+                    table += np.bincount(packed, weights=mass, minlength=len(table))
                 else:  # more cells than rows: add the rows' own cells
                     cells, inverse = np.unique(packed, return_inverse=True)
-                    table[cells] += np.bincount(inverse, weights=weights)
-        for i, table in enumerate(tables):
+                    table[cells] += np.bincount(inverse, weights=mass)
+        offset = 0
+        for table in tables:
             found = np.flatnonzero(table)
-            yield pa.RecordBatch.from_arrays([pa.array(np.full(len(found), i, np.int32)), pa.array(found, pa.int64()),
-                                              pa.array(table[found].astype(np.int64))], names=["s", "k", "c"])
+            for first in range(0, len(found), _LOOKUP_ROWS):
+                part = found[first:first + _LOOKUP_ROWS]
+                yield pa.RecordBatch.from_arrays([pa.array(part + offset), pa.array(table[part].astype(np.int64))],
+                                                 names=["g", "c"])
+            offset += len(table)
 
     return count
 

@@ -79,6 +79,30 @@ def test_a_pass_is_cut_into_jobs_of_bounded_cells_by_the_plan_alone():
     assert all(sum(hi - lo for _, lo, hi in job) <= 4 for job in jobs)
 
 
+def test_integer_columns_are_coded_by_direct_addressing_as_by_arrows_look_up():
+    """The same code for every value (nulls included) as ``index_in`` gives; a sparse value set, text and a value
+    without a code keep to the look-up or fail loudly."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from privbayes.counting.spark import _direct_codes, _direct_table
+
+    keys = pa.array([7, -3, 12, 5, None], pa.int32())
+    codes = pa.array([4, 0, 1, 3, 2], pa.int16())
+    chunk = pa.chunked_array([pa.array([5, None, -3, 12, 7, 7], pa.int32()), pa.array([None, 12], pa.int32())])
+    direct = _direct_table(keys, codes)
+    assert direct is not None and direct.low == -3
+    got = _direct_codes(chunk, direct, 0)
+    assert got.type == pa.int16()
+    assert got.to_pylist() == pc.take(codes, pc.index_in(chunk, value_set=keys, skip_nulls=False)).to_pylist()
+    assert _direct_table(pa.array([0, 2**40]), codes[:2]) is None  # sparse: Arrow's look-up
+    assert _direct_table(pa.array(["a", "b"]), codes[:2]) is None
+    with pytest.raises(RuntimeError, match="column 3: a value without a code"):
+        _direct_codes(pa.chunked_array([pa.array([6], pa.int32())]), direct, 3)
+    with pytest.raises(RuntimeError, match="column 3: a value without a code"):
+        _direct_codes(pa.chunked_array([pa.array([13], pa.int32())]), direct, 3)
+
+
 # --- a two-worker cluster ------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

@@ -490,6 +490,7 @@ def _coded(frame: Any, maps: list[tuple[Any, Any]], schema: Schema) -> Any:
     from pyspark.sql.types import IntegerType, ShortType, StructField, StructType
 
     names = [f"c{j}" for j in range(len(maps))]
+    direct = [_direct_table(keys, codes) for keys, codes in maps]
     out = StructType([StructField(c, ShortType() if a.size < 2**15 else IntegerType(), False)
                       for c, a in zip(names, schema.attributes)])
 
@@ -505,7 +506,10 @@ def _coded(frame: Any, maps: list[tuple[Any, Any]], schema: Schema) -> Any:
 
         def look_up(chunk: Any) -> Any:
             columns = []
-            for j, (keys, codes) in enumerate(maps):
+            for j, ((keys, codes), addressed) in enumerate(zip(maps, direct)):
+                if addressed is not None:
+                    columns.append(_direct_codes(chunk.column(j), addressed, j))
+                    continue
                 column = canonical(chunk.column(j))
                 if (j, column.type) not in value_sets:
                     value_sets[j, column.type] = canonical(keys.cast(column.type))
@@ -522,6 +526,63 @@ def _coded(frame: Any, maps: list[tuple[Any, Any]], schema: Schema) -> Any:
     with _no_pandas_version_note():
         coded = frame.mapInArrow(code, out)
     return coded.groupBy(*names).count().withColumnRenamed("count", "w")
+
+
+_DIRECT_SPAN = 4
+"""An integer column is coded by direct addressing (:func:`_direct_table`) when its values span at most this many
+times its distinct values (at least 2¹⁶): a table of int32 codes no more than 4 × the keys' own bytes."""
+
+
+class _Direct(NamedTuple):
+    """Codes of an integer column by direct addressing: ``table[value − low]`` (−1: no such value), and the code of
+    its null, if it has one."""
+
+    low: int
+    table: np.ndarray
+    null: int | None
+    kind: Any
+    """The codes' Arrow type."""
+
+
+def _direct_table(keys: Any, codes: Any) -> _Direct | None:
+    """The direct-address table of an integer column's (keys, codes) map (nulls last, as
+    :func:`~privbayes.counting.engine.label_distinct` gives them), or None for other columns and sparse value sets.
+
+    Arrow's ``index_in`` hashes the whole value set on every call: 2.7 s for a chunk of 2¹⁸ rows against the
+    1.48·10⁶ values of the scale table's ``fnlwgt`` (about 20 CPU-seconds per 10⁶ rows for its two copies), where
+    an indexed read takes 0.03 s.  Same codes: each value's code is looked up, only faster."""
+    import pyarrow as pa
+
+    values = keys.drop_null()
+    if not pa.types.is_integer(keys.type) or len(values) == 0:
+        return None
+    numbers = values.to_numpy().astype(np.int64)
+    low, high = int(numbers.min()), int(numbers.max())
+    if high - low + 1 > max(_DIRECT_SPAN * len(numbers), 2**16):
+        return None
+    table = np.full(high - low + 1, -1, np.int32)
+    table[numbers - low] = codes.to_numpy()[:len(numbers)]
+    return _Direct(low, table, int(codes[len(codes) - 1].as_py()) if keys.null_count else None, codes.type)
+
+
+def _direct_codes(column: Any, direct: _Direct, j: int) -> Any:
+    """Codes of an integer column's chunk by :func:`_direct_table` (Arrow, in the code's type)."""
+    import pyarrow as pa
+
+    nulls = column.is_null().to_numpy(zero_copy_only=False) if column.null_count else None
+    numbers = column.fill_null(direct.low).to_numpy().astype(np.int64) if nulls is not None else \
+        column.to_numpy().astype(np.int64)
+    inside = (numbers >= direct.low) & (numbers < direct.low + len(direct.table))
+    if not inside.all():  # every value was labelled: a miss is a bug, never a wrong code
+        raise RuntimeError(f"column {j}: a value without a code")
+    codes = direct.table[numbers - direct.low]
+    if nulls is not None:
+        if direct.null is None:
+            raise RuntimeError(f"column {j}: a null without a code")
+        codes[nulls] = direct.null
+    if (codes < 0).any():
+        raise RuntimeError(f"column {j}: a value without a code")
+    return pa.array(codes, pa.int32()).cast(direct.kind)
 
 
 def _distinct_columns(spark: Any, view: str, schema: Schema) -> Any:

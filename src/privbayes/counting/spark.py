@@ -9,9 +9,9 @@ header); Parquet is read in its own types.  Both get a pattern-free link to the 
 the driver's link, the file's resolved path when it holds no pattern character.  Each column's distinct values are
 labelled in Python by
 :func:`privbayes.counting.labels.label_column`; the value → code maps travel with the task to
-the Python workers, where Arrow looks every value up (``mapInArrow``); the coded rows are cached
-as distinct rows with multiplicities; counts are ``GROUPING SETS`` queries over packed leaf keys,
-spread over the full domain in numpy.
+the Python workers, where Arrow looks every value up (``mapInArrow``; integer columns by direct addressing);
+the coded rows are cached as distinct rows with multiplicities; the workers count them into dense numpy tables,
+in jobs of a bounded number of cells (:meth:`SparkTable._count`), and Spark sums the partial tables.
 
 Needs Java 17+ and ``pip install 'privbayes[spark]'``.  Pass an existing
 ``SparkSession`` as ``backend`` to count on a cluster (its settings are left as they are); otherwise the
@@ -21,9 +21,9 @@ tables Spark does not split itself (other compressions or encodings, ``.dat``, a
 ``quoted_newlines``) are read and labelled in memory and only counted in Spark.
 
 On a cluster (:func:`on_cluster`: any master but ``local[...]``) the coded rows stay cached in the executors and
-every count is a ``GROUPING SETS`` query there, unless the schema's whole domain fits the driver
-(:func:`driver_may_hold_rows`, a rule on the public schema alone): the driver's memory does not grow with n
-(docs/scale.md, "Spark on a cluster").
+every table is counted there, unless the schema's whole domain fits the driver (:func:`driver_may_hold_rows`, a
+rule on the public schema alone): the driver's memory is bounded by the plan's cells, not by n (docs/scale.md,
+"Spark on a cluster"; docs/decisions.md, "Spark on a cluster").
 """
 
 from __future__ import annotations

@@ -548,9 +548,9 @@ def _direct_table(keys: Any, codes: Any) -> _Direct | None:
     """The direct-address table of an integer column's (keys, codes) map (nulls last, as
     :func:`~privbayes.counting.engine.label_distinct` gives them), or None for other columns and sparse value sets.
 
-    Arrow's ``index_in`` hashes the whole value set on every call: 2.7 s for a chunk of 2¹⁸ rows against the
-    1.48·10⁶ values of the scale table's ``fnlwgt`` (about 20 CPU-seconds per 10⁶ rows for its two copies), where
-    an indexed read takes 0.03 s.  Same codes: each value's code is looked up, only faster."""
+    Arrow's ``index_in`` hashes the whole value set on every call: 0.1-0.2 CPU-s a chunk of 2¹⁸ rows against
+    1.48·10⁶ integers, several times an indexed read (docs/decisions.md, "Spark on a cluster").  Same codes: each
+    value's code is looked up, only faster."""
     import pyarrow as pa
 
     values = keys.drop_null()

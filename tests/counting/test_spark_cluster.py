@@ -103,6 +103,27 @@ def test_integer_columns_are_coded_by_direct_addressing_as_by_arrows_look_up():
         _direct_codes(pa.chunked_array([pa.array([13], pa.int32())]), direct, 3)
 
 
+def test_a_pass_is_counted_job_by_job_as_its_tables_are_read():
+    """The driver holds about one job's answer: a table is counted when first read (its slices joined), no sooner,
+    and let go once read."""
+    from privbayes.counting.spark import _Answers
+
+    read = []
+
+    def slices():
+        for got in [(0, 0, np.array([1]), np.array([5])), (1, 0, np.array([0]), np.array([2])),
+                    (1, 4, np.array([2]), np.array([3])), (2, 0, np.array([], np.int64), np.array([], np.int64))]:
+            read.append(got[:2])
+            yield got
+
+    answers = _Answers([(0,), (1, 2), (3,)], [1, 2, 1], slices())
+    assert [a.tolist() for a in answers[(0,)]] == [[1], [5]] and read == [(0, 0)]
+    assert [a.tolist() for a in answers[(1, 2)]] == [[0, 6], [2, 3]] and read == [(0, 0), (1, 0), (1, 4)]
+    assert [len(a) for a in answers[(3,)]] == [0, 0]
+    with pytest.raises(KeyError):
+        answers[(1, 2)]
+
+
 # --- a two-worker cluster ------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

@@ -87,13 +87,14 @@ class SparkTable(EngineTable):
         for i, table in zip(small, super().counts_many([requests[i] for i in small]) if small else []):
             answers[i] = table
         if large:  # each set of (attribute, level) variables counted once, by attribute; requests transpose it
-            start = time.perf_counter()
             variables = {i: tuple(sorted(zip(*normal[i]))) for i in large}
             wanted = list(dict.fromkeys(variables.values()))
-            tables, jobs = self._count([(tuple(a for a, _ in v), tuple(l for _, l in v)) for v in wanted])
-            self.stats.passes += jobs
+            shapes = [tuple(attrs[a].level_size(l) for a, l in v) for v in wanted]
+            flats = [np.zeros(math.prod(shape), np.int64) for shape in shapes]
+            for t, lo, cell, count in self._count([(tuple(a for a, _ in v), tuple(l for _, l in v)) for v in wanted]):
+                flats[t][cell + lo] = count
+            tables = [flat.reshape(shape) for flat, shape in zip(flats, shapes)]
             self.stats.counted += len(wanted)
-            self.stats.seconds += time.perf_counter() - start
             for i in large:
                 order = [a for a, _ in variables[i]]
                 answers[i] = np.transpose(tables[wanted.index(variables[i])], [order.index(a) for a in normal[i][0]])
@@ -101,18 +102,14 @@ class SparkTable(EngineTable):
 
     def _leaf_counts(self, keys: list[tuple[int, ...]]) -> dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]]:
         """Sparse leaf tables (packed key, count) of attribute sets of at most ``_DENSE_CELLS`` cells (the engines'
-        plan asks for no larger ones here: :meth:`counts_many`), counted by :meth:`_count`.  The engines count a
-        call as one pass; the jobs beyond the first are added here (a job scans the rows once)."""
+        plan asks for no larger ones here: :meth:`counts_many`), counted by :meth:`_count` as the plan reads them
+        (:class:`_Answers`): the driver holds one job's answer at a time, not the whole pass's."""
         for key in keys:
             pack_sql(self.encoding, key)  # the engines' refusal of a key too large to pack
-        tables, jobs = self._count([(key, (0,) * len(key)) for key in keys])
-        self.stats.passes += jobs - 1
-        out = {}
-        for key, table in zip(keys, tables):
-            flat = table.reshape(-1)
-            found = np.flatnonzero(flat)
-            out[key] = (found.astype(np.int64), flat[found])
-        return out
+        self.stats.passes -= 1  # the engines count this call as a pass; :meth:`_count` counts each job
+        attrs = self.encoding.attributes
+        left = [-(-math.prod(attrs[a].size for a in key) // _WORKER_CELLS) for key in keys]  # slices, as in _jobs
+        return _Answers(keys, left, self._count([(key, (0,) * len(key)) for key in keys]))
 
     def localise(self, share: float | None = None) -> Self:
         """On a cluster (:func:`on_cluster`), keep counting in the executors unless :func:`driver_may_hold_rows`;
@@ -121,8 +118,10 @@ class SparkTable(EngineTable):
             return self
         return super().localise(share)
 
-    def _count(self, wanted: list[tuple[tuple[int, ...], tuple[int, ...]]]) -> tuple[list[np.ndarray], int]:
-        """Dense tables of (attributes, levels), and the number of Spark jobs that counted them.
+    def _count(self, wanted: list[tuple[tuple[int, ...], tuple[int, ...]]]
+               ) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
+        """Tables of (attributes, levels) counted in Spark jobs, as slices ``(table, lo, cells, counts)``: the nonzero
+        cells ``lo + cells`` of the table's row-major cells and their counts, job after job (lazily).
 
         The tables' cells, in order, are cut into jobs of at most :data:`_WORKER_CELLS` (:func:`_jobs`: a table
         beyond that in slices of its row-major cells), a rule on the plan alone.  In a job, every Python worker
@@ -131,16 +130,15 @@ class SparkTable(EngineTable):
         ``_WORKER_CELLS`` (cell, count) pairs a job (128 MB), so its memory is bounded by the plan whatever n
         (docs/decisions.md, "Spark on a cluster").  A ``GROUPING SETS`` query instead expands every row once
         per table before aggregating (64 × the rows hashed and shuffled: minutes a pass on 10⁶ × 20) and answers
-        at the leaves, up to n cells for a large table."""
+        at the leaves, up to n cells for a large table.  Each job is a pass over the rows (``stats.passes``)."""
         from pyspark.sql.types import LongType, StructField, StructType
 
         attrs = self.encoding.attributes
         shapes = [tuple(attrs[a].level_size(l) for a, l in zip(key, levels)) for key, levels in wanted]
-        flats = [np.zeros(math.prod(shape), np.int64) for shape in shapes]
         schema = StructType([StructField("g", LongType(), False), StructField("c", LongType(), False)])
         _ship_by_value(sys.modules[__name__])  # its functions travel by value: the workers need no privbayes
-        jobs = _jobs([len(flat) for flat in flats], _WORKER_CELLS)
-        for job in jobs:
+        for job in _jobs([math.prod(shape) for shape in shapes], _WORKER_CELLS):
+            start = time.perf_counter()
             pieces = [_Piece(wanted[t][0], wanted[t][1], tuple(None if l == 0 else attrs[a].levels[l]
                                                                for a, l in zip(*wanted[t])), shapes[t], lo, hi)
                       for t, lo, hi in job]
@@ -148,12 +146,42 @@ class SparkTable(EngineTable):
                 partial = self._frame.mapInArrow(_piece_counts(pieces), schema)
             result = partial.groupBy("g").sum("c").toArrow()
             cell, count = result.column("g").to_numpy(), result.column("sum(c)").to_numpy()
+            del result
+            self.stats.passes += 1
+            self.stats.seconds += time.perf_counter() - start
             offset = 0
             for t, lo, hi in job:
                 mine = (cell >= offset) & (cell < offset + hi - lo)
-                flats[t][cell[mine] - offset + lo] = count[mine]
+                yield t, lo, (cell[mine] - offset).astype(np.int64), count[mine].astype(np.int64)
                 offset += hi - lo
-        return [flat.reshape(shape) for flat, shape in zip(flats, shapes)], len(jobs)
+
+
+class _Answers(dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]]):
+    """The sparse leaf tables of ``keys`` as :meth:`EngineTable.counts_many` reads them, each once: counted job by
+    job (``slices`` from :meth:`SparkTable._count`, ``left[t]`` of them for table t) only when a table not yet
+    complete is read, and let go once read, so that the driver holds about one job's answer rather than a whole
+    pass's (up to 64 bases of 2²² cells)."""
+
+    def __init__(self, keys: list[tuple[int, ...]], left: list[int],
+                 slices: Iterator[tuple[int, int, np.ndarray, np.ndarray]]) -> None:
+        super().__init__()
+        self._keys, self._left, self._slices = keys, left, slices
+        self._parts: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
+
+    def __missing__(self, key: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        t = self._keys.index(key)
+        while self._left[t]:
+            got = next(self._slices, None)
+            if got is None:  # pragma: no cover - the jobs cover every table's cells
+                raise RuntimeError("a counting job's answer is missing")
+            table, lo, cells, counts = got
+            self._parts.setdefault(table, []).append((cells + lo, counts))
+            self._left[table] -= 1
+        if t not in self._parts:
+            raise KeyError(key)  # read already
+        parts = self._parts.pop(t)
+        return np.concatenate([c for c, _ in parts]), np.concatenate([w for _, w in parts])
+
 
 _WORKER_CELLS = 2**23
 """Cells of one counting job (:meth:`SparkTable._count`): what a Python worker holds while counting (float64: 64 MB)

@@ -340,7 +340,7 @@ def spark():
 
 def test_spark_counts_and_refusals_equal_numpy(tmp_path, spark):
     """A CSV file (missing values, empty cells, levels, text quirks; Parquet is read by the
-    model test below) counted in one GROUPING SETS query; one refusal."""
+    model test below); one refusal."""
     schema, frame = random_case(4)
     path = write(frame, tmp_path / "data.csv")
     expected = counting.open(path, schema)
@@ -357,14 +357,11 @@ def test_spark_counts_and_refusals_equal_numpy(tmp_path, spark):
     assert spark_error.value.rows == numpy_error.value.rows
 
 
-def test_spark_counts_a_parquet_file_equal_numpy(tmp_path, spark, monkeypatch):
+def test_spark_counts_a_parquet_file_equal_numpy(tmp_path, spark):
     """Parquet columns keep their types (floats, integers, text, with nulls; −0.0 beside 0.0, which
     Spark's distinct values merge and Arrow's look-up would not): the Arrow look-up in the workers
-    must code each value as the numpy back-end does.  The Python workers hold 60 cells here, so a pass
-    counts some sets there and the rest in a GROUPING SETS query."""
-    from privbayes.counting import spark as spark_module
-
-    monkeypatch.setattr(spark_module, "_WORKER_CELLS", 60)
+    must code each value as the numpy back-end does (counting in the executors, in jobs of bounded cells:
+    tests/counting/test_spark_cluster.py)."""
     schema, frame = random_case(5)
     numeric = next(a.name for a in schema.attributes if a.kind == "numeric")
     values = frame[numeric].to_numpy(dtype=object, copy=True)

@@ -14,10 +14,11 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from privbayes import AdaptiveMarginals, PrivBayes, counting
-from privbayes.counting.spark import SparkTable, driver_may_hold_rows, on_cluster
+from privbayes.counting.spark import SparkTable, _jobs, driver_may_hold_rows, on_cluster
 from privbayes.schema import Attribute, Schema
 from privbayes.schema.encoding import Encoding
 
@@ -70,6 +71,59 @@ def test_executors_on_other_machines_get_the_files_own_path(tmp_path):
         _OwnPath(tmp_path / "d{1,2}.parquet", "d{1,2}")
 
 
+def test_a_pass_is_cut_into_jobs_of_bounded_cells_by_the_plan_alone():
+    """Tables in order, none of a job's cells beyond the budget; a table beyond it in row-major slices of it."""
+    jobs = _jobs([3, 4, 10, 2, 5], budget=4)
+    assert jobs == [[(0, 0, 3)], [(1, 0, 4)], [(2, 0, 4)], [(2, 4, 8)], [(2, 8, 10), (3, 0, 2)], [(4, 0, 4)],
+                    [(4, 4, 5)]]
+    assert all(sum(hi - lo for _, lo, hi in job) <= 4 for job in jobs)
+
+
+def test_integer_columns_are_coded_by_direct_addressing_as_by_arrows_look_up():
+    """The same code for every value (nulls included) as ``index_in`` gives; a sparse value set, text and a value
+    without a code keep to the look-up or fail loudly."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from privbayes.counting.spark import _direct_codes, _direct_table
+
+    keys = pa.array([7, -3, 12, 5, None], pa.int32())
+    codes = pa.array([4, 0, 1, 3, 2], pa.int16())
+    chunk = pa.chunked_array([pa.array([5, None, -3, 12, 7, 7], pa.int32()), pa.array([None, 12], pa.int32())])
+    direct = _direct_table(keys, codes)
+    assert direct is not None and direct.low == -3
+    got = _direct_codes(chunk, direct, 0)
+    assert got.type == pa.int16()
+    assert got.to_pylist() == pc.take(codes, pc.index_in(chunk, value_set=keys, skip_nulls=False)).to_pylist()
+    assert _direct_table(pa.array([0, 2**40]), codes[:2]) is None  # sparse: Arrow's look-up
+    assert _direct_table(pa.array(["a", "b"]), codes[:2]) is None
+    with pytest.raises(RuntimeError, match="column 3: a value without a code"):
+        _direct_codes(pa.chunked_array([pa.array([6], pa.int32())]), direct, 3)
+    with pytest.raises(RuntimeError, match="column 3: a value without a code"):
+        _direct_codes(pa.chunked_array([pa.array([13], pa.int32())]), direct, 3)
+
+
+def test_a_pass_is_counted_job_by_job_as_its_tables_are_read():
+    """The driver holds about one job's answer: a table is counted when first read (its slices joined), no sooner,
+    and let go once read."""
+    from privbayes.counting.spark import _Answers
+
+    read = []
+
+    def slices():
+        for got in [(0, 0, np.array([1]), np.array([5])), (1, 0, np.array([0]), np.array([2])),
+                    (1, 4, np.array([2]), np.array([3])), (2, 0, np.array([], np.int64), np.array([], np.int64))]:
+            read.append(got[:2])
+            yield got
+
+    answers = _Answers([(0,), (1, 2), (3,)], [1, 2, 1], slices())
+    assert [a.tolist() for a in answers[(0,)]] == [[1], [5]] and read == [(0, 0)]
+    assert [a.tolist() for a in answers[(1, 2)]] == [[0, 6], [2, 3]] and read == [(0, 0), (1, 0), (1, 4)]
+    assert [len(a) for a in answers[(3,)]] == [0, 0]
+    with pytest.raises(KeyError):
+        answers[(1, 2)]
+
+
 # --- a two-worker cluster ------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -114,16 +168,23 @@ def _file(model, path: Path) -> str:
     return file_digest(path)
 
 
-def test_two_workers_fit_the_models_numpy_and_duckdb_fit(tmp_path, cluster, adult_parquet):
+@pytest.fixture(scope="module")
+def adult_on_cluster(cluster, adult_parquet):
+    """The Adult sample opened on the cluster, once for the module (opening takes seconds)."""
+    path, schema = adult_parquet
+    return counting.open(path, schema, backend=cluster)
+
+
+def test_two_workers_fit_the_models_numpy_and_duckdb_fit(tmp_path, cluster, adult_parquet, adult_on_cluster):
     pytest.importorskip("duckdb")
     path, schema = adult_parquet
     assert cluster.sparkContext.master == "local-cluster[2,1,1024]"
-    table = counting.open(path, schema, backend=cluster)
+    table = adult_on_cluster
     assert table.local is None  # counted in the executors: the driver never held the rows
     for name, make in METHODS.items():
         passes = table.passes
         spark = _file(make().fit(table).released_, tmp_path / f"{name}-spark.json")
-        assert table.passes > passes  # its tables came from GROUPING SETS queries on the cluster
+        assert table.passes > passes  # its tables were counted by jobs on the cluster
         assert spark == _file(make().fit(path, schema).released_, tmp_path / f"{name}-numpy.json"), name
         assert spark == _file(make().fit(path, schema, backend="duckdb").released_, tmp_path / f"{name}-duckdb.json")
 
@@ -143,3 +204,25 @@ def test_a_fit_on_spark_prints_only_its_own_lines(tmp_path, adult_parquet):
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     assert done.stdout.startswith(f"wrote {tmp_path / 'm.json'}")
+
+
+def test_large_tables_are_counted_at_their_levels_in_slices_equal_numpy(adult_parquet, adult_on_cluster,
+                                                                        monkeypatch):
+    """Tables beyond the dense limit are counted at their requested levels (the driver never receives a leaf table
+    of up to n cells), and a pass beyond a job's cells is cut into jobs, a table into slices of its cells: here
+    2,048 + 574 + 140 cells in jobs of 1,000 — three jobs (the first table, asked in two orders, counted once) —
+    and one job for the small tables."""
+    from privbayes.counting import spark
+
+    monkeypatch.setattr(spark, "_DENSE_CELLS", 64)
+    monkeypatch.setattr(spark, "_WORKER_CELLS", 1000)
+    path, schema = adult_parquet
+    workload = [([0, 2, 3], [1, 0, 0]), ([13, 6], [0, 0]), ([6, 13], [0, 1]), ([9, 14], None), ([0], [3]),
+                ([2, 0, 3], [0, 1, 0])]
+    table = adult_on_cluster
+    passes = table.passes
+    got = table.counts_many(workload)
+    assert table.passes - passes == 4
+    for want, have in zip(counting.open(path, schema).counts_many(workload), got):
+        assert have.dtype == want.dtype and have.shape == want.shape
+        np.testing.assert_array_equal(have, want)

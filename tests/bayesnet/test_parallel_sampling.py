@@ -198,6 +198,33 @@ def test_spliced_parts_are_the_file_one_writer_writes(tmp_path):
         PartsWriter(sink).append(b"PAR1" + b"\x00" * 8 + b"PAR1")
 
 
+def test_a_spliced_file_whose_positions_were_not_moved_is_refused(tmp_path):
+    """The read-back check finds column chunks out of place (here: the second part's positions not moved, as a
+    footer field the scanner did not know would be) and a wrong row count; a good file passes."""
+    import pyarrow as pa
+
+    from privbayes.files.parquet_parts import FooterError, PartsWriter, check_spliced, encode_part
+
+    tables = [pa.table({"k": pa.array(np.arange(500 * i, 500 * (i + 1)))}) for i in range(2)]
+
+    def splice(path, unmoved=False):
+        with open(path, "wb") as sink:
+            parts = PartsWriter(sink)
+            for table in tables:
+                parts.append(encode_part(table))
+                if unmoved:
+                    parts.position = 4
+            parts.close()
+
+    splice(tmp_path / "good.parquet")
+    check_spliced(tmp_path / "good.parquet", 1000)
+    with pytest.raises(FooterError, match="row count"):
+        check_spliced(tmp_path / "good.parquet", 999)
+    splice(tmp_path / "bad.parquet", unmoved=True)
+    with pytest.raises(FooterError, match="not where its footer says"):
+        check_spliced(tmp_path / "bad.parquet", 1000)
+
+
 def test_streamed_parquet_is_the_file_pandas_and_one_writer_give(tmp_path, model, small_blocks, monkeypatch):
     """The rows decoded straight to Arrow and encoded by workers (drawn by the compiled kernel, loaded for
     a large sample) make the file the earlier route made: each chunk drawn by the numpy loop, decoded through

@@ -28,7 +28,7 @@ import pandas as pd
 from privbayes.bayesnet import draw_kernel
 from privbayes.bayesnet.network import Network
 from privbayes.core.errors import InputError
-from privbayes.files.parquet_parts import PartsWriter, encode_part
+from privbayes.files.parquet_parts import PartsWriter, check_spliced, encode_part
 from privbayes.schema import Schema
 from privbayes.schema.decoding import decode_arrow
 from privbayes.schema.encoding import Encoding
@@ -370,5 +370,6 @@ def sample_to(path: str | os.PathLike, draw: Callable[[int, np.random.Generator]
                 writer.append(part)
                 report(i)
             writer.close()
+        check_spliced(tmp, n)
 
     atomic_write(target, write_csv if suffix == ".csv" else write_parquet)

@@ -10,6 +10,7 @@ count, the row groups' list header, their ordinals and the offsets, re-encoded a
 
 from __future__ import annotations
 
+import os
 import struct
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
@@ -252,3 +253,24 @@ class PartsWriter:
         self.sink.write(footer)
         self.sink.write(struct.pack("<I", len(footer)))
         self.sink.write(MAGIC)
+
+
+def check_spliced(path: str | os.PathLike[str], rows: int) -> None:
+    """Read the spliced file's footer back with pyarrow: its row count is ``rows`` and every column chunk lies inside
+    the file, after the one before it.  A guard against a footer field that holds a file position this scanner does
+    not know to move (a newer Parquet writer's): the file is refused rather than written with pages out of place."""
+    import pyarrow.parquet as pq
+
+    meta = pq.read_metadata(path)
+    end = os.path.getsize(path) - 8 - len(MAGIC)
+    if meta.num_rows != rows:
+        raise FooterError("the spliced file's row count is not the rows written")
+    position = len(MAGIC)
+    for g in range(meta.num_row_groups):
+        group = meta.row_group(g)
+        for c in range(group.num_columns):
+            column = group.column(c)
+            start = column.dictionary_page_offset if column.has_dictionary_page else column.data_page_offset
+            if start is None or start < position or start + column.total_compressed_size > end:
+                raise FooterError("a column chunk of the spliced file is not where its footer says")
+            position = start + column.total_compressed_size

@@ -16,7 +16,7 @@ import sys
 import tempfile
 import warnings
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +30,7 @@ from privbayes.bayesnet.network import Network
 from privbayes.core.errors import InputError
 from privbayes.files.parquet_parts import PartsWriter, check_spliced, encode_part
 from privbayes.schema import Schema
-from privbayes.schema.decoding import decode_arrow
+from privbayes.schema.decoding import coded_text, decode_arrow, distinct_values
 from privbayes.schema.encoding import Encoding
 
 
@@ -166,6 +166,23 @@ IN_FLIGHT = 2
 bounded by ``IN_FLIGHT × workers`` chunks whatever n."""
 
 
+DICTIONARY_VALUES = 1 << 17
+"""Columns whose domain allows at most this many distinct values are dictionary-encoded in Parquet files, larger
+ones written plain (:func:`parquet_options`): 2¹⁷ 8-byte values fill pyarrow's 1 MiB dictionary page, past which
+its writer falls back to plain encoding after hashing every value in vain."""
+
+
+def parquet_options(schema: Schema, names: Sequence[str], bin_labels: bool) -> dict[str, Any]:
+    """The Parquet writer's options for columns ``names`` of a table sampled from ``schema``, from the public
+    domain alone (:func:`~privbayes.schema.decoding.distinct_values`): a dictionary for columns of at most
+    :data:`DICTIONARY_VALUES` values, plain encoding for the others and for columns the schema does not decode
+    (identifier keys, all distinct).  Both encodings are Parquet's first ones, which every reader reads
+    (docs/decisions.md, "Parallel sampling")."""
+    attributes = {a.name: a for a in schema.attributes}
+    return {"use_dictionary": [name for name in names if name in attributes
+                               and distinct_values(attributes[name], bin_labels) <= DICTIONARY_VALUES]}
+
+
 def usable_cores() -> int:
     """The cores this process may run on (its CPU affinity where the system reports it): ``workers``' default."""
     try:
@@ -189,7 +206,10 @@ class Chunks:
     per_chunk: int
     bin_labels: bool
     arrow_schema: Any = None
-    """The Parquet file's column types (a ``pyarrow.Schema``), or ``None`` for CSV."""
+    """The column types handed to the Parquet writer (a ``pyarrow.Schema``: text categories as dictionaries of
+    codes, :func:`~privbayes.schema.decoding.coded_text`), or ``None`` for CSV."""
+    parquet_options: Mapping[str, Any] | None = None
+    """The Parquet writer's options (:func:`parquet_options`)."""
 
     @property
     def count(self) -> int:
@@ -239,7 +259,7 @@ class Chunks:
         (:func:`~privbayes.files.parquet_parts.encode_part`), so that the writer only appends them."""
         if self.arrow_schema is None:
             return self.frame(i).to_csv(None, header=i == 0, index=False)
-        return encode_part(self.table(i))
+        return encode_part(self.table(i), self.parquet_options)
 
 
 _CHUNKS: Chunks | None = None
@@ -363,9 +383,11 @@ def sample_to(path: str | os.PathLike, draw: Callable[[int, np.random.Generator]
         frame = schema.decode(leaves, np.random.default_rng(0), bin_labels=bin_labels)
         kinds = pa.Schema.from_pandas(finish(frame, 0) if finish is not None else frame,
                                       preserve_index=False)  # column types from values of every code, not a chunk
+        job = dataclasses.replace(chunks, arrow_schema=coded_text(schema.attributes, kinds) if finish is None
+                                  else kinds, parquet_options=parquet_options(schema, kinds.names, bin_labels))
         with open(tmp, "wb") as handle:
-            writer = PartsWriter(handle)
-            for i, part in enumerate(rendered(dataclasses.replace(chunks, arrow_schema=kinds), int(workers))):
+            writer = PartsWriter(handle, schema=kinds)  # the file stores ``kinds``: text read back as text
+            for i, part in enumerate(rendered(job, int(workers))):
                 assert isinstance(part, bytes)
                 writer.append(part)
                 report(i)

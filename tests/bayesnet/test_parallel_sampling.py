@@ -290,13 +290,22 @@ def test_streamed_parquet_reads_back_as_pandas_and_one_writer_wrote_it(tmp_path,
     group = pq.read_metadata(tmp_path / "new.parquet").row_group(0)
     encodings = {group.column(j).path_in_schema: group.column(j).encodings for j in range(group.num_columns)}
     assert "RLE_DICTIONARY" in encodings["c"] and "RLE_DICTIONARY" not in encodings["x"]
+    assert not group.column(3).is_stats_set and group.column(2).statistics.has_min_max  # "c" text, "x" a number
 
 
 def test_the_writer_options_come_from_the_domain():
     """A dictionary for columns of few values (categories, whole numbers in a short range, bin labels), plain for
-    numbers drawn continuously, whole numbers in a range past a dictionary page, and identifier keys."""
+    numbers drawn continuously, whole numbers in a range past a dictionary page, and identifier keys; statistics
+    for every column but text."""
+    import pyarrow as pa
+
     schema = Schema((*SCHEMA.attributes, Attribute("w", "numeric", lower=0, upper=2e6, bins=8, integer=True),
                      Attribute("h", "numeric", lower=0, upper=99_999, bins=8, integer=True)))
-    names = [*schema.names, "id"]
-    assert sampling.parquet_options(schema, names, False) == {"use_dictionary": ["a", "b", "c", "h"]}
-    assert sampling.parquet_options(schema, names, True) == {"use_dictionary": ["a", "b", "x", "c", "w", "h"]}
+    kinds = pa.schema([("a", pa.int64()), ("b", pa.int64()), ("x", pa.float64()),
+                       ("c", pa.dictionary(pa.int32(), pa.large_string())), ("w", pa.int64()), ("h", pa.int64()),
+                       ("id", pa.string())])
+    assert sampling.parquet_options(schema, kinds, False) == {"use_dictionary": ["a", "b", "c", "h"],
+                                                              "write_statistics": ["a", "b", "x", "w", "h"]}
+    labels = kinds.set(2, pa.field("x", pa.large_string()))
+    assert sampling.parquet_options(schema, labels, True) == {"use_dictionary": ["a", "b", "x", "c", "w", "h"],
+                                                              "write_statistics": ["a", "b", "w", "h"]}

@@ -261,9 +261,10 @@ def test_a_stored_schema_replaces_the_parts_arrow_schema(tmp_path):
 
 
 def test_streamed_parquet_reads_back_as_pandas_and_one_writer_wrote_it(tmp_path, model, small_blocks, monkeypatch):
-    """The rows decoded straight to Arrow (text as codes) and encoded by workers (drawn by the compiled kernel,
-    loaded for a large sample) read back as what the earlier route wrote: each chunk drawn by the numpy loop,
-    decoded through pandas, converted, and written by one ParquetWriter — the same values, column types and
+    """The rows decoded straight to Arrow (text as codes) and encoded by workers (the first chunks by the numpy
+    loop, the others by the compiled kernel, loaded meanwhile for a large sample) read back as what the earlier
+    route wrote: each chunk drawn by the numpy loop, decoded through pandas, converted, and written by one
+    ParquetWriter — the same values, column types and
     stored schema, for pyarrow and pandas; the text column's pages are a dictionary of its categories, the
     continuous column is plain (docs/decisions.md, "Parallel sampling")."""
     import pyarrow as pa
@@ -273,9 +274,12 @@ def test_streamed_parquet_reads_back_as_pandas_and_one_writer_wrote_it(tmp_path,
 
     monkeypatch.setattr(draw_kernel, "_KERNEL", [])
     monkeypatch.setattr(sampling, "KERNEL_ROWS", 1000)  # a "large" sample: the kernel is loaded before the workers
+    pools, pool = [], sampling._pool
+    monkeypatch.setattr(sampling, "_pool", lambda chunks, workers: pools.append(workers) or pool(chunks, workers))
     n = 5 * 500 + 61
     model.sample_to(tmp_path / "new.parquet", n, chunk_rows=1000, random_state=8, progress=False, workers=2)
     assert draw_kernel.loaded() is not None
+    assert pools == [1, 2]  # one process forked before the load drew the first chunks with the numpy loop
     monkeypatch.setattr(draw_kernel, "_KERNEL", [])
     kinds = pq.read_schema(tmp_path / "new.parquet")
     chunks = sampling.Chunks(model._draw(None), None, model.schema, n, np.random.SeedSequence(8), 500, 2, False)

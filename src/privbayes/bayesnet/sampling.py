@@ -122,7 +122,8 @@ class AncestralSampler:
 
 KERNEL_ROWS = 1 << 22
 """Streamed samples from this many rows on load the compiled draw (:func:`privbayes.bayesnet.draw_kernel.load`,
-with numba; the same codes) before their workers start: below, loading numba costs more than it saves."""
+with numba; the same codes) before their workers fork, while one process forked earlier draws the first chunks
+(:func:`rendered`): below, loading numba costs more than it saves."""
 
 
 def guide_table(cdf: np.ndarray) -> np.ndarray:
@@ -303,32 +304,52 @@ def _read_chunk(path: str, text: bool) -> str | bytes:
         os.unlink(path)
 
 
-def rendered(chunks: Chunks, workers: int) -> Iterator[Any]:
+EARLY_CHUNKS = 2
+"""Chunks drawn by the numpy loop in a process forked before the compiled draw is loaded (:func:`rendered`):
+about what one core renders while another loads numba."""
+
+
+def rendered(chunks: Chunks, workers: int, kernel: bool = False) -> Iterator[Any]:
     """The chunks rendered in order: here, or by ``workers`` processes with at most ``IN_FLIGHT`` chunks each
     in flight (bounded memory), handed over through files in shared memory (:func:`_render`) and still in
-    order (docs/decisions.md, "Parallel sampling")."""
+    order (docs/decisions.md, "Parallel sampling").  ``kernel``: the compiled draw is loaded first
+    (:data:`KERNEL_ROWS`); where workers are forked, one process forked before the load renders the first
+    :data:`EARLY_CHUNKS` chunks with the numpy loop (the same codes) while this one loads it, so that the
+    load leaves no core idle."""
     workers = min(workers, chunks.count)
     if workers <= 1:
+        if kernel:
+            draw_kernel.load()
         yield from map(chunks.render, range(chunks.count))
         return
     shared = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
     folder = tempfile.mkdtemp(prefix="privbayes-sample-", dir=shared)
+    pools: list[ProcessPoolExecutor] = []
     try:
-        pool = _pool(chunks, workers)
-        try:
-            pending: deque[Future[str]] = deque()
-            ahead = iter(range(chunks.count))
-            for i in itertools.islice(ahead, IN_FLIGHT * workers):
-                pending.append(pool.submit(_render, i, folder))
-            while pending:
-                payload = _read_chunk(pending.popleft().result(), text=chunks.arrow_schema is None)
-                for i in itertools.islice(ahead, 1):
-                    pending.append(pool.submit(_render, i, folder))
-                yield payload
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+        pending: deque[Future[str]] = deque()
+        ahead = iter(range(chunks.count))
+        if kernel and FORK and not draw_kernel.tried() and chunks.count > EARLY_CHUNKS:
+            pools.append(_pool(chunks, 1))
+            for i in itertools.islice(ahead, EARLY_CHUNKS):
+                pending.append(pools[0].submit(_render, i, folder))
+        if kernel:
+            draw_kernel.load()  # before the workers fork: they share it
+        pools.append(_pool(chunks, workers))
+        for i in itertools.islice(ahead, IN_FLIGHT * workers):
+            pending.append(pools[-1].submit(_render, i, folder))
+        while pending:
+            payload = _read_chunk(pending.popleft().result(), text=chunks.arrow_schema is None)
+            for i in itertools.islice(ahead, 1):
+                pending.append(pools[-1].submit(_render, i, folder))
+            yield payload
     finally:
+        for pool in pools:
+            pool.shutdown(wait=True, cancel_futures=True)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+FORK = sys.platform.startswith("linux")
+"""Worker processes are forked (Linux), else spawned (:func:`_pool`)."""
 
 
 def _pool(chunks: Chunks, workers: int) -> ProcessPoolExecutor:
@@ -337,12 +358,11 @@ def _pool(chunks: Chunks, workers: int) -> ProcessPoolExecutor:
     or a fork server without a ``__main__`` guard).  They run numpy, pandas and pyarrow code only, which
     survives a fork of a process with idle threads, so Python's warning about forking such a process
     (3.12+) is silenced here only.  Elsewhere they are spawned and receive ``chunks`` pickled."""
-    linux = sys.platform.startswith("linux")
-    context = multiprocessing.get_context("fork" if linux else "spawn")
+    context = multiprocessing.get_context("fork" if FORK else "spawn")
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_install, initargs=(chunks,))
-        if linux:  # forked now, inside the filter (a fork context starts every process on the first submit)
+        if FORK:  # forked now, inside the filter (a fork context starts every process on the first submit)
             pool.submit(int).result()
     return pool
 
@@ -370,8 +390,6 @@ def sample_to(path: str | os.PathLike, draw: Callable[[int, np.random.Generator]
         raise InputError(f"chunk_rows ({chunk_rows!r}) must be a positive integer")
     if not isinstance(workers, (int, np.integer)) or workers < 1:
         raise InputError(f"workers ({workers!r}) must be a positive integer")
-    if n >= KERNEL_ROWS:
-        draw_kernel.load()
     chunks = Chunks(draw, finish, schema, n, np.random.SeedSequence(seed), BLOCK_ROWS,
                     max(1, -(-int(chunk_rows) // BLOCK_ROWS)), bin_labels)
 
@@ -381,7 +399,7 @@ def sample_to(path: str | os.PathLike, draw: Callable[[int, np.random.Generator]
 
     def write_csv(tmp: Path) -> None:
         with open(tmp, "w", encoding="utf-8", newline="") as handle:
-            for i, text in enumerate(rendered(chunks, int(workers))):
+            for i, text in enumerate(rendered(chunks, int(workers), n >= KERNEL_ROWS)):
                 handle.write(text)
                 report(i)
 
@@ -397,7 +415,7 @@ def sample_to(path: str | os.PathLike, draw: Callable[[int, np.random.Generator]
                                   else kinds, parquet_options=parquet_options(schema, kinds, bin_labels))
         with open(tmp, "wb") as handle:
             writer = PartsWriter(handle, schema=kinds)  # the file stores ``kinds``: text read back as text
-            for i, part in enumerate(rendered(job, int(workers))):
+            for i, part in enumerate(rendered(job, int(workers), n >= KERNEL_ROWS)):
                 assert isinstance(part, bytes)
                 writer.append(part)
                 report(i)

@@ -99,8 +99,8 @@ def _arrow_column(attr: Attribute, codes: np.ndarray, rng: np.random.Generator, 
             and not bin_labels and (pa.types.is_int64(kind) if attr.integer else pa.types.is_float64(kind)):
         values, missing = numbers(attr, codes, rng)
         mask = missing if missing.any() else None
-        if attr.integer:  # numeric_column's Int64: the integers, null where missing
-            return pa.array(np.where(missing, 0, values).astype(np.int64), type=kind, mask=mask)
+        if attr.integer:  # numeric_column's Int64: the integers, null where missing (a number below: unread)
+            return pa.array(values.astype(np.int64), type=kind, mask=mask)
         values[missing] = np.nan
         return pa.array(values, type=kind, from_pandas=True)  # NaN → null, as from a float64 column
     return pa.array(decode(attr, codes, rng, bin_labels), type=kind, from_pandas=True)
@@ -144,7 +144,7 @@ def draw_in_bins(attr: NumericAttribute, safe: np.ndarray, rng: np.random.Genera
             if not again.any():
                 break
             values[again] = (first + rng.integers(0, span))[again]
-    return np.clip(values, math.ceil(attr.lower), math.floor(attr.upper))
+    return np.clip(values, math.ceil(attr.lower), math.floor(attr.upper), out=values)  # a new array: in place
 
 
 def identifier_keys(kind: str, start: int, n: int) -> np.ndarray:

@@ -2,6 +2,7 @@
 
 Usage:
   python benchmarks/sampling.py                                     # 10⁷ Adult rows, 10⁸ scale-table rows
+  python benchmarks/sampling.py --adult-rows 1e7 --scale-rows 1e8 --workers 1,2 --before ''   # issue 42's acceptance
   python benchmarks/sampling.py --adult-rows 1e7 --scale-rows 1e7 --workers 1,2 --data /tmp/privbayes_sampling
   python benchmarks/sampling.py --before /work/main/src             # main's code, run side by side (the default)
   python benchmarks/sampling.py --adult-rows 0 --scale-rows 1e8 --workers 2 --before ''   # the 10⁸ run alone
@@ -11,9 +12,10 @@ and PrivBayes (ε = 1, seeded, as ``benchmarks/scale.py`` fits it) on the 20-col
 (``scale.py``'s ``generate``: rows sampled from an Adult model, copies of its columns) of ``--fit-rows``
 rows.  Each measurement runs in a fresh process: the model file loaded, then ``sample_to(path, n,
 random_state=0)`` to Parquet timed (workers started and joined inside the time), with the CPU seconds of
-the writing process and of its workers (less sensitive than wall time to other load).  ``before``: the same call,
-with the same numbers of workers, on the code at ``--before``.  The machine is shared, so every row carries the
-1-minute load average before and after.  Prints JSON, then a table.
+the writing process and of its workers (less sensitive than wall time to other load) and the file's sha256 (taken
+after the timing: files of one model, n and code must be the same whatever the workers).  ``before``: the same
+call, with the same numbers of workers, on the code at ``--before``.  The machine is shared, so every row carries
+the 1-minute load average before and after.  Prints JSON, then a table.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ADULT = ROOT / "src" / "privbayes" / "data"
 
 ONE = """
-import json, os, resource, sys, time
+import hashlib, json, os, resource, sys, time
 import privbayes
 model = privbayes.load(sys.argv[1])
 n, workers, out = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
@@ -41,8 +43,13 @@ model.sample_to(out, n, random_state=0, progress=False, workers=workers)
 seconds = time.perf_counter() - start
 workers_cpu = sum(getattr(resource.getrusage(resource.RUSAGE_CHILDREN), f) for f in ("ru_utime", "ru_stime"))
 size = os.path.getsize(out)
+digest = hashlib.sha256()
+with open(out, "rb") as handle:
+    for block in iter(lambda: handle.read(1 << 22), b""):
+        digest.update(block)
 os.unlink(out)
 print(json.dumps({"seconds": round(seconds, 2), "rows_per_s": round(n / seconds), "bytes": size,
+                  "sha256": digest.hexdigest()[:16],
                   "parent_cpu_s": round(time.process_time() - cpu, 2), "workers_cpu_s": round(workers_cpu, 2),
                   "load_1m": [round(load, 1), round(os.getloadavg()[0], 1)]}))
 """
@@ -107,18 +114,23 @@ def main() -> None:
                      and r["workers"] == row["workers"] and "rows_per_s" in r), None)
         if base is not None and "rows_per_s" in row:
             row["ratio_to_before"] = round(row["rows_per_s"] / base["rows_per_s"], 2)
+        if "rows_per_s" in row:
+            row["cpu_s_per_million_rows"] = round((row["parent_cpu_s"] + row["workers_cpu_s"]) / row["n"] * 1e6, 3)
+            row["same_file_for_all_workers"] = len({r["sha256"] for r in rows if r["model"] == row["model"]
+                                                    and r["code"] == row["code"] and "sha256" in r}) == 1
     machine = {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
                "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     print(json.dumps({"benchmark": "sampling", "machine": machine, "results": rows}, indent=1))
     print(f"\n{'model':<32} {'n':>10} {'code':<12} {'workers':>7} {'seconds':>8} {'M rows/s':>9} {'× before':>9} "
-          f"{'CPU s':>11} {'load':>9}")
+          f"{'CPU s':>11} {'CPU s/10⁶':>9} {'same file':>9} {'load':>9}")
     for r in rows:
         if "error" in r:
             print(f"{r['model']:<32} {r['n']:>10} {r['code']:<12} {r['workers']:>7}   {r['error']}")
             continue
         print(f"{r['model']:<32} {r['n']:>10} {r['code']:<12} {r['workers']:>7} {r['seconds']:>8.2f} "
               f"{r['rows_per_s'] / 1e6:>9.2f} {r.get('ratio_to_before', ''):>9} "
-              f"{r['parent_cpu_s']:>5.1f}+{r['workers_cpu_s']:<5.1f} {'/'.join(map(str, r['load_1m'])):>9}")
+              f"{r['parent_cpu_s']:>5.1f}+{r['workers_cpu_s']:<5.1f} {r['cpu_s_per_million_rows']:>9.3f} "
+              f"{'yes' if r['same_file_for_all_workers'] else 'NO':>9} {'/'.join(map(str, r['load_1m'])):>9}")
 
 
 if __name__ == "__main__":

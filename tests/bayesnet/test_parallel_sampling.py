@@ -14,6 +14,7 @@ from privbayes.bayesnet import sampling
 from privbayes.bayesnet.sampling import guide_table, guided_count
 from privbayes.cli import main
 from privbayes.core.errors import InputError
+from privbayes.files.parquet_parts import check_spliced
 from privbayes.schema import Attribute, Schema
 
 SCHEMA = Schema((Attribute("a", "categorical", categories=(0, 1, 2)), Attribute("b", "binary"),
@@ -225,10 +226,47 @@ def test_a_spliced_file_whose_positions_were_not_moved_is_refused(tmp_path):
         check_spliced(tmp_path / "bad.parquet", 1000)
 
 
-def test_streamed_parquet_is_the_file_pandas_and_one_writer_give(tmp_path, model, small_blocks, monkeypatch):
-    """The rows decoded straight to Arrow and encoded by workers (drawn by the compiled kernel, loaded for
-    a large sample) make the file the earlier route made: each chunk drawn by the numpy loop, decoded through
-    pandas, converted, and written by one ParquetWriter."""
+def test_a_stored_schema_replaces_the_parts_arrow_schema(tmp_path):
+    """Parts whose text was handed to the writer as a dictionary of categories, spliced under the plain schema:
+    the file stores that schema (readers get text, not categories), holds the same values, and parts whose
+    Parquet columns are not the schema's are refused."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from privbayes.files.parquet_parts import FooterError, PartsWriter, encode_part
+
+    plain = pa.schema([("t", pa.large_string()), ("k", pa.int64())], metadata={"origin": "test"})
+    coded = pa.schema([("t", pa.dictionary(pa.int32(), pa.large_string())), ("k", pa.int64())],
+                      metadata=plain.metadata)
+    categories = pa.array(["north", "south", "east, west"], pa.large_string())
+    rng = np.random.default_rng(2)
+    parts = []
+    for size in (300, 301, 7):
+        codes = pa.array(rng.integers(0, 3, size).astype(np.int32), mask=rng.random(size) < 0.1)
+        parts.append(pa.Table.from_arrays([pa.DictionaryArray.from_arrays(codes, categories),
+                                           pa.array(rng.integers(0, 50, size))], schema=coded))
+    with open(tmp_path / "t.parquet", "wb") as sink:
+        writer = PartsWriter(sink, schema=plain)
+        for table in parts:
+            writer.append(encode_part(table, {"use_dictionary": ["t"]}))
+        writer.close()
+    check_spliced(tmp_path / "t.parquet", 608)
+    assert pq.read_schema(tmp_path / "t.parquet").equals(plain, check_metadata=True)
+    back = pq.read_table(tmp_path / "t.parquet")
+    assert back.equals(pa.concat_tables(parts).cast(plain)) and back.column("t").null_count > 0
+    assert pd.read_parquet(tmp_path / "t.parquet")["t"].dtype != "category"
+    with open(tmp_path / "bad.parquet", "wb") as sink, pytest.raises(FooterError, match="stored schema"):
+        PartsWriter(sink, schema=pa.schema([("t", pa.large_string()), ("k", pa.float64())])).append(
+            encode_part(parts[0]))
+
+
+def test_streamed_parquet_reads_back_as_pandas_and_one_writer_wrote_it(tmp_path, model, small_blocks, monkeypatch):
+    """The rows decoded straight to Arrow (text as codes) and encoded by workers (the first chunks by the numpy
+    loop, the others by the compiled kernel, loaded meanwhile for a large sample) read back as what the earlier
+    route wrote: each chunk drawn by the numpy loop, decoded through pandas, converted, and written by one
+    ParquetWriter — the same values, column types and
+    stored schema, for pyarrow and pandas; the text column's pages are a dictionary of its categories, the
+    continuous column is plain (docs/decisions.md, "Parallel sampling")."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -236,13 +274,42 @@ def test_streamed_parquet_is_the_file_pandas_and_one_writer_give(tmp_path, model
 
     monkeypatch.setattr(draw_kernel, "_KERNEL", [])
     monkeypatch.setattr(sampling, "KERNEL_ROWS", 1000)  # a "large" sample: the kernel is loaded before the workers
+    pools, pool = [], sampling._pool
+    monkeypatch.setattr(sampling, "_pool", lambda chunks, workers: pools.append(workers) or pool(chunks, workers))
     n = 5 * 500 + 61
     model.sample_to(tmp_path / "new.parquet", n, chunk_rows=1000, random_state=8, progress=False, workers=2)
     assert draw_kernel.loaded() is not None
+    assert pools == [1, 2]  # one process forked before the load drew the first chunks with the numpy loop
     monkeypatch.setattr(draw_kernel, "_KERNEL", [])
     kinds = pq.read_schema(tmp_path / "new.parquet")
     chunks = sampling.Chunks(model._draw(None), None, model.schema, n, np.random.SeedSequence(8), 500, 2, False)
     with pq.ParquetWriter(tmp_path / "old.parquet", kinds) as writer:
         for i in range(chunks.count):
             writer.write_table(pa.Table.from_pandas(chunks.frame(i), schema=kinds, preserve_index=False))
-    assert (tmp_path / "new.parquet").read_bytes() == (tmp_path / "old.parquet").read_bytes()
+    new, old = pq.read_table(tmp_path / "new.parquet"), pq.read_table(tmp_path / "old.parquet")
+    assert new.schema.equals(old.schema, check_metadata=True) and new.equals(old)
+    assert pa.types.is_large_string(new.schema.field("c").type)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "new.parquet"), pd.read_parquet(tmp_path / "old.parquet"),
+                                  check_exact=True)
+    group = pq.read_metadata(tmp_path / "new.parquet").row_group(0)
+    encodings = {group.column(j).path_in_schema: group.column(j).encodings for j in range(group.num_columns)}
+    assert "RLE_DICTIONARY" in encodings["c"] and "RLE_DICTIONARY" not in encodings["x"]
+    assert not group.column(3).is_stats_set and group.column(2).statistics.has_min_max  # "c" text, "x" a number
+
+
+def test_the_writer_options_come_from_the_domain():
+    """A dictionary for columns of few values (categories, whole numbers in a short range, bin labels), plain for
+    numbers drawn continuously, whole numbers in a range past a dictionary page, and identifier keys; statistics
+    for every column but text."""
+    import pyarrow as pa
+
+    schema = Schema((*SCHEMA.attributes, Attribute("w", "numeric", lower=0, upper=2e6, bins=8, integer=True),
+                     Attribute("h", "numeric", lower=0, upper=99_999, bins=8, integer=True)))
+    kinds = pa.schema([("a", pa.int64()), ("b", pa.int64()), ("x", pa.float64()),
+                       ("c", pa.dictionary(pa.int32(), pa.large_string())), ("w", pa.int64()), ("h", pa.int64()),
+                       ("id", pa.string())])
+    assert sampling.parquet_options(schema, kinds, False) == {"use_dictionary": ["a", "b", "c", "h"],
+                                                              "write_statistics": ["a", "b", "x", "w", "h"]}
+    labels = kinds.set(2, pa.field("x", pa.large_string()))
+    assert sampling.parquet_options(schema, labels, True) == {"use_dictionary": ["a", "b", "x", "c", "w", "h"],
+                                                              "write_statistics": ["a", "b", "w", "h"]}

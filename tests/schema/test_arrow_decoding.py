@@ -54,3 +54,37 @@ def test_every_code_missing_or_not_decodes_alike():
     kinds = pa.Schema.from_pandas(probe, preserve_index=False)
     expected = pa.Table.from_pandas(frame, schema=kinds, preserve_index=False)
     assert decode_arrow(SCHEMA.attributes, codes, np.random.default_rng(2), kinds).equals(expected)
+
+
+def test_text_handed_over_as_codes_has_the_same_values():
+    """``coded_text`` turns only the text-category columns into dictionaries of their categories; decoded with
+    it, those columns hold the leaf codes as indices (null where missing) and cast back to the very table of
+    the plain schema, the generator left in the same state."""
+    from privbayes.schema.decoding import coded_text
+
+    codes = _codes(3000, 4)
+    kinds = pa.Schema.from_pandas(SCHEMA.decode(codes, np.random.default_rng(0)), preserve_index=False)
+    coded = coded_text(SCHEMA.attributes, kinds)
+    assert [n for n in coded.names if coded.field(n) != kinds.field(n)] == ["city"]  # "kind" is one already
+    assert coded.metadata == kinds.metadata
+    plain, rng = decode_arrow(SCHEMA.attributes, codes, np.random.default_rng(5), kinds), np.random.default_rng(5)
+    table = decode_arrow(SCHEMA.attributes, codes, rng, coded)
+    assert table.schema == coded
+    city = table.column("city").chunk(0)
+    assert city.indices.to_numpy(zero_copy_only=False)[codes[:, 0] < 3].tolist() == codes[codes[:, 0] < 3, 0].tolist()
+    assert city.null_count == (codes[:, 0] == 3).sum() > 0
+    assert table.cast(kinds).equals(plain)
+    after = np.random.default_rng(5)
+    decode_arrow(SCHEMA.attributes, codes, after, kinds)
+    assert rng.bit_generator.state == after.bit_generator.state
+
+
+def test_distinct_values_come_from_the_domain():
+    from privbayes.schema.decoding import distinct_values
+
+    counts = {a.name: distinct_values(a) for a in SCHEMA.attributes}
+    assert counts["city"] == 4 and counts["size"] == 3  # categories and the missing code
+    assert counts["age"] == 90 - 17 + 1 + 2 and counts["narrow"] == 3  # whole numbers and special values
+    assert counts["rate"] == 101 and counts["wide"] == float("inf")  # two decimals; drawn continuously
+    assert counts["day"] == 366  # days of 2020
+    assert distinct_values(SCHEMA.attributes[4], bin_labels=True) == SCHEMA.attributes[4].size

@@ -58,6 +58,11 @@ def load() -> bool:
     return _KERNEL[0] is not None
 
 
+def tried() -> bool:
+    """Whether :func:`load` has run in this process (the kernel may still be absent: numba not installed)."""
+    return bool(_KERNEL)
+
+
 def loaded() -> Callable[..., None] | None:
     """The compiled kernel if :func:`load` has loaded it in this process, else ``None`` (the numpy loop)."""
     return _KERNEL[0] if _KERNEL else None

@@ -16,7 +16,7 @@ import sys
 import tempfile
 import warnings
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +30,7 @@ from privbayes.bayesnet.network import Network
 from privbayes.core.errors import InputError
 from privbayes.files.parquet_parts import PartsWriter, check_spliced, encode_part
 from privbayes.schema import Schema
-from privbayes.schema.decoding import decode_arrow
+from privbayes.schema.decoding import coded_text, decode_arrow, distinct_values
 from privbayes.schema.encoding import Encoding
 
 
@@ -122,7 +122,8 @@ class AncestralSampler:
 
 KERNEL_ROWS = 1 << 22
 """Streamed samples from this many rows on load the compiled draw (:func:`privbayes.bayesnet.draw_kernel.load`,
-with numba; the same codes) before their workers start: below, loading numba costs more than it saves."""
+with numba; the same codes) before their workers fork, while one process forked earlier draws the first chunks
+(:func:`rendered`): below, loading numba costs more than it saves."""
 
 
 def guide_table(cdf: np.ndarray) -> np.ndarray:
@@ -166,6 +167,33 @@ IN_FLIGHT = 2
 bounded by ``IN_FLIGHT × workers`` chunks whatever n."""
 
 
+DICTIONARY_VALUES = 1 << 17
+"""Columns whose domain allows at most this many distinct values are dictionary-encoded in Parquet files, larger
+ones written plain (:func:`parquet_options`): 2¹⁷ 8-byte values fill pyarrow's 1 MiB dictionary page, past which
+its writer falls back to plain encoding after hashing every value in vain."""
+
+
+def parquet_options(schema: Schema, kinds: Any, bin_labels: bool) -> dict[str, Any]:
+    """The Parquet writer's options for a table of column types ``kinds`` (a ``pyarrow.Schema``) sampled from
+    ``schema``, from public inputs alone (docs/decisions.md, "Parallel sampling"): a dictionary for columns of at
+    most :data:`DICTIONARY_VALUES` values (:func:`~privbayes.schema.decoding.distinct_values`), plain encoding for
+    the others and for columns the schema does not decode (identifier keys, all distinct) — Parquet's first two
+    encodings, which every reader reads; statistics (min, max, nulls) for every column but text, whose minimum
+    and maximum cost about an eighth of the CPU of sampling Adult's rows, to skip no row group of a sample (each
+    holds nearly every category)."""
+    import pyarrow as pa
+
+    attributes = {a.name: a for a in schema.attributes}
+
+    def text(kind: Any) -> bool:
+        kind = kind.value_type if pa.types.is_dictionary(kind) else kind
+        return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind))
+
+    return {"use_dictionary": [f.name for f in kinds if f.name in attributes
+                               and distinct_values(attributes[f.name], bin_labels) <= DICTIONARY_VALUES],
+            "write_statistics": [f.name for f in kinds if not text(f.type)]}
+
+
 def usable_cores() -> int:
     """The cores this process may run on (its CPU affinity where the system reports it): ``workers``' default."""
     try:
@@ -189,7 +217,10 @@ class Chunks:
     per_chunk: int
     bin_labels: bool
     arrow_schema: Any = None
-    """The Parquet file's column types (a ``pyarrow.Schema``), or ``None`` for CSV."""
+    """The column types handed to the Parquet writer (a ``pyarrow.Schema``: text categories as dictionaries of
+    codes, :func:`~privbayes.schema.decoding.coded_text`), or ``None`` for CSV."""
+    parquet_options: Mapping[str, Any] | None = None
+    """The Parquet writer's options (:func:`parquet_options`)."""
 
     @property
     def count(self) -> int:
@@ -239,7 +270,7 @@ class Chunks:
         (:func:`~privbayes.files.parquet_parts.encode_part`), so that the writer only appends them."""
         if self.arrow_schema is None:
             return self.frame(i).to_csv(None, header=i == 0, index=False)
-        return encode_part(self.table(i))
+        return encode_part(self.table(i), self.parquet_options)
 
 
 _CHUNKS: Chunks | None = None
@@ -273,32 +304,52 @@ def _read_chunk(path: str, text: bool) -> str | bytes:
         os.unlink(path)
 
 
-def rendered(chunks: Chunks, workers: int) -> Iterator[Any]:
+EARLY_CHUNKS = 2
+"""Chunks drawn by the numpy loop in a process forked before the compiled draw is loaded (:func:`rendered`):
+about what one core renders while another loads numba."""
+
+
+def rendered(chunks: Chunks, workers: int, kernel: bool = False) -> Iterator[Any]:
     """The chunks rendered in order: here, or by ``workers`` processes with at most ``IN_FLIGHT`` chunks each
     in flight (bounded memory), handed over through files in shared memory (:func:`_render`) and still in
-    order (docs/decisions.md, "Parallel sampling")."""
+    order (docs/decisions.md, "Parallel sampling").  ``kernel``: the compiled draw is loaded first
+    (:data:`KERNEL_ROWS`); where workers are forked, one process forked before the load renders the first
+    :data:`EARLY_CHUNKS` chunks with the numpy loop (the same codes) while this one loads it, so that the
+    load leaves no core idle."""
     workers = min(workers, chunks.count)
     if workers <= 1:
+        if kernel:
+            draw_kernel.load()
         yield from map(chunks.render, range(chunks.count))
         return
     shared = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
     folder = tempfile.mkdtemp(prefix="privbayes-sample-", dir=shared)
+    pools: list[ProcessPoolExecutor] = []
     try:
-        pool = _pool(chunks, workers)
-        try:
-            pending: deque[Future[str]] = deque()
-            ahead = iter(range(chunks.count))
-            for i in itertools.islice(ahead, IN_FLIGHT * workers):
-                pending.append(pool.submit(_render, i, folder))
-            while pending:
-                payload = _read_chunk(pending.popleft().result(), text=chunks.arrow_schema is None)
-                for i in itertools.islice(ahead, 1):
-                    pending.append(pool.submit(_render, i, folder))
-                yield payload
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+        pending: deque[Future[str]] = deque()
+        ahead = iter(range(chunks.count))
+        if kernel and FORK and not draw_kernel.tried() and chunks.count > EARLY_CHUNKS:
+            pools.append(_pool(chunks, 1))
+            for i in itertools.islice(ahead, EARLY_CHUNKS):
+                pending.append(pools[0].submit(_render, i, folder))
+        if kernel:
+            draw_kernel.load()  # before the workers fork: they share it
+        pools.append(_pool(chunks, workers))
+        for i in itertools.islice(ahead, IN_FLIGHT * workers):
+            pending.append(pools[-1].submit(_render, i, folder))
+        while pending:
+            payload = _read_chunk(pending.popleft().result(), text=chunks.arrow_schema is None)
+            for i in itertools.islice(ahead, 1):
+                pending.append(pools[-1].submit(_render, i, folder))
+            yield payload
     finally:
+        for pool in pools:
+            pool.shutdown(wait=True, cancel_futures=True)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+FORK = sys.platform.startswith("linux")
+"""Worker processes are forked (Linux), else spawned (:func:`_pool`)."""
 
 
 def _pool(chunks: Chunks, workers: int) -> ProcessPoolExecutor:
@@ -307,12 +358,11 @@ def _pool(chunks: Chunks, workers: int) -> ProcessPoolExecutor:
     or a fork server without a ``__main__`` guard).  They run numpy, pandas and pyarrow code only, which
     survives a fork of a process with idle threads, so Python's warning about forking such a process
     (3.12+) is silenced here only.  Elsewhere they are spawned and receive ``chunks`` pickled."""
-    linux = sys.platform.startswith("linux")
-    context = multiprocessing.get_context("fork" if linux else "spawn")
+    context = multiprocessing.get_context("fork" if FORK else "spawn")
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_install, initargs=(chunks,))
-        if linux:  # forked now, inside the filter (a fork context starts every process on the first submit)
+        if FORK:  # forked now, inside the filter (a fork context starts every process on the first submit)
             pool.submit(int).result()
     return pool
 
@@ -340,8 +390,6 @@ def sample_to(path: str | os.PathLike, draw: Callable[[int, np.random.Generator]
         raise InputError(f"chunk_rows ({chunk_rows!r}) must be a positive integer")
     if not isinstance(workers, (int, np.integer)) or workers < 1:
         raise InputError(f"workers ({workers!r}) must be a positive integer")
-    if n >= KERNEL_ROWS:
-        draw_kernel.load()
     chunks = Chunks(draw, finish, schema, n, np.random.SeedSequence(seed), BLOCK_ROWS,
                     max(1, -(-int(chunk_rows) // BLOCK_ROWS)), bin_labels)
 
@@ -351,7 +399,7 @@ def sample_to(path: str | os.PathLike, draw: Callable[[int, np.random.Generator]
 
     def write_csv(tmp: Path) -> None:
         with open(tmp, "w", encoding="utf-8", newline="") as handle:
-            for i, text in enumerate(rendered(chunks, int(workers))):
+            for i, text in enumerate(rendered(chunks, int(workers), n >= KERNEL_ROWS)):
                 handle.write(text)
                 report(i)
 
@@ -363,9 +411,11 @@ def sample_to(path: str | os.PathLike, draw: Callable[[int, np.random.Generator]
         frame = schema.decode(leaves, np.random.default_rng(0), bin_labels=bin_labels)
         kinds = pa.Schema.from_pandas(finish(frame, 0) if finish is not None else frame,
                                       preserve_index=False)  # column types from values of every code, not a chunk
+        job = dataclasses.replace(chunks, arrow_schema=coded_text(schema.attributes, kinds) if finish is None
+                                  else kinds, parquet_options=parquet_options(schema, kinds, bin_labels))
         with open(tmp, "wb") as handle:
-            writer = PartsWriter(handle)
-            for i, part in enumerate(rendered(dataclasses.replace(chunks, arrow_schema=kinds), int(workers))):
+            writer = PartsWriter(handle, schema=kinds)  # the file stores ``kinds``: text read back as text
+            for i, part in enumerate(rendered(job, int(workers), n >= KERNEL_ROWS)):
                 assert isinstance(part, bytes)
                 writer.append(part)
                 report(i)

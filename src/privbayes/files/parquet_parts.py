@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import struct
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
@@ -27,18 +28,32 @@ _STRUCTS = {("FileMetaData", 4): "RowGroup", ("RowGroup", 1): "ColumnChunk", ("C
 
 _ORDINAL = ("RowGroup", 7)
 _NUM_ROWS = ("FileMetaData", 3)
+_SCHEMA, _KEY_VALUES = 2, 5
+"""FileMetaData's Parquet schema (the columns' SchemaElements) and key-value metadata (where Arrow stores its
+schema, ``ARROW:schema``)."""
 
 
-def encode_part(table: Any) -> bytes:
-    """``table`` (a ``pyarrow.Table``) as a Parquet file written with the writer's default settings and
-    ``table.schema`` (its metadata included): what ``ParquetWriter(path, table.schema).write_table(table)``
-    adds to a file (one row group unless the table is longer than the writer's row group size)."""
+def encode_part(table: Any, options: Mapping[str, Any] | None = None) -> bytes:
+    """``table`` (a ``pyarrow.Table``) as a Parquet file written with ``table.schema`` (its metadata included)
+    and the writer's keyword ``options`` (pyarrow's defaults where none): what ``ParquetWriter(path,
+    table.schema, **options).write_table(table)`` adds to a file (one row group unless the table is longer than
+    the writer's row group size)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     sink = pa.BufferOutputStream()
-    with pq.ParquetWriter(sink, table.schema) as writer:
+    with pq.ParquetWriter(sink, table.schema, **(options or {})) as writer:
         writer.write_table(table)
+    return bytes(sink.getvalue())
+
+
+def _empty_file(schema: Any) -> bytes:
+    """A Parquet file of ``schema`` without rows: its footer holds the key-value metadata a writer stores for it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sink = pa.BufferOutputStream()
+    pq.ParquetWriter(sink, schema).close()
     return bytes(sink.getvalue())
 
 
@@ -80,6 +95,8 @@ class _Footer:
     """Each row group's bytes in ``data``."""
     list_span: tuple[int, int] = (0, 0)
     """The row groups' list header."""
+    spans: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """The Parquet schema's and the key-value metadata's bytes in ``data`` (:data:`_SCHEMA`, :data:`_KEY_VALUES`)."""
 
 
 class _Scanner:
@@ -144,6 +161,8 @@ class _Scanner:
             raise FooterError(f"unknown compact type {kind}")
         if self.at > len(self.data):
             raise FooterError("the footer ends early")
+        if struct_name == "FileMetaData" and field_id in (_SCHEMA, _KEY_VALUES):
+            self.footer.spans[field_id] = (start, self.at)
 
     def sequence(self, struct_name: str | None, field_id: int | None) -> None:
         start = self.at
@@ -200,14 +219,25 @@ def _split(part: bytes) -> tuple[memoryview, _Footer]:
 class PartsWriter:
     """Appends parts (:func:`encode_part`) to ``sink`` and, on :meth:`close`, writes the footer of the whole:
     the first part's, with the row count summed and every part's row groups, their offsets moved to where
-    their column chunks now lie and their ordinal (where written) their place in the file."""
+    their column chunks now lie and their ordinal (where written) their place in the file.
 
-    def __init__(self, sink: BinaryIO) -> None:
+    ``schema`` (a ``pyarrow.Schema``): the file's stored Arrow schema is this one's, whatever the parts' Arrow
+    types, provided their Parquet columns are its (e.g. text handed to the parts' writer as a dictionary of
+    its categories, stored as ``large_string``): readers then give the column the type ``schema`` says.  The
+    footer's key-value metadata is what a writer stores for ``schema``."""
+
+    def __init__(self, sink: BinaryIO, schema: Any = None) -> None:
         self.sink = sink
         self.position = len(MAGIC)
         self.rows = 0
         self.head: _Footer | None = None
         self.groups: list[bytes] = []
+        self.stored: tuple[bytes, bytes] | None = None
+        """The Parquet schema and key-value metadata of ``schema``'s footer."""
+        if schema is not None:
+            reference = _split(_empty_file(schema))[1]
+            self.stored = (reference.data[slice(*reference.spans[_SCHEMA])],
+                           reference.data[slice(*reference.spans[_KEY_VALUES])])
         sink.write(MAGIC)
 
     def append(self, part: bytes) -> None:
@@ -229,6 +259,9 @@ class PartsWriter:
                     at = edit.end
                 edit = next(edits, None)
             self.groups.append(bytes(out + footer.data[at:end]))
+        if self.stored is not None and (set(footer.spans) != {_SCHEMA, _KEY_VALUES}
+                                        or footer.data[slice(*footer.spans[_SCHEMA])] != self.stored[0]):
+            raise FooterError("a part's Parquet columns are not the stored schema's")
         if self.head is None:
             self.head = footer
         self.rows += rows[0]
@@ -248,8 +281,14 @@ class PartsWriter:
         groups_start, groups_end = head.groups[0][0], head.groups[-1][1]
         if list_end != groups_start or rows.end > list_start:
             raise FooterError("the footer's row count does not come before its row groups")
+        tail = head.data[groups_end:]
+        if self.stored is not None:
+            start, end = head.spans[_KEY_VALUES]
+            if start < groups_end:
+                raise FooterError("the footer's key-value metadata comes before its row groups")
+            tail = head.data[groups_end:start] + self.stored[1] + head.data[end:]
         footer = (head.data[:rows.start] + _zigzag(self.rows) + head.data[rows.end:list_start] + header
-                  + b"".join(self.groups) + head.data[groups_end:])
+                  + b"".join(self.groups) + tail)
         self.sink.write(footer)
         self.sink.write(struct.pack("<I", len(footer)))
         self.sink.write(MAGIC)

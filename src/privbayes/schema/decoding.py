@@ -49,21 +49,58 @@ def decode_arrow(attributes: Sequence[Attribute], codes: np.ndarray, rng: np.ran
     return pa.Table.from_arrays(columns, schema=kinds)
 
 
+def coded_text(attributes: Sequence[Attribute], kinds: Any) -> Any:
+    """``kinds`` with every text-category column that :func:`decode_arrow` takes from the categories made a
+    dictionary of them (``int32`` indices: the leaf codes, null where missing): the same values, handed to a
+    Parquet writer without a string per row to look up and hash (docs/decisions.md, "Parallel sampling")."""
+    import pyarrow as pa
+
+    fields = [field.with_type(pa.dictionary(pa.int32(), field.type)) if _text_from_codes(attr, field.type, pa)
+              else field for attr, field in zip(attributes, kinds)]
+    return pa.schema(fields, metadata=kinds.metadata)
+
+
+def distinct_values(attr: Attribute, bin_labels: bool = False) -> float:
+    """How many distinct values a decoded column of ``attr`` can hold, from the public domain alone: the codes
+    for categories and bin labels, the whole numbers (days, months, years for dates) or the numbers at the
+    declared decimals in [lower, upper] plus the special values, ``inf`` for numbers drawn continuously."""
+    if not isinstance(attr, NumericAttribute) or bin_labels:
+        return attr.size
+    if attr.integer:
+        return math.floor(attr.upper) - math.ceil(attr.lower) + 1 + len(attr.special_values)
+    if attr.decimals is not None:
+        return math.floor((attr.upper - attr.lower) * 10 ** attr.decimals) + 1 + len(attr.special_values)
+    return math.inf
+
+
+def _text_from_codes(attr: Attribute, kind: Any, pa: Any) -> bool:
+    """Whether the column is :func:`categorical_column`'s inferred text (no dtype, every category a string),
+    which :func:`decode_arrow` takes from the categories by code."""
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return (attr.dtype is None and not isinstance(attr, NumericAttribute)
+            and (pa.types.is_large_string(kind) or pa.types.is_string(kind))
+            and all(isinstance(c, str) for c in attr.categories))
+
+
 def _arrow_column(attr: Attribute, codes: np.ndarray, rng: np.random.Generator, kind: Any, bin_labels: bool,
                   pa: Any) -> Any:
     codes = np.asarray(codes, dtype=np.int64)
-    if attr.dtype is None and not isinstance(attr, NumericAttribute):
-        if pa.types.is_large_string(kind) or pa.types.is_string(kind):
-            if all(isinstance(c, str) for c in attr.categories):  # categorical_column's inferred text
-                absent = [None] if attr.size > attr.base_size else []  # no null to carry when no code is missing
-                categories = pa.array(list(attr.categories) + absent, type=kind)
-                return categories.take(np.minimum(codes, attr.base_size).astype(np.int32))
-    elif attr.dtype is None and isinstance(attr, NumericAttribute) and not isinstance(attr, DateAttribute) \
+    if _text_from_codes(attr, kind, pa):
+        if pa.types.is_dictionary(kind):  # the codes are the indices (coded_text)
+            missing = codes >= attr.base_size
+            return pa.DictionaryArray.from_arrays(
+                pa.array(codes.astype(np.int32), mask=missing if missing.any() else None),
+                pa.array(attr.categories, type=kind.value_type))
+        absent = [None] if attr.size > attr.base_size else []  # no null to carry when no code is missing
+        categories = pa.array(list(attr.categories) + absent, type=kind)
+        return categories.take(np.minimum(codes, attr.base_size).astype(np.int32))
+    if attr.dtype is None and isinstance(attr, NumericAttribute) and not isinstance(attr, DateAttribute) \
             and not bin_labels and (pa.types.is_int64(kind) if attr.integer else pa.types.is_float64(kind)):
         values, missing = numbers(attr, codes, rng)
         mask = missing if missing.any() else None
-        if attr.integer:  # numeric_column's Int64: the integers, null where missing
-            return pa.array(np.where(missing, 0, values).astype(np.int64), type=kind, mask=mask)
+        if attr.integer:  # numeric_column's Int64: the integers, null where missing (a number below: unread)
+            return pa.array(values.astype(np.int64), type=kind, mask=mask)
         values[missing] = np.nan
         return pa.array(values, type=kind, from_pandas=True)  # NaN → null, as from a float64 column
     return pa.array(decode(attr, codes, rng, bin_labels), type=kind, from_pandas=True)
@@ -107,7 +144,7 @@ def draw_in_bins(attr: NumericAttribute, safe: np.ndarray, rng: np.random.Genera
             if not again.any():
                 break
             values[again] = (first + rng.integers(0, span))[again]
-    return np.clip(values, math.ceil(attr.lower), math.floor(attr.upper))
+    return np.clip(values, math.ceil(attr.lower), math.floor(attr.upper), out=values)  # a new array: in place
 
 
 def identifier_keys(kind: str, start: int, n: int) -> np.ndarray:

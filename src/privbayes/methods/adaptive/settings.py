@@ -13,7 +13,7 @@ A fit spends ε in a fixed order (docs/decisions.md, "Adaptive marginals"):
    choose among the 3-way marginals too (:meth:`AdaptiveSettings.degree_for`); above a signal of
    :data:`LARGE_SIGNAL` the first share falls with the signal (:func:`large_signal_share`);
 3. T rounds, each a selection (permute-and-flip by default, or the exponential mechanism) with
-   ``select_share`` of the round's budget
+   ``select_share`` of the round's budget (a quarter of it above a signal of :data:`CAPACITY_SIGNAL`)
    and a discrete-Laplace measurement of the selected marginal with the rest.  The rounds' budgets
    rise linearly, the last round getting ``ramp`` (4) times the first's: AIM's budget annealing made
    data-independent (the first rounds find the gross errors, which a small budget resolves; the later
@@ -21,7 +21,8 @@ A fit spends ε in a fixed order (docs/decisions.md, "Adaptive marginals"):
 
 T is fixed before the data: ``rounds`` if given, else T = √(n·E_m / (Δ·θ)), E_m all the rounds'
 measurement budget, at least 1 and at most :data:`MAX_ROUNDS_PER_ATTRIBUTE`·d, a cap that grows above a signal of
-:data:`ROUNDS_SIGNAL` (:func:`rounds_cap`; with a workload, at most its number of sets; under zCDP the cap stays).
+:data:`CAPACITY_SIGNAL` (:data:`ROUNDS_SIGNAL` under :data:`AUTO_VERSION` 4; :func:`rounds_cap`; with a workload, at
+most its number of sets; under zCDP the cap stays).
 Read as PrivBayes's θ-usefulness (TODS 2017, §4.3) of the rounds themselves: n·ε_m/Δ, the count a measurement at the
 per-round ε_m = E_m/T resolves against its noise, must be at least θ·T (θ = 25 by default).  Under pure ε
 every extra round makes every measurement noisier (ε composes linearly), so the number of rounds grows
@@ -95,10 +96,10 @@ LARGE_SIGNAL = 20_000
 (:data:`AUTO_VERSION` 3; docs/decisions.md, "Capacity that follows n·ε")."""
 MIN_SHARE = Fraction(1, 100)
 ROUNDS_SIGNAL = 1_000_000
-"""Above this n·ε/Δ (50 times :data:`LARGE_SIGNAL`) the rounds rule's cap grows with the signal (:func:`rounds_cap`,
-:data:`AUTO_VERSION` 4; docs/decisions.md, "Capacity that follows n·ε").  Not lower: at 10⁶ rows under add/remove
-(signal 990,000) 39 rounds instead of 30 took 186 CPU s against 55, beyond what the cost estimate (calibrated at that
-size) follows."""
+"""Above this n·ε/Δ (50 times :data:`LARGE_SIGNAL`) the rounds rule's cap grows with the signal under
+:data:`AUTO_VERSION` 4 (:func:`rounds_cap`; version 5: above :data:`CAPACITY_SIGNAL`; docs/decisions.md, "Capacity
+that follows n·ε").  Version 4 held it there: at 10⁶ rows under add/remove (signal 990,000) 39 rounds instead of 30
+took 186 CPU s against 55; with version 5's quieter selection 43 rounds took 71."""
 CAPACITY_SIGNAL = 100_000
 """Above this n·ε/Δ (5 times :data:`LARGE_SIGNAL`, above every paper dataset's signal on the grid: at most 60,141)
 the rounds cap grows from here rather than from :data:`ROUNDS_SIGNAL`, and each round's selection gets a smaller

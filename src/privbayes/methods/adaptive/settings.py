@@ -111,9 +111,9 @@ SELECT_SCALE = Fraction(1, 4)
 picks a badly fitted marginal and the rest measures it (on 10⁶ rows at ε = 1, shares 0.2 / 0.05 / 0.02 gave Q2
 2.10 / 1.96 / 2.05 times the sampling floor)."""
 ROUNDS_GROWTH = Fraction(1, 6)
-"""The cap's growth: (n·ε/Δ / ROUNDS_SIGNAL) to this power: 1.47 times the cap at 10⁷ rows and ε = 1 (add/remove),
-2.15 at 10⁸; slow, because each round re-fits a model that grows towards its cell cap (at 10⁸ rows and 20 columns the
-2²⁰-cell cap: seconds per round)."""
+"""The cap's growth: (n·ε/Δ / ROUNDS_SIGNAL) to this power (version 5: / CAPACITY_SIGNAL): 1.47 times the cap at 10⁷
+rows and ε = 1 (add/remove), 2.15 at 10⁸ (version 5: 2.15 and 3.16); slow, because each round re-fits a model that
+grows towards its cell cap (at 10⁸ rows and 20 columns the 2²⁰-cell cap: seconds per round)."""
 WORKLOAD_MULTIPLE = 64
 """The junction tree is also capped at this many times the cells of all the candidate marginals of two or
 more attributes (the workload's own size): a domain-scaled bound on the time and memory of each round

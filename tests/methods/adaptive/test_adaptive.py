@@ -157,6 +157,8 @@ def test_above_the_capacity_signal_the_rounds_grow_and_the_selection_shrinks_and
                                                                                CAPACITY_SIGNAL) == 16
     zcdp = AdaptiveSettings(1, privacy="zcdp", delta=1e-9)
     assert zcdp.select_share_for(10**8) == zcdp.select_share  # the zCDP rule is as before
+    assert AdaptiveSettings(1, select_share=0.4).select_share_for(10**8) == Fraction(1, 10)  # a given share: scaled
+    assert old.select_share_for(10**8) == Fraction(1, 5)
 
 
 def test_a_fit_above_the_rounds_signal_spends_its_larger_plan():

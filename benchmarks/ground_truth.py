@@ -2,13 +2,14 @@
 
 Usage:
   python benchmarks/ground_truth.py --rows 1e5,1e6 --epsilons 1 [--repeats 1] [--method adaptive]
-      [--option rounds=200 --option marginal_degree=3] [--json out.json]
+      [--option rounds=200 --option marginal_degree=3] [--data-seed 10] [--json out.json]
 
 The truth is a known degree-3 Bayesian network over Adult's 15 attributes (numeric columns as their
 bins): PrivBayes's network learned on the bundled Adult data (degree 3, ε = 10 for the structure, seed 0)
 with its conditionals the exact tables of the data (``non_private_phase="marginals"``, the paper's
 estimation), so its dependence is Adult's own, up to three parents per attribute.  Rows are drawn from it
-by ancestral sampling (seed 10 + n-index for the data, 1,000 + n-index for a second sample).  Each fit
+by ancestral sampling (seed 10 + n-index for the data, 1,000 + n-index for a second sample; ``--data-seed`` moves
+the first: another sample of the same network).  Each fit
 receives the sampled leaf codes as a table (``InMemoryTable``) and releases a model; ``rows`` synthetic
 rows are drawn from it and Q2 / Q3 (average TVD of all 2-way / 3-way marginals,
 :func:`privbayes.evaluation.marginals.average_marginal_tvd`) are measured against the sample it was
@@ -68,7 +69,8 @@ def scores(real: np.ndarray, synth: np.ndarray, sizes: list[int]) -> dict:
     return {"q2": average_marginal_tvd(real, synth, sizes, 2), "q3": average_marginal_tvd(real, synth, sizes, 3)}
 
 
-def run(rows: list[int], epsilons: list[float], repeats: int, method: str, options: dict) -> list[dict]:
+def run(rows: list[int], epsilons: list[float], repeats: int, method: str, options: dict,
+        data_seed: int = 10) -> list[dict]:
     from privbayes.counting.memory import InMemoryTable
     from privbayes.schema.encoding import Encoding
 
@@ -76,7 +78,7 @@ def run(rows: list[int], epsilons: list[float], repeats: int, method: str, optio
     sizes = [a.size for a in Encoding.build(schema, "hierarchical").attributes]
     out = []
     for i, n in enumerate(rows):
-        data = draw(model, n, 10 + i)
+        data = draw(model, n, data_seed + i)
         floor = scores(data, draw(model, n, 1000 + i), sizes)
         table = InMemoryTable(data, Encoding.build(schema, "hierarchical"))
         for eps in epsilons:
@@ -87,7 +89,8 @@ def run(rows: list[int], epsilons: list[float], repeats: int, method: str, optio
                 seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
                 plan = fitted.model_.plan
                 got = scores(data, synth, sizes)
-                out.append({"rows": n, "epsilon": eps, "repeat": rep, "method": method, "options": options,
+                out.append({"rows": n, "data_seed": data_seed + i, "epsilon": eps, "repeat": rep, "method": method,
+                            "options": options,
                             "floor_q2": floor["q2"], "floor_q3": floor["q3"], **got,
                             "ratio_q2": got["q2"] / floor["q2"], "ratio_q3": got["q3"] / floor["q3"],
                             "seconds": seconds, "cpu_seconds": cpu, "load_average": os.getloadavg()[0],
@@ -115,6 +118,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--method", choices=("adaptive", "privbayes"), default="adaptive")
     parser.add_argument("--option", action="append", default=[], help="name=value passed to the synthesizer")
+    parser.add_argument("--data-seed", type=int, default=10, help="seed of the first size's sample (+1 per size)")
     parser.add_argument("--json", help="also write the results to this file")
     args = parser.parse_args()
     options = {}
@@ -125,7 +129,7 @@ def main() -> None:
         except json.JSONDecodeError:
             options[name] = value  # a word: init=network
     results = run([int(float(r)) for r in args.rows.split(",")], [float(e) for e in args.epsilons.split(",")],
-                  args.repeats, args.method, options)
+                  args.repeats, args.method, options, args.data_seed)
     print(table(results))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))

@@ -30,10 +30,12 @@ from privbayes.methods.adaptive.rounds import (
 )
 from privbayes.methods.adaptive.settings import (
     AUTO_VERSION,
+    CAPACITY_SIGNAL,
     COUNT_STEP,
     LARGE_SIGNAL,
     MAX_ROUNDS_PER_ATTRIBUTE,
     ROUNDS_SIGNAL,
+    SELECT_SCALE,
     AdaptiveSettings,
     first_groups,
     oneway_weights,
@@ -108,7 +110,8 @@ def test_the_rounds_cap_follows_the_signal_above_the_rounds_signal_and_old_files
     """auto_version 4: above ROUNDS_SIGNAL the rule's cap of 2 rounds per attribute is scaled by
     (signal / ROUNDS_SIGNAL)^(1/6), rounded down; at or below it the plan is version 3's (so every paper dataset's
     and the release pins'); a version-3 file recomputes its own; the plan still spends ε."""
-    settings = AdaptiveSettings(1, neighbours=relation)
+    settings = AdaptiveSettings.from_parameters(AdaptiveSettings(1, neighbours=relation).to_parameters()
+                                                | {"auto_version": 4})
     encoding = settings.encoding_for(SCHEMA)
     old = AdaptiveSettings.from_parameters(settings.to_parameters() | {"auto_version": 3})
     d, delta = len(SIZES), float(settings.relation.count_sensitivity)
@@ -127,6 +130,37 @@ def test_the_rounds_cap_follows_the_signal_above_the_rounds_signal_and_old_files
     assert rounds_cap(8, 1e300) == limits().max_rounds and rounds_cap(20_000, 1e300) == 20_000  # never a refusal
 
 
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+def test_above_the_capacity_signal_the_rounds_grow_and_the_selection_shrinks_and_old_files_keep_theirs(relation):
+    """auto_version 5: above CAPACITY_SIGNAL (100,000) the rounds cap grows as (signal / CAPACITY_SIGNAL)^(1/6) and
+    each round's selection gets a quarter of select_share; at or below it (every paper dataset on the grid, the
+    release pins) the plan is version 4's; a version-4 file recomputes its own; the plan still spends ε."""
+    settings = AdaptiveSettings(1, neighbours=relation)
+    encoding = settings.encoding_for(SCHEMA)
+    old = AdaptiveSettings.from_parameters(settings.to_parameters() | {"auto_version": 4})
+    d, delta = len(SIZES), float(settings.relation.count_sensitivity)
+    rounds = []
+    for n in (10**4, 10**5, 2 * 10**5, 10**6, 10**8):
+        plan, signal = settings.plan(n, encoding), settings.signal(n)
+        above = signal > CAPACITY_SIGNAL
+        share = Fraction(1, 5) * (SELECT_SCALE if above else 1)
+        assert settings.select_share_for(n) == share and plan.setting("select share") == float(share)
+        assert all(r.epsilon == (r.epsilon + m.epsilon) * share for r, m in zip(
+            [r for r in plan.releases if r.kind == "select"], [r for r in plan.releases if r.kind == "measure"]))
+        measure = n * float(sum(plan.budgets("measure").values())) / delta
+        cap = MAX_ROUNDS_PER_ATTRIBUTE * d * max(1.0, (signal / CAPACITY_SIGNAL) ** (1 / 6))
+        assert plan.setting("rounds") == round(min(math.sqrt(measure / 25), math.floor(cap)))
+        assert (plan == old.plan(n, encoding)) == (not above) and plan.spent == 1
+        rounds.append(plan.setting("rounds"))
+    assert rounds == sorted(rounds) and rounds[-1] > old.plan(10**8, encoding).setting("rounds")
+    assert rounds_cap(8, CAPACITY_SIGNAL, CAPACITY_SIGNAL) == 8 and rounds_cap(8, 64 * CAPACITY_SIGNAL,
+                                                                               CAPACITY_SIGNAL) == 16
+    zcdp = AdaptiveSettings(1, privacy="zcdp", delta=1e-9)
+    assert zcdp.select_share_for(10**8) == zcdp.select_share  # the zCDP rule is as before
+    assert AdaptiveSettings(1, select_share=0.4).select_share_for(10**8) == Fraction(1, 10)  # a given share: scaled
+    assert old.select_share_for(10**8) == Fraction(1, 5)
+
+
 def test_a_fit_above_the_rounds_signal_spends_its_larger_plan():
     """A fit whose signal passes ROUNDS_SIGNAL (800 rows at ε = 10,000: 4·10⁶) runs more rounds than the version-3
     cap, and its ledger is its plan release by release."""
@@ -134,7 +168,7 @@ def test_a_fit_above_the_rounds_signal_spends_its_larger_plan():
     plan = fitted.released_.plan
     assert plan.setting("rounds") > MAX_ROUNDS_PER_ATTRIBUTE * len(SIZES)
     plan.check(fitted.released_.ledger)
-    assert fitted.released_.to_document()["parameters"]["auto_version"] == AUTO_VERSION == 4
+    assert fitted.released_.to_document()["parameters"]["auto_version"] == AUTO_VERSION == 5
 
 
 @pytest.mark.parametrize("bad, message", [

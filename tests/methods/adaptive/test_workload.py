@@ -174,7 +174,7 @@ def test_the_plan_and_ledger_are_those_without_a_workload_for_the_same_rounds_an
 def test_the_rounds_rule_gives_at_most_one_round_per_workload_set():
     settings = AdaptiveSettings(Fraction(8), workload=[["a1", "a3", "a5"], ["a0", "a2"], ["a4"]])
     encoding = settings.encoding_for(SCHEMA6)
-    assert AdaptiveSettings(Fraction(8)).plan(10**5, encoding).setting("rounds") == 12  # the rule: 2·d
+    assert AdaptiveSettings(Fraction(8)).plan(10**4, encoding).setting("rounds") == 12  # the rule: 2·d (signal 40,000)
     assert settings.plan(10**5, encoding).setting("rounds") == 3
     assert AdaptiveSettings(Fraction(8), rounds=7, workload=[["a0"]]).plan(10**5, encoding).setting("rounds") == 7
 

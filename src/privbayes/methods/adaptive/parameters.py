@@ -38,14 +38,16 @@ INITS = ("auto", "oneway", "network")
 SELECTIONS = ("permute-and-flip", "exponential")
 """Each round's selection mechanism (docs/decisions.md, "Adaptive marginals: joint first marginals and
 permute-and-flip"); model files written before it was a setting selected with the exponential mechanism."""
-AUTO_VERSION = 4
+AUTO_VERSION = 5
 """The version of the automatic choices (``init="auto"``, ``marginal_degree=None``, the first share, the rounds).  1
 (model files written before it was recorded): PrivBayes's network first on binary data, 2-way candidates.  2: joint
 first tables on every domain; on binary data 3-way candidates and a first share of 3/10.  3: above a signal n·ε/Δ of
 20,000 the first share falls with the signal, leaving more of ε to the rounds.  4: above a signal of 10⁶ the rounds
 rule's cap grows with it (:func:`privbayes.methods.adaptive.settings.rounds_cap`), and a fit with a workload starts
-from a first share of 1/4 (:data:`privbayes.methods.adaptive.workload.WORKLOAD_SHARE`)."""
-AUTO_VERSIONS = (1, 2, 3, 4)
+from a first share of 1/4 (:data:`privbayes.methods.adaptive.workload.WORKLOAD_SHARE`).  5: above a signal of 100,000
+(:data:`privbayes.methods.adaptive.settings.CAPACITY_SIGNAL`) the rounds cap grows from there and each round's
+selection gets a quarter of ``select_share``."""
+AUTO_VERSIONS = (1, 2, 3, 4, 5)
 RAMP = Fraction(4)
 """The last round's budget over the first's (docs/decisions.md, "Adaptive marginals: budget ramp")."""
 DEFAULT_MODEL_CELLS = 2**20
@@ -93,8 +95,8 @@ PARAMETERS: tuple[Parameter, ...] = (
     Parameter("initial_share", "share of ε for the first measurements", None, share_check(ratio), optional=True,
               auto="1/2 for the 1-way marginals, 11/20 at n·ε/Δ below 5,000, 3/10 when every column is binary, 3/4 "
               "for the network; scaled by √(20,000/(n·ε/Δ)) above n·ε/Δ = 20,000", stored="exact"),
-    Parameter("select_share", "share of each round's budget for its selection", 0.2, share_check(ratio),
-              stored="exact"),
+    Parameter("select_share", "share of each round's budget for its selection (a quarter of it above n·ε/Δ = "
+              "100,000)", 0.2, share_check(ratio), stored="exact"),
     Parameter("rounds_theta", "the rounds rule's θ: the signal n·ε_m/Δ each round's measurement must keep; higher "
               "gives fewer, less noisy rounds", 25.0, positive_check(number), key="theta", formerly="theta"),
     Parameter("max_model_cells", "cap on the cells of the model's junction tree (a fit also keeps it within 64 times "
@@ -113,7 +115,7 @@ PARAMETERS: tuple[Parameter, ...] = (
     Parameter("max_network_degree", "with init network: the network's largest degree", MAX_NETWORK_DEGREE,
               count_check(1, positive_int), optional=True, auto="Lemma 4.8's k", legacy=None),
     Parameter("auto_version", "the version of the automatic choices (model files only)", AUTO_VERSION,
-              Check(_auto_version, "1, 2, 3 or 4"), legacy=1, keyword=False),
+              Check(_auto_version, "1, 2, 3, 4 or 5"), legacy=1, keyword=False),
     Parameter("workload", "the marginals the analysts will query: a YAML or JSON file (in Python also a list) of "
               "attribute sets, optionally weighted, e.g. [[age, sex], {attributes: [age, income], weight: 2}, "
               "{all: 3}, {containing: income, size: 2}]; the rounds then choose among its sets and their subsets, "

@@ -13,7 +13,7 @@ A fit spends ε in a fixed order (docs/decisions.md, "Adaptive marginals"):
    choose among the 3-way marginals too (:meth:`AdaptiveSettings.degree_for`); above a signal of
    :data:`LARGE_SIGNAL` the first share falls with the signal (:func:`large_signal_share`);
 3. T rounds, each a selection (permute-and-flip by default, or the exponential mechanism) with
-   ``select_share`` of the round's budget
+   ``select_share`` of the round's budget (a quarter of it above a signal of :data:`CAPACITY_SIGNAL`)
    and a discrete-Laplace measurement of the selected marginal with the rest.  The rounds' budgets
    rise linearly, the last round getting ``ramp`` (4) times the first's: AIM's budget annealing made
    data-independent (the first rounds find the gross errors, which a small budget resolves; the later
@@ -21,7 +21,8 @@ A fit spends ε in a fixed order (docs/decisions.md, "Adaptive marginals"):
 
 T is fixed before the data: ``rounds`` if given, else T = √(n·E_m / (Δ·θ)), E_m all the rounds'
 measurement budget, at least 1 and at most :data:`MAX_ROUNDS_PER_ATTRIBUTE`·d, a cap that grows above a signal of
-:data:`ROUNDS_SIGNAL` (:func:`rounds_cap`; with a workload, at most its number of sets; under zCDP the cap stays).
+:data:`CAPACITY_SIGNAL` (:data:`ROUNDS_SIGNAL` under :data:`AUTO_VERSION` 4; :func:`rounds_cap`; with a workload, at
+most its number of sets; under zCDP the cap stays).
 Read as PrivBayes's θ-usefulness (TODS 2017, §4.3) of the rounds themselves: n·ε_m/Δ, the count a measurement at the
 per-round ε_m = E_m/T resolves against its noise, must be at least θ·T (θ = 25 by default).  Under pure ε
 every extra round makes every measurement noisier (ε composes linearly), so the number of rounds grows
@@ -95,14 +96,24 @@ LARGE_SIGNAL = 20_000
 (:data:`AUTO_VERSION` 3; docs/decisions.md, "Capacity that follows n·ε")."""
 MIN_SHARE = Fraction(1, 100)
 ROUNDS_SIGNAL = 1_000_000
-"""Above this n·ε/Δ (50 times :data:`LARGE_SIGNAL`) the rounds rule's cap grows with the signal (:func:`rounds_cap`,
-:data:`AUTO_VERSION` 4; docs/decisions.md, "Capacity that follows n·ε").  Not lower: at 10⁶ rows under add/remove
-(signal 990,000) 39 rounds instead of 30 took 186 CPU s against 55, beyond what the cost estimate (calibrated at that
-size) follows."""
+"""Above this n·ε/Δ (50 times :data:`LARGE_SIGNAL`) the rounds rule's cap grows with the signal under
+:data:`AUTO_VERSION` 4 (:func:`rounds_cap`; version 5: above :data:`CAPACITY_SIGNAL`; docs/decisions.md, "Capacity
+that follows n·ε").  Version 4 held it there: at 10⁶ rows under add/remove (signal 990,000) 39 rounds instead of 30
+took 186 CPU s against 55; with version 5's quieter selection 43 rounds took 71."""
+CAPACITY_SIGNAL = 100_000
+"""Above this n·ε/Δ (5 times :data:`LARGE_SIGNAL`, above every paper dataset's signal on the grid: at most 60,141)
+the rounds cap grows from here rather than from :data:`ROUNDS_SIGNAL`, and each round's selection gets a smaller
+share of its budget (:func:`rounds_cap`, :meth:`AdaptiveSettings.select_share_for`; :data:`AUTO_VERSION` 5;
+docs/decisions.md, "Capacity that follows n·ε")."""
+SELECT_SCALE = Fraction(1, 4)
+"""Above :data:`CAPACITY_SIGNAL` each round's selection gets this fraction of ``select_share`` (:data:`AUTO_VERSION`
+5): its scores are counts, whose gaps grow with n while the selection's noise Δ/ε_s does not, so a small ε_s still
+picks a badly fitted marginal and the rest measures it (on 10⁶ rows at ε = 1, shares 0.2 / 0.05 / 0.02 gave Q2
+2.10 / 1.96 / 2.05 times the sampling floor)."""
 ROUNDS_GROWTH = Fraction(1, 6)
-"""The cap's growth: (n·ε/Δ / ROUNDS_SIGNAL) to this power: 1.47 times the cap at 10⁷ rows and ε = 1 (add/remove),
-2.15 at 10⁸; slow, because each round re-fits a model that grows towards its cell cap (at 10⁸ rows and 20 columns the
-2²⁰-cell cap: seconds per round)."""
+"""The cap's growth: (n·ε/Δ / ROUNDS_SIGNAL) to this power (version 5: / CAPACITY_SIGNAL): 1.47 times the cap at 10⁷
+rows and ε = 1 (add/remove), 2.15 at 10⁸ (version 5: 2.15 and 3.16); slow, because each round re-fits a model that
+grows towards its cell cap (at 10⁸ rows and 20 columns the 2²⁰-cell cap: seconds per round)."""
 WORKLOAD_MULTIPLE = 64
 """The junction tree is also capped at this many times the cells of all the candidate marginals of two or
 more attributes (the workload's own size): a domain-scaled bound on the time and memory of each round
@@ -256,6 +267,14 @@ class AdaptiveSettings(DeclaredSettings, PrivacyDefinition):
             return n * laplace_equivalent(self.total_rho() - (0 if public else self.count_rho())) / delta
         return n * float(self.epsilon - (0 if public else self.count_epsilon())) / delta
 
+    def select_share_for(self, n: int) -> Fraction:
+        """Each round's share of its budget for the selection: ``select_share``, times :data:`SELECT_SCALE` above a
+        signal (:meth:`signal` of ``n``, public) of :data:`CAPACITY_SIGNAL` under pure ε and :data:`AUTO_VERSION`
+        5 (the zCDP rule is as before: not measured at a large signal)."""
+        if self.auto_version >= 5 and not self.zcdp and self.signal(n) > CAPACITY_SIGNAL:
+            return self.select_share * SELECT_SCALE
+        return self.select_share
+
     def plan(self, n: int, encoding: Encoding) -> BudgetPlan:
         """Every release of a fit on n rows (the noisy count under add/remove), in the fit's order."""
         if self.zcdp:
@@ -311,30 +330,31 @@ def rounds_for(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_bu
     if settings.rounds is not None:
         return check_rounds(settings.rounds, "rounds")
     d = len(encoding.attributes)
-    measure = float(rounds_budget * (1 - settings.select_share))
+    measure = float(rounds_budget * (1 - settings.select_share_for(n)))
     signal = n * measure / float(settings.relation.count_sensitivity)
     most = MAX_ROUNDS_PER_ATTRIBUTE * d  # capped before rounding: a tiny θ makes the root infinite
     if settings.workload is not None:
         most = min(most, len(settings.workload_sets(encoding)))
     elif settings.auto_version >= 4:
-        most = rounds_cap(most, settings.signal(n))
+        most = rounds_cap(most, settings.signal(n), CAPACITY_SIGNAL if settings.auto_version >= 5 else ROUNDS_SIGNAL)
     rule = int(max(1, round(min(math.sqrt(signal / settings.rounds_theta), most))))
     return check_rounds(rule, "the rounds rule's number of rounds")
 
 
-def rounds_cap(most: int, signal: float) -> int:
+def rounds_cap(most: int, signal: float, start: float = ROUNDS_SIGNAL) -> int:
     """The rounds rule's cap at ``signal`` n·ε/Δ (:data:`AUTO_VERSION` 4; public: the signal the first share reads):
-    ``most`` (:data:`MAX_ROUNDS_PER_ATTRIBUTE` per attribute) up to :data:`ROUNDS_SIGNAL`, then scaled by
-    (signal / ROUNDS_SIGNAL)^:data:`ROUNDS_GROWTH`, rounded down.  Where measurements are precise the model's
+    ``most`` (:data:`MAX_ROUNDS_PER_ATTRIBUTE` per attribute) up to ``start`` (:data:`ROUNDS_SIGNAL`; under
+    :data:`AUTO_VERSION` 5 :data:`CAPACITY_SIGNAL`), then scaled by (signal / start)^:data:`ROUNDS_GROWTH`, rounded
+    down.  Where measurements are precise the model's
     capacity, not the noise, limits, and the rule's own T = √(n·E_m/(Δ·θ)) is far above the cap (≈ 120 rounds on
     10⁶ rows of 15 columns at ε = 1), so the plan at 10⁸ rows was the 2·d rounds of 10⁵ (docs/decisions.md, "Capacity
     that follows n·ε", the rounds cap: more rounds at 10⁶ rows came closer to the sampling floor once each re-fit
     started matched).  The threshold is above every paper dataset's signal on the grid (at most 72,000), so those
     fits and the release pins keep their plans.  The growth stops at the rounds limit (``PRIVBAYES_MAX_ROUNDS``):
     a large n never turns a plan the version-3 rule allowed into a refusal."""
-    if not signal > ROUNDS_SIGNAL:
+    if not signal > start:
         return most
-    grown = math.floor(most * math.pow(signal / ROUNDS_SIGNAL, float(ROUNDS_GROWTH)))
+    grown = math.floor(most * math.pow(signal / start, float(ROUNDS_GROWTH)))
     return max(most, min(grown, limits().max_rounds))
 
 
@@ -437,8 +457,9 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
                                     kind="oneway", index=g, sensitivity=delta) for g, w in enumerate(weights)]
         network_settings = (("first marginals", ", ".join(" × ".join(encoding.attributes[a].name for a in g)
                                                            for g in groups)),) if G < d else ()
+    select_share = settings.select_share_for(n)
     for t in range(1, T + 1):
-        select = budgets[t - 1] * settings.select_share
+        select = budgets[t - 1] * select_share
         measure = budgets[t - 1] - select
         releases += [PlannedRelease(f"round {t}/{T}: select", settings.selection, select, kind="select", index=t,
                                     sensitivity=delta),
@@ -456,7 +477,7 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
                  "discrete-Laplace measurement, consistent estimation after each")
     plan_settings = (("algorithm", algorithm), ("rounds", T), ("marginal degree", degree),
                      ("mean epsilon per round", float(per_round)),
-                     ("last round over first", float(settings.ramp)), ("select share", float(settings.select_share)),
+                     ("last round over first", float(settings.ramp)), ("select share", float(select_share)),
                      ("initial share", float(share)), ("theta", settings.rounds_theta),
                      ("max model cells", settings.model_cells_for(encoding)), ("n", n), ("attributes", d),
                      ("neighbours", relation.name), ("init", init)) + network_settings + (

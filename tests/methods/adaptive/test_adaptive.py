@@ -37,6 +37,7 @@ from privbayes.methods.adaptive.settings import (
     ROUNDS_SIGNAL,
     SELECT_SCALE,
     AdaptiveSettings,
+    capacity_cap,
     first_groups,
     oneway_weights,
     round_budgets,
@@ -148,11 +149,16 @@ def test_above_the_capacity_signal_the_rounds_grow_and_the_selection_shrinks_and
         assert all(r.epsilon == (r.epsilon + m.epsilon) * share for r, m in zip(
             [r for r in plan.releases if r.kind == "select"], [r for r in plan.releases if r.kind == "measure"]))
         measure = n * float(sum(plan.budgets("measure").values())) / delta
-        cap = MAX_ROUNDS_PER_ATTRIBUTE * d * max(1.0, (signal / CAPACITY_SIGNAL) ** (1 / 6))
+        cap = MAX_ROUNDS_PER_ATTRIBUTE * d * max(1.0, (min(signal, ROUNDS_SIGNAL) / CAPACITY_SIGNAL) ** (1 / 6),
+                                                 (signal / ROUNDS_SIGNAL) ** (1 / 6))
         assert plan.setting("rounds") == round(min(math.sqrt(measure / 25), math.floor(cap)))
         assert (plan == old.plan(n, encoding)) == (not above) and plan.spent == 1
         rounds.append(plan.setting("rounds"))
-    assert rounds == sorted(rounds) and rounds[-1] > old.plan(10**8, encoding).setting("rounds")
+    assert rounds == sorted(rounds) and rounds[-2] > old.plan(10**6, encoding).setting("rounds")
+    assert rounds[-1] == old.plan(10**8, encoding).setting("rounds")  # from 10⁷ on, version 4's measured rounds
+    assert capacity_cap(8, 64 * ROUNDS_SIGNAL) == rounds_cap(8, 64 * ROUNDS_SIGNAL) == 16
+    assert capacity_cap(8, 2 * ROUNDS_SIGNAL) == capacity_cap(8, ROUNDS_SIGNAL) == rounds_cap(8, ROUNDS_SIGNAL,
+                                                                                           CAPACITY_SIGNAL) == 11
     assert rounds_cap(8, CAPACITY_SIGNAL, CAPACITY_SIGNAL) == 8 and rounds_cap(8, 64 * CAPACITY_SIGNAL,
                                                                                CAPACITY_SIGNAL) == 16
     zcdp = AdaptiveSettings(1, privacy="zcdp", delta=1e-9)

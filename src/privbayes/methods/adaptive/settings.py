@@ -21,8 +21,8 @@ A fit spends ε in a fixed order (docs/decisions.md, "Adaptive marginals"):
 
 T is fixed before the data: ``rounds`` if given, else T = √(n·E_m / (Δ·θ)), E_m all the rounds'
 measurement budget, at least 1 and at most :data:`MAX_ROUNDS_PER_ATTRIBUTE`·d, a cap that grows above a signal of
-:data:`CAPACITY_SIGNAL` (:data:`ROUNDS_SIGNAL` under :data:`AUTO_VERSION` 4; :func:`rounds_cap`; with a workload, at
-most its number of sets; under zCDP the cap stays).
+:data:`CAPACITY_SIGNAL` (:data:`ROUNDS_SIGNAL` under :data:`AUTO_VERSION` 4; :func:`capacity_cap`, :func:`rounds_cap`;
+with a workload, at most its number of sets; under zCDP the cap stays).
 Read as PrivBayes's θ-usefulness (TODS 2017, §4.3) of the rounds themselves: n·ε_m/Δ, the count a measurement at the
 per-round ε_m = E_m/T resolves against its noise, must be at least θ·T (θ = 25 by default).  Under pure ε
 every extra round makes every measurement noisier (ε composes linearly), so the number of rounds grows
@@ -102,8 +102,8 @@ that follows n·ε").  Version 4 held it there: at 10⁶ rows under add/remove (
 took 186 CPU s against 55; with version 5's quieter selection 43 rounds took 71."""
 CAPACITY_SIGNAL = 100_000
 """Above this n·ε/Δ (5 times :data:`LARGE_SIGNAL`, above every paper dataset's signal on the grid: at most 60,141)
-the rounds cap grows from here rather than from :data:`ROUNDS_SIGNAL`, and each round's selection gets a smaller
-share of its budget (:func:`rounds_cap`, :meth:`AdaptiveSettings.select_share_for`; :data:`AUTO_VERSION` 5;
+the rounds cap grows from here as well as from :data:`ROUNDS_SIGNAL`, and each round's selection gets a smaller
+share of its budget (:func:`capacity_cap`, :meth:`AdaptiveSettings.select_share_for`; :data:`AUTO_VERSION` 5;
 docs/decisions.md, "Capacity that follows n·ε")."""
 SELECT_SCALE = Fraction(1, 4)
 """Above :data:`CAPACITY_SIGNAL` each round's selection gets this fraction of ``select_share`` (:data:`AUTO_VERSION`
@@ -111,9 +111,10 @@ SELECT_SCALE = Fraction(1, 4)
 picks a badly fitted marginal and the rest measures it (on 10⁶ rows at ε = 1, shares 0.2 / 0.05 / 0.02 gave Q2
 2.10 / 1.96 / 2.05 times the sampling floor)."""
 ROUNDS_GROWTH = Fraction(1, 6)
-"""The cap's growth: (n·ε/Δ / ROUNDS_SIGNAL) to this power (version 5: / CAPACITY_SIGNAL): 1.47 times the cap at 10⁷
-rows and ε = 1 (add/remove), 2.15 at 10⁸ (version 5: 2.15 and 3.16); slow, because each round re-fits a model that
-grows towards its cell cap (at 10⁸ rows and 20 columns the 2²⁰-cell cap: seconds per round)."""
+"""The cap's growth: (n·ε/Δ / ROUNDS_SIGNAL) to this power: 1.47 times the cap at 10⁷ rows and ε = 1
+(add/remove), 2.15 at 10⁸ (version 5 also 1.47 from a signal of 10⁶: :func:`capacity_cap`); slow, because each
+round re-fits a model that grows towards its cell cap (at 10⁸ rows and 20 columns the 2²⁰-cell cap: seconds per
+round)."""
 WORKLOAD_MULTIPLE = 64
 """The junction tree is also capped at this many times the cells of all the candidate marginals of two or
 more attributes (the workload's own size): a domain-scaled bound on the time and memory of each round
@@ -336,9 +337,21 @@ def rounds_for(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_bu
     if settings.workload is not None:
         most = min(most, len(settings.workload_sets(encoding)))
     elif settings.auto_version >= 4:
-        most = rounds_cap(most, settings.signal(n), CAPACITY_SIGNAL if settings.auto_version >= 5 else ROUNDS_SIGNAL)
+        public = settings.signal(n)
+        most = capacity_cap(most, public) if settings.auto_version >= 5 else rounds_cap(most, public)
     rule = int(max(1, round(min(math.sqrt(signal / settings.rounds_theta), most))))
     return check_rounds(rule, "the rounds rule's number of rounds")
+
+
+def capacity_cap(most: int, signal: float) -> int:
+    """The rounds cap under :data:`AUTO_VERSION` 5: version 4's growth (:func:`rounds_cap`) brought forward to
+    :data:`CAPACITY_SIGNAL`, held from :data:`ROUNDS_SIGNAL` at its value there (1.47 times ``most``) until version
+    4's own growth passes it (a signal of 10⁷), and version 4's cap beyond.  The rounds that pay at 10⁶ rows
+    (docs/decisions.md, "Capacity that follows n·ε") are added where they were measured; from 10⁷ rows the plan's
+    rounds are version 4's, whose time at 10⁸ and 10⁹ rows was measured (docs/scale.md), not a larger number
+    nobody has run."""
+    early = rounds_cap(most, min(signal, ROUNDS_SIGNAL), CAPACITY_SIGNAL)
+    return max(early, rounds_cap(most, signal))
 
 
 def rounds_cap(most: int, signal: float, start: float = ROUNDS_SIGNAL) -> int:

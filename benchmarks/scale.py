@@ -629,6 +629,7 @@ def plot_grid(rows: list[dict], out: Path = FIGURES / "scale_grid.png") -> None:
                 + [Line2D([], [], color="k", ls=s, label=m) for m, s in styles.items()], fontsize=7)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=120, bbox_inches="tight")
+    plt.close(fig)
 
 
 def main() -> None:

@@ -549,18 +549,19 @@ def _power(n: int) -> str:
 
 
 def _source(row: dict) -> str:
-    """Where a cell comes from: a run's log (file, date, start) or the queue (its start, UTC)."""
+    """Where a cell comes from: a run's log or an earlier JSON file (name, date, start) or the queue (start, UTC)."""
     source = row.get("source")
     if isinstance(source, dict):
-        return f"`{Path(source['log']).name}`, {source['date']} {source.get('started', '')}".strip()
+        name = Path(source.get("log") or source["file"]).name
+        return f"`{name}`, {source['date']} {source.get('started', '')}".strip()
     return f"{source or ''} {row.get('started_utc', '').replace('T', ' ').rstrip('Z')}".strip()
 
 
 def grid_table(rows: list[dict]) -> str:
-    """The grid as docs/scale.md shows it: the measured cells by method, back-end and n, then the cells not run
-    (or still running) with the reason."""
+    """The grid as docs/scale.md shows it: the measured cells by method, back-end and n (the model file's digest:
+    equal digests, identical models), then the cells not run (or still running) with the reason."""
     lines = ["| method | back-end | n | fit s | fit CPU s | peak RSS MB: process or driver / executors | "
-             "passes (counted / summed out) | load | source |", "|---|---|---:|---:|---:|---|---|---|---|"]
+             "passes (counted / summed out) | model | load | source |", "|---|---|---:|---:|---:|---|---|---|---|---|"]
     for (method, _), cells in _grid_lines(rows).items():
         for r in cells:
             process, executors = _peaks(r)
@@ -570,13 +571,14 @@ def grid_table(rows: list[dict]) -> str:
             cpu = f"{r['fit_cpu_s']:,.1f}" + (" (driver)" if r["backend"].startswith("spark") else "")
             load = " / ".join(f"{x:g}" for x in r.get("load_1m") or [])
             fit = f"{r['fit_s']:,.1f}" + (" †" if _loaded(r) else "")
-            lines.append(f"| {method} | {r['backend']} | {_power(r['n'])} | {fit} | {cpu} | {peak} | {passes} | {load} "
-                         f"| {_source(r)} |")
+            model = f"`{r['digest'][:8]}`" if r.get("digest") else ""
+            lines.append(f"| {method} | {r['backend']} | {_power(r['n'])} | {fit} | {cpu} | {peak} | {passes} "
+                         f"| {model} | {load} | {_source(r)} |")
     for r in rows:
         if "fit_s" not in r:
             why = r.get("not_run") or r.get("pending") or r.get("error")
             label = "not run" if "not_run" in r else "pending" if "pending" in r else "failed"
-            lines.append(f"| {r['method']} | {r['backend']} | {_power(r['n'])} | {label}: {why} | | | | | |")
+            lines.append(f"| {r['method']} | {r['backend']} | {_power(r['n'])} | {label}: {why} | | | | | | |")
     return "\n".join(lines)
 
 
@@ -597,7 +599,8 @@ def plot_grid(rows: list[dict], out: Path = FIGURES / "scale_grid.png") -> None:
     for (method, family), cells in _grid_lines(rows).items():
         color, style = colors.get(family, "k"), styles.get(method, ":")
         fitted = slopes.get((method, family))
-        growth = f": n^{fitted['time']:.2f} from {_power(fitted['from'])}" if fitted else ""
+        growth = "" if not fitted else f": time n^{fitted['time']:.2f}" + (
+            "" if fitted["cpu"] is None else f", CPU n^{fitted['cpu']:.2f}") + f" from {_power(fitted['from'])}"
         ns = [r["n"] for r in cells]
         ax_t.plot(ns, [r["fit_s"] for r in cells], color=color, ls=style, label=f"{method}, {family}{growth}")
         peaks = [_peaks(r) for r in cells]

@@ -67,6 +67,7 @@ def test_grid_slopes_leave_out_the_small_cells_and_spark_cpu(scale) -> None:
     assert slopes["spark-cluster"]["time"] == pytest.approx(0.30, abs=0.01) and slopes["spark-cluster"]["cpu"] is None
     table = scale.grid_table(rows)
     assert "| adaptive | numpy | 10⁸ | not run: rows do not fit |" in table
+    assert "| adaptive | duckdb | 10⁶ | 10.0 | 5.0 | 100 |" in table
     assert table.count("\n| adaptive |") == 7  # six measured cells and the one not run
 
 

@@ -599,8 +599,8 @@ def plot_grid(rows: list[dict], out: Path = FIGURES / "scale_grid.png") -> None:
     for (method, family), cells in _grid_lines(rows).items():
         color, style = colors.get(family, "k"), styles.get(method, ":")
         fitted = slopes.get((method, family))
-        growth = "" if not fitted else f": time n^{fitted['time']:.2f}" + (
-            "" if fitted["cpu"] is None else f", CPU n^{fitted['cpu']:.2f}") + f" from {_power(fitted['from'])}"
+        growth = "" if not fitted else f": time $n^{{{fitted['time']:.2f}}}$" + (
+            "" if fitted["cpu"] is None else f", CPU $n^{{{fitted['cpu']:.2f}}}$") + f" from {_power(fitted['from'])}"
         ns = [r["n"] for r in cells]
         ax_t.plot(ns, [r["fit_s"] for r in cells], color=color, ls=style, label=f"{method}, {family}{growth}")
         peaks = [_peaks(r) for r in cells]
@@ -619,7 +619,7 @@ def plot_grid(rows: list[dict], out: Path = FIGURES / "scale_grid.png") -> None:
         top = max(r["n"] for r in measured)
         ax_t.plot([n0, top], [t0, t0 * top / n0], ls=":", color="grey", label="slope 1 (linear in n)")
     for ax, label in ((ax_t, "fit seconds, wall (reading included)"),
-                      (ax_m, "peak RSS MB: process (DuckDB included) or driver")):
+                      (ax_m, "peak RSS MB: process (DuckDB included) or driver (local Spark: Python only)")):
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("rows n (d = 20, mostly distinct)")

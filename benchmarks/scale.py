@@ -619,15 +619,16 @@ def plot_grid(rows: list[dict], out: Path = FIGURES / "scale_grid.png") -> None:
         top = max(r["n"] for r in measured)
         ax_t.plot([n0, top], [t0, t0 * top / n0], ls=":", color="grey", label="slope 1 (linear in n)")
     for ax, label in ((ax_t, "fit seconds, wall (reading included)"),
-                      (ax_m, "peak RSS MB: process (DuckDB included) or driver (local Spark: Python only)")):
+                      (ax_m, "peak RSS MB")):
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("rows n (d = 20, mostly distinct)")
         ax.set_ylabel(label)
         ax.grid(True, which="both", alpha=0.3)
     ax_t.set_title(f"Fit time, ε = 1, 2 cores; hollow: load > {LOADED:g}")
-    ax_m.set_title("Peak memory; squares: the cluster's executors (total)")
-    ax_t.legend(fontsize=7)
+    ax_m.set_title("Peak memory: the process (DuckDB included) or Spark's driver\n"
+                   "(local: Python only; cluster: Python + JVM); squares: the cluster's executors (total)", fontsize=10)
+    ax_t.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.13), ncol=2)  # below: the lines cross the middle
     ax_m.legend(handles=[Line2D([], [], color=c, label=f) for f, c in colors.items()]
                 + [Line2D([], [], color="k", ls=s, label=m) for m, s in styles.items()], fontsize=7)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -5,6 +5,8 @@ Usage:
   python benchmarks/scale.py --overhead 1e6      # one 3-way count: our DuckDB back-end vs a bare GROUP BY
   python benchmarks/scale.py --plot results.json  # docs/figures/scale_time.png from saved JSON
   python benchmarks/scale.py --cells duckdb-lim:1e8:20 --kind independent --data /work/scratch/scale  # issue 32
+  python benchmarks/scale.py --collect docs/figures/scale_grid.json cells.jsonl run.log ...  # issue 42's grid
+  python benchmarks/scale.py --plot docs/figures/scale_grid.json  # docs/figures/scale_grid.png, table, slopes
 
 Data: rows sampled from a PrivBayes model (ε = 1, seeded) fitted on the bundled Adult data
 (15 attributes, realistic correlations), written to Parquet in chunks.  Wider tables
@@ -28,10 +30,12 @@ import dataclasses
 import json
 import os
 import platform
+import re
 import resource
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -431,12 +435,215 @@ def plot(rows: list[dict]) -> None:
     fig.savefig(FIGURES / "scale_time.png", dpi=120, bbox_inches="tight")
 
 
+# --- issue 42's grid: both methods on every back-end, from the queue's JSON lines and the big runs' logs ---
+
+GRID_FIT_FROM = 10**6  # growth is fitted from here up: below it fixed costs (imports, Spark's session) dominate
+LOADED = 4.0  # 1-minute load average above twice the 2 cores: wall times inflated, CPU seconds much less so
+_TIME_V = {"User time (seconds)": "user_s", "System time (seconds)": "system_s",
+           "Elapsed (wall clock) time (h:mm:ss or m:ss)": "wall", "Maximum resident set size (kbytes)": "max_rss_kb",
+           "Exit status": "exit"}
+
+
+def log_cells(path: Path) -> list[dict]:
+    """The cells a detached run's log holds: each JSON line ``--one`` printed (found behind the progress bars'
+    carriage returns), with its run's start line (``== … start HH:MM:SS load L … code C``), the log's date and the
+    ``/usr/bin/time -v`` record that follows it (the whole process, DuckDB included), so that the big cells'
+    numbers move from their logs into the grid without being retyped."""
+    date = datetime.fromtimestamp(path.stat().st_mtime, UTC).date().isoformat()
+    rows: list[dict] = []
+    started: dict = {}
+    timed: dict | None = None
+    for line in path.read_text().splitlines():
+        if line.startswith("== ") and " start " in line:
+            match = re.search(r" start (\S+)(?: load (\S+))?(?:.* code (\S+))?", line)
+            started = {"started": match[1], **({"load_1m": float(match[2])} if match[2] else {}),
+                       **({"code": match[3]} if match[3] else {})}
+        elif '{"backend"' in line:
+            row, _ = json.JSONDecoder().raw_decode(line, line.index('{"backend"'))
+            rows.append({**row, "source": {"log": str(path), "date": date, **started}})
+        elif line.startswith("\tCommand being timed: "):  # belongs to the last row unless that one has its record
+            timed = None if not rows or "time_v" in rows[-1] else rows[-1].setdefault("time_v", {})
+            if timed is not None:
+                timed["command"] = line.split(": ", 1)[1].strip('"')
+        elif timed is not None and line.startswith("\t"):
+            label, _, value = line.strip().partition(": ")
+            if label in _TIME_V:
+                timed[_TIME_V[label]] = value if "wall" in label else float(value) if "." in value else int(value)
+    return rows
+
+
+def collect(out: Path, sources: list[Path]) -> None:
+    """The grid's JSON document: rows from JSON-lines files (a measured cell, or a cell named with ``not_run`` or
+    ``pending`` and why) and from detached runs' logs (``*.log``, ``log_cells``), in the order given."""
+    from privbayes.files.tables import atomic_write_text
+
+    rows: list[dict] = []
+    for source in sources:
+        if source.suffix == ".log":
+            rows += log_cells(source)
+        else:
+            rows += [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
+    machine = {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()}
+    atomic_write_text(out, json.dumps({"benchmark": "scale_grid", "machine": machine, "results": rows}, indent=1)
+                      + "\n")
+
+
+def _family(backend: str) -> str:
+    """The back-end without a local cluster's worker memory: ``spark-cluster[2,1,2048]`` and ``[2,1,6144]`` are
+    one line of the grid (two workers of one core each)."""
+    return "spark-cluster" if backend.startswith("spark-cluster") else backend
+
+
+def _grid_lines(rows: list[dict]) -> dict[tuple[str, str], list[dict]]:
+    """Measured cells by (method, back-end family), each line sorted by n."""
+    lines: dict[tuple[str, str], list[dict]] = {}
+    for row in rows:
+        if "fit_s" in row:
+            lines.setdefault((row["method"], _family(row["backend"])), []).append(row)
+    return {key: sorted(cells, key=lambda r: r["n"]) for key, cells in sorted(lines.items())}
+
+
+def _peaks(row: dict) -> tuple[float, float | None]:
+    """Peak RSS MB of the process (``time -v``'s when recorded: DuckDB included) or, on a Spark cluster, of the
+    driver (Python + JVM); and the executors' total (JVMs and their Python workers), None off a cluster."""
+    if "executor_peak_mb" in row:
+        return row["peak_rss_mb"] + row["driver_jvm_peak_mb"], sum(row["executor_peak_mb"])
+    recorded = row.get("time_v", {}).get("max_rss_kb", 0) / 1024
+    return max(row["peak_rss_mb"], recorded), None
+
+
+def _loaded(row: dict) -> bool:
+    return max(row.get("load_1m") or [0.0]) > LOADED
+
+
+def loglog_slope(points: list[tuple[float, float]]) -> float | None:
+    """Least-squares slope of log y against log x: the exponent b in y ∝ x^b (None below two distinct x)."""
+    import numpy as np
+
+    if len({x for x, _ in points}) < 2:
+        return None
+    x, y = zip(*points)
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+
+
+def grid_slopes(rows: list[dict], start: int = GRID_FIT_FROM) -> list[dict]:
+    """Growth in n per (method, back-end): the fitted exponents of fit wall seconds and, where the process does the
+    work (numpy, DuckDB; on Spark the CPU is the JVMs'), fit CPU seconds, over the measured cells with n ≥ start."""
+    slopes = []
+    for (method, family), cells in _grid_lines(rows).items():
+        used = [r for r in cells if r["n"] >= start]
+        if len({r["n"] for r in used}) < 2:
+            continue
+        cpu = loglog_slope([(r["n"], r["fit_cpu_s"]) for r in used]) if not family.startswith("spark") else None
+        slopes.append({"method": method, "backend": family, "from": used[0]["n"], "to": used[-1]["n"],
+                       "cells": len(used), "time": round(loglog_slope([(r["n"], r["fit_s"]) for r in used]) or 0, 2),
+                       "cpu": None if cpu is None else round(cpu, 2)})
+    return slopes
+
+
+def _power(n: int) -> str:
+    exponent = len(str(n)) - 1
+    if n != 10**exponent:
+        return f"{n:,}"
+    return "10" + "".join("⁰¹²³⁴⁵⁶⁷⁸⁹"[int(c)] for c in str(exponent))
+
+
+def _source(row: dict) -> str:
+    """Where a cell comes from: a run's log or an earlier JSON file (name, date, start) or the queue (start, UTC)."""
+    source = row.get("source")
+    if isinstance(source, dict):
+        name = Path(source.get("log") or source["file"]).name
+        return f"`{name}`, {source['date']} {source.get('started', '')}".strip()
+    return f"{source or ''} {row.get('started_utc', '').replace('T', ' ').rstrip('Z')}".strip()
+
+
+def grid_table(rows: list[dict]) -> str:
+    """The grid as docs/scale.md shows it: the measured cells by method, back-end and n (the model file's digest:
+    equal digests, identical models), then the cells not run (or still running) with the reason."""
+    lines = ["| method | back-end | n | fit s | fit CPU s | peak RSS MB: process or driver / executors | "
+             "passes (counted / summed out) | model | load | source |", "|---|---|---:|---:|---:|---|---|---|---|---|"]
+    for (method, _), cells in _grid_lines(rows).items():
+        for r in cells:
+            process, executors = _peaks(r)
+            peak = f"{process:,.0f}" + ("" if executors is None else f" / {executors:,.0f}")
+            stats = r.get("counting") or {}
+            passes = f"{stats['passes']} ({stats['tables_counted']} / {stats['tables_derived']})" if stats else ""
+            cpu = f"{r['fit_cpu_s']:,.1f}" + (" (driver)" if r["backend"].startswith("spark") else "")
+            load = " / ".join(f"{x:g}" for x in r.get("load_1m") or [])
+            fit = f"{r['fit_s']:,.1f}" + (" †" if _loaded(r) else "")
+            model = f"`{r['digest'][:8]}`" if r.get("digest") else ""
+            lines.append(f"| {method} | {r['backend']} | {_power(r['n'])} | {fit} | {cpu} | {peak} | {passes} "
+                         f"| {model} | {load} | {_source(r)} |")
+    for r in rows:
+        if "fit_s" not in r:
+            why = r.get("not_run") or r.get("pending") or r.get("error")
+            label = "not run" if "not_run" in r else "pending" if "pending" in r else "failed"
+            lines.append(f"| {r['method']} | {r['backend']} | {_power(r['n'])} | {label}: {why} | | | | | | |")
+    return "\n".join(lines)
+
+
+def plot_grid(rows: list[dict], out: Path = FIGURES / "scale_grid.png") -> None:
+    """Two log-log panels against n: fit seconds (one line per method and back-end, the fitted growth in the
+    legend, a slope-1 guide) and peak RSS (process or Spark driver; squares: a cluster's executors). Hollow
+    markers: cells measured at a 1-minute load above ``LOADED``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    colors = {"numpy": "C0", "duckdb": "C1", "spark": "C2", "spark-cluster": "C3"}
+    styles = {"adaptive": "-", "privbayes": "--"}
+    slopes = {(s["method"], s["backend"]): s for s in grid_slopes(rows)}
+    fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(13, 5))
+    for (method, family), cells in _grid_lines(rows).items():
+        color, style = colors.get(family, "k"), styles.get(method, ":")
+        fitted = slopes.get((method, family))
+        growth = "" if not fitted else f": time $n^{{{fitted['time']:.2f}}}$" + (
+            "" if fitted["cpu"] is None else f", CPU $n^{{{fitted['cpu']:.2f}}}$") + f" from {_power(fitted['from'])}"
+        ns = [r["n"] for r in cells]
+        ax_t.plot(ns, [r["fit_s"] for r in cells], color=color, ls=style, label=f"{method}, {family}{growth}")
+        peaks = [_peaks(r) for r in cells]
+        ax_m.plot(ns, [p[0] for p in peaks], color=color, ls=style)
+        executors = [(n, p[1]) for n, p in zip(ns, peaks) if p[1] is not None]
+        if executors:
+            ax_m.plot(*zip(*executors), color=color, ls=style, marker="s", alpha=0.5)
+        for r, (process, _) in zip(cells, peaks):
+            face = "none" if _loaded(r) else color
+            ax_t.plot(r["n"], r["fit_s"], marker="o", color=color, mfc=face)
+            ax_m.plot(r["n"], process, marker="o", color=color, mfc=face)
+    measured = [r for cells in _grid_lines(rows).values() for r in cells]
+    if measured:
+        n0 = min((r["n"] for r in measured if r["n"] >= GRID_FIT_FROM), default=min(r["n"] for r in measured))
+        t0 = min(r["fit_s"] for r in measured if r["n"] == n0)
+        top = max(r["n"] for r in measured)
+        ax_t.plot([n0, top], [t0, t0 * top / n0], ls=":", color="grey", label="slope 1 (linear in n)")
+    for ax, label in ((ax_t, "fit seconds, wall (reading included)"),
+                      (ax_m, "peak RSS MB")):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("rows n (d = 20, mostly distinct)")
+        ax.set_ylabel(label)
+        ax.grid(True, which="both", alpha=0.3)
+    ax_t.set_title(f"Fit time, ε = 1, 2 cores; hollow: load > {LOADED:g}")
+    ax_m.set_title("Peak memory: the process (DuckDB included) or Spark's driver\n"
+                   "(local: Python only; cluster: Python + JVM); squares: the cluster's executors (total)", fontsize=10)
+    ax_t.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.13), ncol=2)  # below: the lines cross the middle
+    ax_m.legend(handles=[Line2D([], [], color=c, label=f) for f, c in colors.items()]
+                + [Line2D([], [], color="k", ls=s, label=m) for m, s in styles.items()], fontsize=7)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cells", default="numpy:1e5:15,duckdb:1e5:15")
     parser.add_argument("--one")
     parser.add_argument("--overhead", type=float)
-    parser.add_argument("--plot")
+    parser.add_argument("--plot", help="a results JSON: the old scale plot, or the grid's (benchmark scale_grid)")
+    parser.add_argument("--collect", help="write the grid's JSON here from the SOURCES (JSON lines, logs)")
+    parser.add_argument("sources", nargs="*", type=Path, help="with --collect: .jsonl files and run logs")
     parser.add_argument("--data", default="/tmp/privbayes_scale")
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("--kind", choices=["sampled", "independent"], default="sampled",
@@ -449,8 +656,17 @@ def main() -> None:
         backend, n, d = args.one.split(":")
         print(json.dumps(cell(backend, int(float(n)), int(d), folder, args.kind, args.method, not args.no_sample)))
         return
+    if args.collect:
+        collect(Path(args.collect), args.sources)
+        return
     if args.plot:
-        plot(json.loads(Path(args.plot).read_text())["results"])
+        document = json.loads(Path(args.plot).read_text())
+        if document.get("benchmark") == "scale_grid":
+            plot_grid(document["results"])
+            print(grid_table(document["results"]))
+            print(json.dumps(grid_slopes(document["results"]), indent=1))
+        else:
+            plot(document["results"])
         return
     machine = {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()}
     if args.overhead:

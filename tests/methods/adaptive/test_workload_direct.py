@@ -141,3 +141,13 @@ def test_the_sets_are_measured_directly_only_when_each_is_theta_useful(privacy):
     assert settings.direct_sets(encoding, threshold) == ((1, 3, 5), (0, 2))
     assert settings.direct_sets(encoding, threshold - 1) == ()
     assert settings.plan(threshold - 1, encoding).setting("initial share") == float(WORKLOAD_SHARE)
+
+
+def test_the_maximal_sets_of_the_largest_workload_are_found_in_linear_time():
+    """4,096 sets (the cap) of up to 4 columns: each marks its subsets; a pairwise test would be 16 M comparisons."""
+    import itertools
+
+    sets = tuple((s, Fraction(1)) for s in itertools.islice(itertools.combinations(range(40), 3), 4096))
+    assert direct_sets(sets, 4096) == tuple(s for s, _ in sets)  # 3-way sets: none inside another
+    nested = sets[:100] + tuple(((s[0], s[1]), Fraction(1)) for s, _ in sets[:100])
+    assert direct_sets(nested, 4096) == tuple(s for s, _ in sets[:100])

@@ -151,3 +151,11 @@ def test_the_maximal_sets_of_the_largest_workload_are_found_in_linear_time():
     assert direct_sets(sets, 4096) == tuple(s for s, _ in sets)  # 3-way sets: none inside another
     nested = sets[:100] + tuple(((s[0], s[1]), Fraction(1)) for s, _ in sets[:100])
     assert direct_sets(nested, 4096) == tuple(s for s, _ in sets[:100])
+
+
+def test_sets_whose_junction_tree_is_above_the_model_cap_are_left_to_the_rounds():
+    encoding = AdaptiveSettings(1).encoding_for(SCHEMA)
+    assert AdaptiveSettings(Fraction(1), workload=WORKLOAD).direct_sets(encoding, 10**5) == ((1, 3, 5), (0, 2))
+    capped = AdaptiveSettings(Fraction(1), workload=WORKLOAD, max_model_cells=44)  # the 45-cell triple's clique
+    assert capped.direct_sets(encoding, 10**5) == ()
+    assert AdaptiveSettings(Fraction(1), workload=WORKLOAD, max_model_cells=60).direct_sets(encoding, 10**5) != ()

@@ -43,6 +43,7 @@ from privbayes.core.errors import InputError
 from privbayes.core.limits import check_rounds, limits
 from privbayes.core.validation import check_choice
 from privbayes.methods.adaptive.candidates import Candidate, WorkloadSets, iter_leaf_candidates, workload_candidates
+from privbayes.methods.adaptive.marginals import tree_cells
 from privbayes.methods.adaptive.parameters import (  # noqa: F401 (the constants' home before the declarations)
     AUTO_VERSION,
     AUTO_VERSIONS,
@@ -250,6 +251,7 @@ class AdaptiveSettings(DeclaredSettings, PrivacyDefinition):
         :data:`MAX_ROUNDS_PER_ATTRIBUTE`·d) when each is θ-useful at its share of the first budget (PrivBayes's
         θ-usefulness, TODS 2017 §4.3, θ = :data:`~privbayes.methods.adaptive.workload.DIRECT_THETA`: its mean count
         per cell n/|Ω| at least θ times its noise's scale Δ/ε_i, under zCDP the Laplace-equivalent ε_i = 2√ρ_i);
+        and their junction tree is within the model's cell cap (:meth:`model_cells_for`, as the rounds' filter);
         none without a workload, for a large one, at a small signal, or in files written before (docs/decisions.md,
         "Workloads")."""
         if self.workload is None or self.auto_version < DIRECT_VERSION or self.init_for(encoding) != "oneway":
@@ -268,6 +270,8 @@ class AdaptiveSettings(DeclaredSettings, PrivacyDefinition):
             epsilon = laplace_equivalent(budget) if self.zcdp else float(budget)
             if n * epsilon < DIRECT_THETA * float(relation.count_sensitivity) * math.prod(sizes[a] for a in group):
                 return ()
+        if tree_cells(sizes, groups) > self.model_cells_for(encoding):  # the model-size filter the rounds apply
+            return ()
         return sets
 
     def _direct_tables(self, encoding: Encoding,

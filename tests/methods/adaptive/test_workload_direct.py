@@ -5,6 +5,7 @@ their plan."""
 from __future__ import annotations
 
 import json
+import os
 from fractions import Fraction
 
 import numpy as np
@@ -159,3 +160,18 @@ def test_sets_whose_junction_tree_is_above_the_model_cap_are_left_to_the_rounds(
     capped = AdaptiveSettings(Fraction(1), workload=WORKLOAD, max_model_cells=44)  # the 45-cell triple's clique
     assert capped.direct_sets(encoding, 10**5) == ()
     assert AdaptiveSettings(Fraction(1), workload=WORKLOAD, max_model_cells=60).direct_sets(encoding, 10**5) != ()
+
+
+def test_the_file_size_bound_holds_with_the_sets_measured_directly(tmp_path):
+    """The cost estimate's model-file bound counts the first tables' cells (two 4,096-cell sets, not the 1-way
+    tables' 8 cells each: with one round the 1-way count left the file above its bound)."""
+    sizes = [8] * 6
+    schema = categorical_schema(sizes)
+    data = pd.DataFrame({f"a{j}": np.random.default_rng(j).integers(0, 8, 4000) for j in range(6)})
+    workload = [["a0", "a1", "a2", "a3"], ["a2", "a3", "a4", "a5"]]
+    estimator = AdaptiveMarginals(200.0, random_state=1, rounds=1, workload=workload)
+    estimator.fit(data, schema)
+    assert estimator.released_.plan.setting("first marginals") == "a0 × a1 × a2 × a3, a2 × a3 × a4 × a5"
+    estimator.save(tmp_path / "m.json")
+    bound = estimator.cost_estimate(estimator.released_.plan, schema).file_bytes
+    assert os.path.getsize(tmp_path / "m.json") <= bound

@@ -70,6 +70,8 @@ def adaptive_cost(settings: AdaptiveSettings, plan: BudgetPlan, encoding: Encodi
     memory: dict[str, float] = costs.held_memory(n, encoding, counting)
     passes = PASSES
     first = [a.size for a in attrs]  # the first measurements: 1-way marginals, or the network's tables
+    if settings.direct_sets(encoding, n):  # or a small workload's sets, measured directly (their tables' cells)
+        first = [math.prod(attrs[a].size for a in g) for g in settings.first_tables(encoding, n)[0]]
     if plan.setting("init") == "network":
         budget = sum((r.epsilon for r in plan.releases if r.kind in ("network", "table")), Fraction(0))
         relation = settings.relation

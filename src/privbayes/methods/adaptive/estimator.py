@@ -27,7 +27,7 @@ from privbayes.estimation.potentials import potentials_of
 from privbayes.methods.adaptive import rounds
 from privbayes.methods.adaptive.cost import adaptive_cost
 from privbayes.methods.adaptive.parameters import PARAMETERS
-from privbayes.methods.adaptive.settings import AdaptiveSettings, first_groups
+from privbayes.methods.adaptive.settings import AdaptiveSettings
 from privbayes.methods.adaptive.zcdp import gaussian
 from privbayes.privacy.mechanisms import count_mechanism
 from privbayes.privacy.plan import BudgetPlan
@@ -101,7 +101,8 @@ class AdaptiveMarginals(BayesNetViews, DeclaredEstimator, PrivateEstimator):
                             max_model_cells=plan.setting("max model cells"), sensitivity=relation.count_sensitivity,
                             accountant=fit.charged, rng=fit.rng, n=fit.planned_n,
                             count_variance=count_variance, progress=fit.progress.update,
-                            groups=first_groups(encoding, settings.joint), workload=settings.workload_sets(encoding),
+                            groups=settings.first_tables(encoding, fit.planned_n)[0],
+                            workload=settings.workload_sets(encoding),
                             refits=rounds.refits_for(settings.signal(fit.planned_n)))
         # Post-processing from here: the model is a function of the measurements only.
         potentials = potentials_of(fitted.measurements, fitted.estimate.log_potentials)

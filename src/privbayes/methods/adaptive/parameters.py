@@ -47,7 +47,8 @@ rule's cap grows with it (:func:`privbayes.methods.adaptive.settings.rounds_cap`
 from a first share of 1/4 (:data:`privbayes.methods.adaptive.workload.WORKLOAD_SHARE`).  5: above a signal of 100,000
 (:data:`privbayes.methods.adaptive.settings.CAPACITY_SIGNAL`) the rounds cap grows from there, held from 10⁶ at
 version 4's cap there until version 4's growth passes it (:func:`privbayes.methods.adaptive.settings.capacity_cap`),
-and each round's selection gets a quarter of ``select_share``."""
+and each round's selection gets a quarter of ``select_share``; a small workload's sets are measured directly as first
+tables (:meth:`privbayes.methods.adaptive.settings.AdaptiveSettings.direct_sets`)."""
 AUTO_VERSIONS = (1, 2, 3, 4, 5)
 RAMP = Fraction(4)
 """The last round's budget over the first's (docs/decisions.md, "Adaptive marginals: budget ramp")."""

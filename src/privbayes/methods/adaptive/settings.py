@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, TypeVar
 
@@ -44,6 +44,7 @@ from privbayes.core.errors import InputError
 from privbayes.core.limits import check_rounds, limits
 from privbayes.core.validation import check_choice
 from privbayes.methods.adaptive.candidates import Candidate, WorkloadSets, iter_leaf_candidates, workload_candidates
+from privbayes.methods.adaptive.marginals import tree_cells
 from privbayes.methods.adaptive.parameters import (  # noqa: F401 (the constants' home before the declarations)
     AUTO_VERSION,
     AUTO_VERSIONS,
@@ -55,7 +56,17 @@ from privbayes.methods.adaptive.parameters import (  # noqa: F401 (the constants
     RAMP,
     SELECTIONS,
 )
-from privbayes.methods.adaptive.workload import WORKLOAD_SHARE, Workload, WorkloadItem
+from privbayes.methods.adaptive.workload import (
+    DIRECT_SHARE,
+    DIRECT_THETA,
+    DIRECT_VERSION,
+    OUTSIDE_WEIGHT,
+    WORKLOAD_SHARE,
+    Workload,
+    WorkloadItem,
+    direct_sets,
+    split_weight,
+)
 from privbayes.methods.adaptive.zcdp import l2_sensitivity, laplace_equivalent, selection_rho
 from privbayes.privacy.mechanisms import COUNT_SHARE, COUNT_STEP, DiscreteGaussian, Exponential
 from privbayes.privacy.neighbours import Neighbours, neighbours
@@ -241,6 +252,59 @@ class AdaptiveSettings(DeclaredSettings, PrivacyDefinition):
         attrs = encoding.attributes
         return self.workload.resolve([a.name for a in attrs], [a.size for a in attrs])
 
+    def direct_sets(self, encoding: Encoding, n: int) -> tuple[tuple[int, ...], ...]:
+        """The workload sets measured directly as first tables on n rows (the noisy count under add/remove;
+        :data:`AUTO_VERSION` 5, the 1-way start): a small workload's maximal sets
+        (:func:`~privbayes.methods.adaptive.workload.direct_sets`, at most the rounds rule's cap of
+        :data:`MAX_ROUNDS_PER_ATTRIBUTE`·d) when each is θ-useful at its share of the first budget (PrivBayes's
+        θ-usefulness, TODS 2017 §4.3, θ = :data:`~privbayes.methods.adaptive.workload.DIRECT_THETA`: its mean count
+        per cell n/|Ω| at least θ times its noise's scale Δ/ε_i, under zCDP the Laplace-equivalent ε_i = 2√ρ_i);
+        and their junction tree is within the model's cell cap (:meth:`model_cells_for`, as the rounds' filter);
+        none without a workload, for a large one, at a small signal, or in files written before (docs/decisions.md,
+        "Workloads")."""
+        if self.workload is None or self.auto_version < DIRECT_VERSION or self.init_for(encoding) != "oneway":
+            return ()
+        sets = direct_sets(self.workload_sets(encoding), MAX_ROUNDS_PER_ATTRIBUTE * len(encoding.attributes))
+        if not sets:
+            return ()
+        relation = self.relation
+        rest = (self.total_rho() - (0 if relation.n_public else self.count_rho()) if self.zcdp else
+                self.epsilon - (0 if relation.n_public else self.count_epsilon()))
+        first = rest * (self.initial_share if self.initial_share is not None else DIRECT_SHARE)
+        groups, weights = self._direct_tables(encoding, sets)
+        sizes = [a.size for a in encoding.attributes]
+        for group, weight in zip(groups[:len(sets)], weights):
+            budget = first * weight / sum(weights)
+            epsilon = laplace_equivalent(budget) if self.zcdp else float(budget)
+            if n * epsilon < DIRECT_THETA * float(relation.count_sensitivity) * math.prod(sizes[a] for a in group):
+                return ()
+        if tree_cells(sizes, groups) > self.model_cells_for(encoding):  # the model-size filter the rounds apply
+            return ()
+        return sets
+
+    def _direct_tables(self, encoding: Encoding,
+                       sets: tuple[tuple[int, ...], ...]) -> tuple[tuple[tuple[int, ...], ...], list[Fraction]]:
+        """``sets`` and the groups of the columns outside them, with their weights in the first share's split."""
+        covered = {a for s in sets for a in s}
+        outside = first_groups(encoding, self.joint, [a for a in range(len(encoding.attributes)) if a not in covered])
+        sizes = [a.size for a in encoding.attributes]
+        weights = [split_weight(math.prod(sizes[a] for a in g), self.zcdp) for g in sets]
+        weights += [OUTSIDE_WEIGHT * split_weight(math.prod(sizes[a] for a in g), self.zcdp) for g in outside]
+        return sets + outside, weights
+
+    def first_tables(self, encoding: Encoding, n: int) -> tuple[tuple[tuple[int, ...], ...], list[Fraction]]:
+        """The first measurements' attribute sets and their weights in the split of the first share: the groups of
+        :func:`first_groups` weighted √|Ω| (:func:`oneway_weights`); or, with workload sets measured directly
+        (:meth:`direct_sets`), those sets and then the groups of the columns outside them, weighted by
+        :func:`~privbayes.methods.adaptive.workload.split_weight` (the outside groups times
+        :data:`~privbayes.methods.adaptive.workload.OUTSIDE_WEIGHT`).  Public inputs only (n: public, or the noisy
+        count)."""
+        direct = self.direct_sets(encoding, n)
+        if not direct:
+            groups = first_groups(encoding, self.joint)
+            return groups, oneway_weights(encoding, groups)
+        return self._direct_tables(encoding, direct)
+
     def candidates_for(self, encoding: Encoding, lazy: bool = False) -> Iterable[Candidate]:
         """The candidate marginals of the rounds: with a ``workload`` its sets and their subsets (AIM's downward
         closure), else every set of 1..degree attributes (``lazy``: one at a time, for a reader that may stop
@@ -381,7 +445,8 @@ def round_budgets(total: Fraction, rounds: int, ramp: Fraction) -> list[Fraction
     return [unit * (1 + (ramp - 1) * Fraction(t, rounds - 1)) for t in range(rounds)]
 
 
-def first_groups(encoding: Encoding, joint: bool) -> tuple[tuple[int, ...], ...]:
+def first_groups(encoding: Encoding, joint: bool,
+                 columns: Sequence[int] | None = None) -> tuple[tuple[int, ...], ...]:
     """The attribute sets of the first measurements: one per attribute, or with ``joint`` small attributes
     measured together.  Groups are merged greedily while √(|Ω_g|·|Ω_h|) < √|Ω_g| + √|Ω_h| (largest gain
     first, ties by position): under the √-size split below, each attribute's 1-way noise then falls (its
@@ -390,10 +455,12 @@ def first_groups(encoding: Encoding, joint: bool) -> tuple[tuple[int, ...], ...]
 
     The gain √x + √y − √(xy) = 1 − (√x − 1)(√y − 1) is largest for the two groups of fewest cells (any pair
     with a one-cell group gains 1), so each merge is found from a heap of (cells, position) in O(log d), not
-    by scoring every pair: O(d log d) in all (docs/decisions.md, "Hostile parameters and model files")."""
-    sizes = [a.size for a in encoding.attributes]
+    by scoring every pair: O(d log d) in all (docs/decisions.md, "Hostile parameters and model files").
+    ``columns``: group only these attributes (the columns outside a workload measured directly)."""
+    chosen = sorted(columns) if columns is not None else list(range(len(encoding.attributes)))
+    sizes = [encoding.attributes[a].size for a in chosen]
     if not joint:
-        return tuple((a,) for a in range(len(sizes)))
+        return tuple((chosen[a],) for a in range(len(sizes)))
     members: dict[int, tuple[int, ...]] = {a: (a,) for a in range(len(sizes))}  # position → attributes
     cells = dict(enumerate(sizes))
     version = dict.fromkeys(cells, 0)  # a merged group's earlier heap entry is stale, even at equal cells
@@ -425,7 +492,7 @@ def first_groups(encoding: Encoding, joint: bool) -> tuple[tuple[int, ...], ...]
         del cells[j], version[j]
         cells[i], version[i] = x * y, version[i] + 1
         heapq.heappush(by_cells, (x * y, i, version[i]))
-    return tuple(sorted(members.values()))
+    return tuple(sorted(tuple(chosen[a] for a in g) for g in members.values()))
 
 
 def oneway_weights(encoding: Encoding, groups: tuple[tuple[int, ...], ...] | None = None) -> list[Fraction]:
@@ -445,7 +512,9 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
     rest = epsilon - (0 if relation.n_public else settings.count_epsilon())
     init = settings.init_for(encoding)
     degree = settings.degree_for(encoding)
-    share = settings.share_for(init, settings.signal(n), encoding.is_binary)
+    direct = settings.direct_sets(encoding, n)
+    share = DIRECT_SHARE if direct and settings.initial_share is None else settings.share_for(
+        init, settings.signal(n), encoding.is_binary)
     oneway = rest * share
     d = len(encoding.attributes)
     T = rounds_for(settings, n, encoding, rest - oneway)
@@ -461,15 +530,14 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
         releases += list(initial.releases)
         network_settings = (("network degree", initial.setting("degree")),)
     else:
-        groups = first_groups(encoding, settings.joint)
-        weights = oneway_weights(encoding, groups)
+        groups, weights = settings.first_tables(encoding, n)
         G = len(groups)
-        name = "1-way marginal" if G == d else "first marginal"
+        name = "1-way marginal" if G == d and not direct else "first marginal"
         weight_total = sum(weights)
         releases += [PlannedRelease(f"{name} {g + 1}/{G}", "discrete Laplace", oneway * w / weight_total,
                                     kind="oneway", index=g, sensitivity=delta) for g, w in enumerate(weights)]
         network_settings = (("first marginals", ", ".join(" × ".join(encoding.attributes[a].name for a in g)
-                                                           for g in groups)),) if G < d else ()
+                                                           for g in groups)),) if G < d or direct else ()
     select_share = settings.select_share_for(n)
     for t in range(1, T + 1):
         select = budgets[t - 1] * select_share
@@ -479,7 +547,8 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
                      PlannedRelease(f"round {t}/{T}: measure", "discrete Laplace", measure, kind="measure", index=t,
                                     sensitivity=delta)]
     first = ("PrivBayes's network and noisy tables" if init == "network" else
-             "1-way marginals" if settings.joint is False or network_settings == () else
+             f"the {len(direct)} workload sets measured directly and the other columns' 1-way marginals" if direct
+             else "1-way marginals" if settings.joint is False or network_settings == () else
              "1-way marginals (small attributes measured jointly)")
     rising = f" (budgets rising to {float(settings.ramp):g}× the first)" if T > 1 and settings.ramp != 1 else ""
     sets = settings.workload_sets(encoding)
@@ -520,17 +589,18 @@ def zcdp_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> BudgetP
     l1, l2 = relation.count_sensitivity, l2_sensitivity(relation)
     total = settings.total_rho()
     rest = total - (0 if relation.n_public else settings.count_rho())
-    share = settings.share_for("oneway", settings.signal(n), encoding.is_binary)
+    direct = settings.direct_sets(encoding, n)
+    share = DIRECT_SHARE if direct and settings.initial_share is None else settings.share_for(
+        "oneway", settings.signal(n), encoding.is_binary)
     first = rest * share
     T = zcdp_rounds(settings, n, encoding, rest - first)
     zero = Fraction(0)
     gaussian = DiscreteGaussian.name
     releases = [] if relation.n_public else [
         PlannedRelease(COUNT_STEP, gaussian, zero, kind="count", sensitivity=Fraction(1), rho=settings.count_rho())]
-    groups = first_groups(encoding, settings.joint)
-    weights = oneway_weights(encoding, groups)
+    groups, weights = settings.first_tables(encoding, n)
     d, G = len(encoding.attributes), len(groups)
-    name = "1-way marginal" if G == d else "first marginal"
+    name = "1-way marginal" if G == d and not direct else "first marginal"
     releases += [PlannedRelease(f"{name} {g + 1}/{G}", gaussian, zero, kind="oneway", index=g, sensitivity=l2,
                                 rho=first * w / sum(weights)) for g, w in enumerate(weights)]
     for t, budget in enumerate(round_budgets(rest - first, T, settings.ramp), start=1):
@@ -546,10 +616,12 @@ def zcdp_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> BudgetP
              "the workload is public)")
     rising = f" (budgets rising to {float(settings.ramp):g}× the first)" if T > 1 and settings.ramp != 1 else ""
     joint = " (small attributes measured jointly)" if G < d else ""
-    algorithm = (f"1-way marginals{joint}, then {T} rounds{rising} of exponential-mechanism selection among the "
+    start = (f"the {len(direct)} workload sets measured directly and the other columns' 1-way marginals" if direct
+             else f"1-way marginals{joint}")
+    algorithm = (f"{start}, then {T} rounds{rising} of exponential-mechanism selection among the "
                  f"{among} and a discrete-Gaussian measurement, consistent estimation after each (zCDP)")
     first_marginals = (("first marginals", ", ".join(" × ".join(encoding.attributes[a].name for a in g)
-                                                     for g in groups)),) if G < d else ()
+                                                     for g in groups)),) if G < d or direct else ()
     plan_settings = (("algorithm", algorithm), ("rounds", T), ("marginal degree", degree),
                      ("mean rho per round", float((rest - first) / T)), ("last round over first", float(settings.ramp)),
                      ("select share", float(settings.select_share)), ("initial share", float(share)),

@@ -50,6 +50,48 @@ above a large signal like them): every round measures a workload set or a subset
 (docs/decisions.md, "Workloads": on Adult's eight 3-way sets, 5 seeds, the workload error fell 0.0508 → 0.0453
 under zCDP and 0.0607 → 0.0449 under pure ε at ε = 0.4)."""
 
+DIRECT_VERSION = 5
+"""The ``auto_version`` from which a small workload's sets are measured directly (:func:`direct_sets`)."""
+DIRECT_SHARE = Fraction(19, 20)
+"""The first share of a fit whose workload sets are measured directly (docs/decisions.md, "Workloads"): those
+first tables are the workload itself, so the rounds only re-measure the sets the model fits worst (on Adult's eight
+3-way sets, zCDP, ε = 0.4, 3 seeds: workload error 0.0429 / 0.0411 / 0.0384 / 0.0400 at shares 3/4, 9/10, 19/20,
+49/50)."""
+DIRECT_THETA = 4
+"""The sets are measured directly only when each is θ-useful at its share (PrivBayes's θ-usefulness and default θ,
+TODS 2017 §4.3: mean count per cell over the noise's scale); below it, AIM's selection among the closure, whose
+smaller subsets a thin budget resolves better.  θ = 1 measured BR2000's 1,792- and 2,560-cell sets at ε = 0.4
+(1.6- and 1.9-useful) and raised its workload error from 0.0605 to 0.0761 (docs/decisions.md, "Workloads")."""
+OUTSIDE_WEIGHT = Fraction(1, 4)
+"""With the sets measured directly, the first tables of the columns outside the workload weigh this times their
+cells' rule in the split: the workload's error does not read them, the synthetic rows still need them (Q2)."""
+
+
+def direct_sets(sets: Sequence[tuple[tuple[int, ...], Fraction]], most: int) -> tuple[tuple[int, ...], ...]:
+    """The workload's maximal sets (no proper subset of another set; first-seen order), to be measured directly as
+    first tables, when there are at most ``most`` of them (the rounds rule's cap: a small workload, whose sets the
+    rounds would each measure anyway); else none, and the rounds select among the closure as AIM does.  A function
+    of the public workload only (docs/decisions.md, "Workloads").  Linear in the sets: each marks its proper subsets
+    (at most 14, the sets being sorted positions of at most :data:`MAX_SET_SIZE` columns), not pairwise tests."""
+    inside = {sub for q, _ in sets for k in range(1, len(q)) for sub in itertools.combinations(q, k)}
+    maximal = tuple(s for s, _ in sets if s not in inside)
+    return maximal if 0 < len(maximal) <= most else ()
+
+
+def split_weight(cells: int, zcdp: bool) -> Fraction:
+    """A first table's weight in the split of the first share: |Ω|^(2/3) under zCDP (ρ_i ∝ |Ω_i|^(2/3) minimises the
+    summed Gaussian L1 noise Σ |Ω_i|/√ρ_i at a fixed Σ ρ_i), |Ω|^(1/2) under pure ε (the Laplace's Σ |Ω_i|/ε_i);
+    exact rationals of two decimals from integer roots, so the plan is the same on every platform."""
+    if not zcdp:
+        return Fraction(math.isqrt(10**4 * cells), 100)
+    target = 10**6 * cells * cells
+    root = int(round(target ** (1 / 3)))
+    while root**3 > target:
+        root -= 1
+    while (root + 1) ** 3 <= target:
+        root += 1
+    return Fraction(root, 100)
+
 
 @dataclass(frozen=True)
 class WorkloadItem:

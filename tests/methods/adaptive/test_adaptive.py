@@ -133,8 +133,9 @@ def test_the_rounds_cap_follows_the_signal_above_the_rounds_signal_and_old_files
 
 @pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
 def test_above_the_capacity_signal_the_rounds_grow_and_the_selection_shrinks_and_old_files_keep_theirs(relation):
-    """auto_version 5: above CAPACITY_SIGNAL (100,000) the rounds cap grows as (signal / CAPACITY_SIGNAL)^(1/6) and
-    each round's selection gets a quarter of select_share; at or below it (every paper dataset on the grid, the
+    """auto_version 5: above CAPACITY_SIGNAL (100,000) the rounds cap grows as (signal / CAPACITY_SIGNAL)^(1/6), held
+    from ROUNDS_SIGNAL until version 4's growth passes it (capacity_cap), and each round's selection gets a quarter
+    of select_share; at or below it (every paper dataset on the grid, the
     release pins) the plan is version 4's; a version-4 file recomputes its own; the plan still spends ε."""
     settings = AdaptiveSettings(1, neighbours=relation)
     encoding = settings.encoding_for(SCHEMA)

@@ -500,7 +500,7 @@ def oneway_weights(encoding: Encoding, groups: tuple[tuple[int, ...], ...] | Non
     rationals (two decimals: a public, deterministic split)."""
     if groups is None:
         groups = tuple((a,) for a in range(len(encoding.attributes)))
-    return [Fraction(math.isqrt(10**4 * math.prod(encoding.attributes[a].size for a in g)), 100) for g in groups]
+    return [split_weight(math.prod(encoding.attributes[a].size for a in g), zcdp=False) for g in groups]
 
 
 def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> BudgetPlan:

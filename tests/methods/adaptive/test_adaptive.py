@@ -137,7 +137,8 @@ def test_above_the_capacity_signal_the_rounds_grow_and_the_selection_shrinks_and
     from ROUNDS_SIGNAL until version 4's growth passes it (capacity_cap), and each round's selection gets a quarter
     of select_share; at or below it (every paper dataset on the grid, the
     release pins) the plan is version 4's; a version-4 file recomputes its own; the plan still spends ε."""
-    settings = AdaptiveSettings(1, neighbours=relation)
+    settings = AdaptiveSettings.from_parameters(AdaptiveSettings(1, neighbours=relation).to_parameters()
+                                                | {"auto_version": 5})
     encoding = settings.encoding_for(SCHEMA)
     old = AdaptiveSettings.from_parameters(settings.to_parameters() | {"auto_version": 4})
     d, delta = len(SIZES), float(settings.relation.count_sensitivity)
@@ -175,7 +176,7 @@ def test_a_fit_above_the_rounds_signal_spends_its_larger_plan():
     plan = fitted.released_.plan
     assert plan.setting("rounds") > MAX_ROUNDS_PER_ATTRIBUTE * len(SIZES)
     plan.check(fitted.released_.ledger)
-    assert fitted.released_.to_document()["parameters"]["auto_version"] == AUTO_VERSION == 5
+    assert fitted.released_.to_document()["parameters"]["auto_version"] == AUTO_VERSION == 6
 
 
 @pytest.mark.parametrize("bad, message", [
@@ -363,6 +364,38 @@ def test_the_first_share_falls_with_the_signal_above_the_large_signal_and_old_fi
         assert (plan == old.plan(n, encoding)) == (signal <= LARGE_SIGNAL)
     assert shares[0] == shares[1] == 0.5 > shares[2] > shares[3] >= 0.01  # falls as n·ε grows
     assert AdaptiveSettings(1, initial_share=0.5).plan(10**7, encoding).setting("initial share") == 0.5  # given
+
+
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+def test_the_oneway_share_falls_as_the_signal_to_a_fifth_at_the_capacity_signal_and_old_files_keep_theirs(relation):
+    """auto_version 6 (pure ε, the 1-way start of a domain not all binary): above LARGE_SIGNAL the first share is
+    1/2 · min(√(L/s), max(L/s, 1/5)) (floored to 1/10,000): 1/5 of the half at CAPACITY_SIGNAL and version 5's
+    share from 25·L, where the root falls below 1/5; unchanged at or below L (the release pins, the grid at ε ≤ 0.4);
+    a version-5 file recomputes its own plan; binary data, zCDP and a given share are as before."""
+    settings = AdaptiveSettings(1, neighbours=relation)
+    encoding = settings.encoding_for(SCHEMA)
+    rest = 1 if relation == "replace-one" else Fraction(99, 100)
+    old = AdaptiveSettings.from_parameters(settings.to_parameters() | {"auto_version": 5})
+    shares, lower = [], []
+    for signal in (LARGE_SIGNAL, 50_000, CAPACITY_SIGNAL, 300_000, 25 * LARGE_SIGNAL, 10**6, 10**8):
+        n = math.floor(signal * settings.relation.count_sensitivity / rest)
+        s = settings.signal(n)
+        factor = 1.0 if s <= LARGE_SIGNAL else min(math.sqrt(LARGE_SIGNAL / s), max(LARGE_SIGNAL / s, 0.2))
+        plan, before = settings.plan(n, encoding), old.plan(n, encoding)
+        share, share_before = plan.setting("initial share"), before.setting("initial share")
+        assert share == max(0.01, math.floor(10**4 * 0.5 * factor) / 10**4) and plan.spent == 1
+        assert share <= share_before and (plan == before) == (share == share_before)
+        shares.append(share)
+        lower.append(share < share_before)
+    assert shares[:3] == [0.5, 0.2, 0.1] and shares == sorted(shares, reverse=True)
+    assert lower == [False, True, True, True, False, False, False]  # v5's share from 25·L on
+    binary = categorical_schema([2, 2, 2, 2])
+    for other in (AdaptiveSettings(1, neighbours=relation, initial_share=0.4),
+                  AdaptiveSettings(1, neighbours=relation, privacy="zcdp", delta=1e-9)):
+        below = AdaptiveSettings.from_parameters(other.to_parameters() | {"auto_version": 5})
+        assert other.plan(10**5, encoding) == below.plan(10**5, encoding)
+    bits = settings.encoding_for(binary)
+    assert settings.plan(10**5, bits) == old.plan(10**5, bits)
 
 
 def test_the_last_fit_may_run_longer_within_a_work_bound():

@@ -3,6 +3,8 @@ counts"): the re-fits start matched there and the junction tree grows, so the es
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from helpers import categorical_schema
 
 from privbayes import AdaptiveMarginals
@@ -47,3 +49,25 @@ def test_matched_growth_is_geometric_from_the_first_measurements_within_the_cap(
     ratios = [b / a for a, b in zip(grown, grown[1:])]
     assert max(ratios) - min(ratios) < 1e-9 and min(ratios) > 1.0
     assert matched_growth(5000.0, 2**10, 4) == [5000.0] * 4  # a top below the first tables: no growth
+
+
+def test_the_tree_grows_with_the_rounds_budget_version_6_leaves_them():
+    """auto_version 6 gives the rounds more of ε between the large and the capacity signal: the reach reads the signal
+    whose version-5 first share would leave the rounds that budget; version 5's plans, binary domains and signals
+    where both versions' shares agree read the signal itself."""
+    from privbayes.methods.adaptive.cost import adaptive_cost, growth_signal
+    from privbayes.methods.adaptive.settings import AdaptiveSettings, large_signal_share, oneway_share
+
+    settings = AdaptiveSettings(1)
+    old = AdaptiveSettings.from_parameters(settings.to_parameters() | {"auto_version": 5})
+    encoding = settings.encoding_for(categorical_schema(SIZES))
+    for signal in (LARGE_SIGNAL / 2, 2.5 * LARGE_SIGNAL, 5 * LARGE_SIGNAL, 25 * LARGE_SIGNAL, 100 * LARGE_SIGNAL):
+        now, before = oneway_share(Fraction(1, 2), signal), large_signal_share(Fraction(1, 2), signal)
+        expected = signal * (1 - float(now)) / (1 - float(before))
+        assert growth_signal(settings, encoding, signal) == expected >= signal
+        assert (expected > signal) == (now < before) and growth_signal(old, encoding, signal) == signal
+    bits = settings.encoding_for(categorical_schema([2] * 6))
+    assert growth_signal(settings, bits, 3 * LARGE_SIGNAL) == 3 * LARGE_SIGNAL
+    n = 10 * LARGE_SIGNAL  # replace-one, signal 5 × LARGE_SIGNAL: first share 0.1 (version 5: 0.2236)
+    assert (adaptive_cost(settings, settings.plan(n, encoding), encoding).seconds
+            > adaptive_cost(old, old.plan(n, encoding), encoding).seconds)

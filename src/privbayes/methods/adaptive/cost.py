@@ -91,8 +91,8 @@ def adaptive_cost(settings: AdaptiveSettings, plan: BudgetPlan, encoding: Encodi
     matched = refits_for(signal).matched
     model_at = [min(settings.max_model_cells, base + t * mean_multi) for t in range(1, T + 1)]
     if matched:
-        model_at = matched_growth(base, max(model_at[-1] if model_at else base,
-                                            matched_reach(signal) * plan.setting("max model cells")), T)
+        top = matched_reach(growth_signal(settings, encoding, signal)) * plan.setting("max model cells")
+        model_at = matched_growth(base, max(model_at[-1] if model_at else base, top), T)
     # Every candidate is a leaf table counted once: rows × its attributes visits each.
     visits = float(rows) * summary.attributes
     work["numba"] = memory["numba"] = max(work.get("numba", 0.0), costs.numba_loaded(visits))
@@ -130,6 +130,21 @@ def matched_reach(signal: float) -> float:
     :data:`MATCHED_RISE` − 1, at most :data:`MATCHED_REACH`."""
     excess = max(0.0, signal / LARGE_SIGNAL - 1) / (MATCHED_RISE - 1)
     return MATCHED_REACH * min(1.0, excess) ** 2
+
+
+def growth_signal(settings: AdaptiveSettings, encoding: Encoding, signal: float) -> float:
+    """The signal :func:`matched_reach` reads: ``signal``, scaled by the rounds' share of ε under ``settings`` over
+    their share under version 5's first share (:data:`~privbayes.methods.adaptive.settings.AUTO_VERSION` 6 gives
+    the 1-way start less, the rounds more).  The reach was measured on version 5's plans, where the rounds' budget,
+    not the first tables', grows the junction tree: on BR2000 at ε = 1.6 (38,000 rows, replace-one) version 6's
+    first share 0.329 instead of 0.406 took the fit from 3.2 to 5.4 CPU seconds (docs/decisions.md, "Capacity that
+    follows n·ε", late night).  Public inputs only."""
+    if settings.auto_version < 6:
+        return signal
+    older = AdaptiveSettings.from_parameters(settings.to_parameters(encoding) | {"auto_version": 5})
+    init = settings.init_for(encoding)
+    now, before = (float(s.share_for(init, signal, encoding.is_binary)) for s in (settings, older))
+    return signal * (1 - now) / (1 - before)
 
 
 def matched_growth(base: float, top: float, rounds: int) -> list[float]:

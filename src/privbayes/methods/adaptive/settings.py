@@ -216,7 +216,8 @@ class AdaptiveSettings(DeclaredSettings, PrivacyDefinition):
         (:data:`AUTO_VERSION` 4) :data:`~privbayes.methods.adaptive.workload.WORKLOAD_SHARE` (docs/decisions.md,
         "Workloads").  Under
         :data:`AUTO_VERSION` 3 the 1-way share is scaled by √(:data:`LARGE_SIGNAL` / signal) above that signal
-        (:func:`large_signal_share`)."""
+        (:func:`large_signal_share`); under :data:`AUTO_VERSION` 6 (pure ε, the 1-way start of a domain not all binary,
+        no workload) by :func:`oneway_share`'s steeper factor."""
         if self.initial_share is not None:
             return self.initial_share
         if init != "oneway":
@@ -227,6 +228,8 @@ class AdaptiveSettings(DeclaredSettings, PrivacyDefinition):
             share = WORKLOAD_SHARE
         else:
             share = SMALL_SIGNAL_SHARE if self.joint and signal < SMALL_SIGNAL else Fraction(1, 2)
+            if self.auto_version >= 6 and not self.zcdp:
+                return oneway_share(share, signal)
         return large_signal_share(share, signal) if self.auto_version >= 3 else share
 
     def model_cells_for(self, encoding: Encoding) -> int:
@@ -383,8 +386,31 @@ def large_signal_share(share: Fraction, signal: float) -> Fraction:
     1/2 took Q2 from 4.2 to 3.4 times the sampling floor)."""
     if not signal > LARGE_SIGNAL:
         return share
-    scaled = Fraction(math.floor(10**4 * float(share) * math.sqrt(LARGE_SIGNAL / signal)), 10**4)
-    return max(MIN_SHARE, scaled)
+    return _scaled_share(share, math.sqrt(LARGE_SIGNAL / signal))
+
+
+def _scaled_share(share: Fraction, factor: float) -> Fraction:
+    """``share`` times ``factor``, rounded down to 1/10,000, at least :data:`MIN_SHARE`."""
+    return max(MIN_SHARE, Fraction(math.floor(10**4 * float(share) * factor), 10**4))
+
+
+def oneway_share(share: Fraction, signal: float) -> Fraction:
+    """The 1-way start's share under :data:`AUTO_VERSION` 6: ``share`` scaled by min(√(L/s), max(L/s, L/C)), s the
+    ``signal``, L :data:`LARGE_SIGNAL`, C :data:`CAPACITY_SIGNAL`; at least :data:`MIN_SHARE`, rounded down to
+    1/10,000 (an exact, deterministic function of public inputs).  Above L it falls as L/s rather than its root
+    (:func:`large_signal_share`) until it is L/C (1/5) of ``share`` at C, stays there until the root falls below
+    it (at 25·L), and is version 5's share beyond: at 10⁶ rows and ε = 1 the same 1/10 under replace-one, the same
+    under add/remove.
+
+    Between L and C the measurements are noisy (on the ground-truth benchmark at 10⁵ rows and ε = 1, ε = 1,000
+    reaches 1.15 times the sampling floor, ε = 1 2.5-2.9 times) and the 1-way marginals are the least informative
+    tables measured: each round's pair measures two of them again, with the pair's dependence.  There a first share
+    of 1/5 instead of version 5's 0.3162 was lower in Q2 and Q3 on both samples and both fit seeds
+    (docs/decisions.md, "Capacity that follows n·ε", "(late night): a steeper first share")."""
+    if not signal > LARGE_SIGNAL:
+        return share
+    ratio = LARGE_SIGNAL / signal
+    return _scaled_share(share, min(math.sqrt(ratio), max(ratio, LARGE_SIGNAL / CAPACITY_SIGNAL)))
 
 
 def rounds_for(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_budget: Fraction) -> int:

@@ -163,7 +163,7 @@ def test_above_the_capacity_signal_the_rounds_grow_and_the_selection_shrinks_and
     assert rounds_cap(8, CAPACITY_SIGNAL, CAPACITY_SIGNAL) == 8 and rounds_cap(8, 64 * CAPACITY_SIGNAL,
                                                                                CAPACITY_SIGNAL) == 16
     zcdp = AdaptiveSettings(1, privacy="zcdp", delta=1e-9)
-    assert zcdp.select_share_for(10**8) == zcdp.select_share  # the zCDP rule is as before
+    assert zcdp.select_share_for(10**8) == zcdp.select_share / 2  # zCDP: half at every signal (version 6)
     assert AdaptiveSettings(1, select_share=0.4).select_share_for(10**8) == Fraction(1, 10)  # a given share: scaled
     assert old.select_share_for(10**8) == Fraction(1, 5)
 
@@ -175,7 +175,7 @@ def test_a_fit_above_the_rounds_signal_spends_its_larger_plan():
     plan = fitted.released_.plan
     assert plan.setting("rounds") > MAX_ROUNDS_PER_ATTRIBUTE * len(SIZES)
     plan.check(fitted.released_.ledger)
-    assert fitted.released_.to_document()["parameters"]["auto_version"] == AUTO_VERSION == 5
+    assert fitted.released_.to_document()["parameters"]["auto_version"] == AUTO_VERSION == 6
 
 
 @pytest.mark.parametrize("bad, message", [

@@ -101,7 +101,7 @@ def test_without_a_workload_version_5_plans_as_version_4_below_the_capacity_sign
     encoding = AdaptiveSettings(1).encoding_for(SCHEMA)
     plain = AdaptiveSettings(1)
     old = AdaptiveSettings.from_parameters(plain.to_parameters() | {"auto_version": 4})
-    assert plain.auto_version == 5 == AdaptiveSettings(1, workload=WORKLOAD).auto_version
+    assert plain.auto_version == 6 == AdaptiveSettings(1, workload=WORKLOAD).auto_version
     assert plain.plan(5000, encoding) == old.plan(5000, encoding)
 
 
@@ -124,7 +124,7 @@ def test_files_of_version_4_recompute_their_old_plan(privacy, tmp_path):
     model.released_.save(tmp_path / "m.json")
     assert load(tmp_path / "m.json").plan == model.released_.plan
     document = json.loads((tmp_path / "m.json").read_text())
-    assert document["parameters"]["auto_version"] == 5
+    assert document["parameters"]["auto_version"] == 6
     document["parameters"]["auto_version"] = 4
     (tmp_path / "v4.json").write_text(json.dumps(document))
     with pytest.raises(InputError):

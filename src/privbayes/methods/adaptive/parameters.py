@@ -38,7 +38,7 @@ INITS = ("auto", "oneway", "network")
 SELECTIONS = ("permute-and-flip", "exponential")
 """Each round's selection mechanism (docs/decisions.md, "Adaptive marginals: joint first marginals and
 permute-and-flip"); model files written before it was a setting selected with the exponential mechanism."""
-AUTO_VERSION = 5
+AUTO_VERSION = 6
 """The version of the automatic choices (``init="auto"``, ``marginal_degree=None``, the first share, the rounds).  1
 (model files written before it was recorded): PrivBayes's network first on binary data, 2-way candidates.  2: joint
 first tables on every domain; on binary data 3-way candidates and a first share of 3/10.  3: above a signal n·ε/Δ of
@@ -48,8 +48,10 @@ from a first share of 1/4 (:data:`privbayes.methods.adaptive.workload.WORKLOAD_S
 (:data:`privbayes.methods.adaptive.settings.CAPACITY_SIGNAL`) the rounds cap grows from there, held from 10⁶ at
 version 4's cap there until version 4's growth passes it (:func:`privbayes.methods.adaptive.settings.capacity_cap`),
 and each round's selection gets a quarter of ``select_share``; a small workload's sets are measured directly as first
-tables (:meth:`privbayes.methods.adaptive.settings.AdaptiveSettings.direct_sets`)."""
-AUTO_VERSIONS = (1, 2, 3, 4, 5)
+tables (:meth:`privbayes.methods.adaptive.settings.AdaptiveSettings.direct_sets`).  6: under zCDP the rounds' selections
+get half of ``select_share``, the score's noise penalty is halved, the 1-way start gets 2/5 of ρ, and the re-fits are
+shorter and start matched (:data:`privbayes.methods.adaptive.settings.ZCDP_VERSION`)."""
+AUTO_VERSIONS = (1, 2, 3, 4, 5, 6)
 RAMP = Fraction(4)
 """The last round's budget over the first's (docs/decisions.md, "Adaptive marginals: budget ramp")."""
 DEFAULT_MODEL_CELLS = 2**20
@@ -117,7 +119,7 @@ PARAMETERS: tuple[Parameter, ...] = (
     Parameter("max_network_degree", "with init network: the network's largest degree", MAX_NETWORK_DEGREE,
               count_check(1, positive_int), optional=True, auto="Lemma 4.8's k", legacy=None),
     Parameter("auto_version", "the version of the automatic choices (model files only)", AUTO_VERSION,
-              Check(_auto_version, "1, 2, 3, 4 or 5"), legacy=1, keyword=False),
+              Check(_auto_version, "1, 2, 3, 4, 5 or 6"), legacy=1, keyword=False),
     Parameter("workload", "the marginals the analysts will query: a YAML or JSON file (in Python also a list) of "
               "attribute sets, optionally weighted, e.g. [[age, sex], {attributes: [age, income], weight: 2}, "
               "{all: 3}, {containing: income, size: 2}]; the rounds then choose among its sets and their subsets, "

@@ -214,3 +214,19 @@ def test_version_6_zcdp_refits_are_short_and_start_matched_and_the_fit_reads_the
     full = rounds.noise_penalty(rounds._measurer(measure, Fraction(1)))
     assert plan.setting("penalty scale") == 0.5 and seen
     assert seen == pytest.approx([0.5 * full] * len(seen))
+
+
+def test_the_cost_of_version_6_zcdp_refits_is_half_of_version_5s():
+    """The cost model prices the zCDP rules' re-fits (half the mirror-descent steps) at half the re-fit term of the same
+    plan under version 5; the other terms are the same."""
+    from privbayes.methods.adaptive.cost import adaptive_cost
+    from privbayes.methods.adaptive.settings import AdaptiveSettings
+
+    settings = AdaptiveSettings(1, neighbours="add-remove", privacy="zcdp", delta=1e-9)
+    old = AdaptiveSettings.from_parameters(settings.to_parameters() | {"auto_version": 5})
+    encoding = settings.encoding_for(categorical_schema(ZCDP_SIZES))
+    plan = settings.plan(10**4, encoding)
+    new_work, old_work = (adaptive_cost(s, plan, encoding).work for s in (settings, old))
+    assert new_work["round_model2"] == pytest.approx(old_work["round_model2"] / 2) and old_work["round_model2"] > 0
+    assert {k: v for k, v in new_work.items() if k != "round_model2"} == {
+        k: v for k, v in old_work.items() if k != "round_model2"}

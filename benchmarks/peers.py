@@ -27,7 +27,8 @@ Methods (each peer imported lazily; a method whose package is missing gets a "no
   MST and AIM) and replace-one (n public, the library's default relation).
 * ``ours-adaptive-zcdp``: ``AdaptiveMarginals(eps, neighbours="add-remove", privacy="zcdp", delta=1e-9,
   random_state=r)`` (issue 43): ρ-zCDP at the ρ that (ε, δ = 1e-9) allows, discrete Gaussian measurements, the
-  (ε, δ) guarantee of the AIM and MST peers.
+  (ε, δ) guarantee of the AIM and MST peers.  ``ours-adaptive-zcdp-v5``: the same under ``auto_version`` 5's
+  automatic choices (the zCDP plan before its re-tuning against AIM run to completion).
 * ``mst-opendp`` / ``mst-opendp-pure`` / ``aim-opendp`` / ``aim-opendp-pure``: MST and AIM of OpenDP 0.16
   (``dp.mbi``, private-pgm inside) with their defaults, every column's keys given as the public code range,
   add/remove neighbours, rows drawn i.i.d. from the fitted model; ``-pure`` at ``loss_of(epsilon=ε)``
@@ -113,15 +114,15 @@ OURS = {"ours": None, "ours-paper": "paper", "ours-projected": "projected", "our
         "ours-exact-network": "consistent", "ours-add-remove": "consistent"}
 OURS_OPTIONS = {"ours-exact-network": {"non_private_phase": "network"}, "ours-add-remove": {"neighbours": "add-remove"}}
 OPENDP = ("mst-opendp", "mst-opendp-pure", "aim-opendp", "aim-opendp-pure")
-METHODS = (*OURS, "ours-adaptive", "ours-adaptive-replace-one", "ours-adaptive-zcdp", "datasynthesizer", "mst",
-           "mst-r1", "aim", "authors-cpp", *OPENDP, "aim-dpmm")
+METHODS = (*OURS, "ours-adaptive", "ours-adaptive-replace-one", "ours-adaptive-zcdp", "ours-adaptive-zcdp-v5",
+           "datasynthesizer", "mst", "mst-r1", "aim", "authors-cpp", *OPENDP, "aim-dpmm")
 # Default degree of DataSynthesizer's network.  Its Adult example notebook uses 2, but one fit at
 # k = 2 takes about 20 CPU minutes here (its greedy search joins parent values row by row in pandas).
 DATASYNTHESIZER_K = 1
 DATASYNTHESIZER_BINS = 20  # its default histogram size for numeric attributes
 # Order of methods in the tables (variants included).
-ORDER = ("ours-adaptive", "ours-adaptive-zcdp", "ours-adaptive-replace-one", "ours-paper", "ours-projected",
-         "ours-consistent", "ours-add-remove", "ours-exact-network", "ours",
+ORDER = ("ours-adaptive", "ours-adaptive-zcdp", "ours-adaptive-zcdp-v5", "ours-adaptive-replace-one", "ours-paper",
+         "ours-projected", "ours-consistent", "ours-add-remove", "ours-exact-network", "ours",
          "authors-cpp",
          "mst+sample", "mst", "mst-r1+sample", "mst-r1", "aim+sample", "aim", *OPENDP, "aim-dpmm+sample", "aim-dpmm")
 
@@ -167,14 +168,23 @@ def _ours(estimation: str | None, **options: str) -> Callable[..., np.ndarray]:
 NOTES: list[str] = []  # the model's caveats, reported with the run
 
 
-def _adaptive(neighbours: str, **options: object) -> Callable[..., np.ndarray]:
+def _adaptive(neighbours: str, auto_version: int | None = None, **options: object) -> Callable[..., np.ndarray]:
     """``AdaptiveMarginals(eps, neighbours=..., random_state=r, **options)`` fitted on ``counting.open(train,
-    schema)``, sampled with ``random_state=r`` (issue 31; ``options``: the zCDP mode of issue 43)."""
+    schema)``, sampled with ``random_state=r`` (issue 31; ``options``: the zCDP mode of issue 43); with
+    ``auto_version``, the automatic choices of that version (a model-file setting, not a keyword: the settings are
+    read back as a file of that version would be)."""
     def run(eps: float, schema: Schema, train: pd.DataFrame, codes: np.ndarray, rep: int) -> np.ndarray:
         from privbayes import AdaptiveMarginals
+        from privbayes.methods.adaptive.settings import AdaptiveSettings
 
-        model = AdaptiveMarginals(eps, neighbours=neighbours, random_state=rep, **options).fit(
-            counting.open(train, schema))
+        class Versioned(AdaptiveMarginals):
+            def settings(self) -> AdaptiveSettings:
+                current = super().settings()
+                if auto_version is None:
+                    return current
+                return AdaptiveSettings.from_parameters(current.to_parameters() | {"auto_version": auto_version})
+
+        model = Versioned(eps, neighbours=neighbours, random_state=rep, **options).fit(counting.open(train, schema))
         return leaf_codes(model.sample(len(train), random_state=rep), schema)
     return run
 
@@ -432,6 +442,7 @@ RUNNERS: dict[str, Callable[..., np.ndarray | dict]] = {
     **{method: _ours(estimation, **OURS_OPTIONS.get(method, {})) for method, estimation in OURS.items()},
     **{method: _adaptive(neighbours) for method, neighbours in ADAPTIVE.items()},
     "ours-adaptive-zcdp": _adaptive("add-remove", privacy="zcdp", delta=1e-9),
+    "ours-adaptive-zcdp-v5": _adaptive("add-remove", 5, privacy="zcdp", delta=1e-9),
     "datasynthesizer": run_datasynthesizer, "mst": _smartnoise("mst"), "mst-r1": _smartnoise("mst", replace_one=True),
     "aim": _smartnoise("aim"),
     "authors-cpp": run_authors_cpp, "aim-dpmm": _dpmm_aim(),

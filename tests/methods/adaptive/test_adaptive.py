@@ -36,9 +36,11 @@ from privbayes.methods.adaptive.settings import (
     MAX_ROUNDS_PER_ATTRIBUTE,
     ROUNDS_SIGNAL,
     SELECT_SCALE,
+    ZCDP_FIRST_SHARE,
     AdaptiveSettings,
     capacity_cap,
     first_groups,
+    large_signal_share,
     oneway_weights,
     round_budgets,
     rounds_cap,
@@ -164,7 +166,7 @@ def test_above_the_capacity_signal_the_rounds_grow_and_the_selection_shrinks_and
     assert rounds_cap(8, CAPACITY_SIGNAL, CAPACITY_SIGNAL) == 8 and rounds_cap(8, 64 * CAPACITY_SIGNAL,
                                                                                CAPACITY_SIGNAL) == 16
     zcdp = AdaptiveSettings(1, privacy="zcdp", delta=1e-9)
-    assert zcdp.select_share_for(10**8) == zcdp.select_share  # the zCDP rule is as before
+    assert zcdp.select_share_for(10**8) == zcdp.select_share / 2  # zCDP: half at every signal (version 6)
     assert AdaptiveSettings(1, select_share=0.4).select_share_for(10**8) == Fraction(1, 10)  # a given share: scaled
     assert old.select_share_for(10**8) == Fraction(1, 5)
 
@@ -390,10 +392,11 @@ def test_the_oneway_share_falls_as_the_signal_to_a_fifth_at_the_capacity_signal_
     assert shares[:3] == [0.5, 0.2, 0.1] and shares == sorted(shares, reverse=True)
     assert lower == [False, True, True, True, False, False, False]  # v5's share from 25·L on
     binary = categorical_schema([2, 2, 2, 2])
-    for other in (AdaptiveSettings(1, neighbours=relation, initial_share=0.4),
-                  AdaptiveSettings(1, neighbours=relation, privacy="zcdp", delta=1e-9)):
-        below = AdaptiveSettings.from_parameters(other.to_parameters() | {"auto_version": 5})
-        assert other.plan(10**5, encoding) == below.plan(10**5, encoding)
+    given = AdaptiveSettings(1, neighbours=relation, initial_share=0.4)
+    below = AdaptiveSettings.from_parameters(given.to_parameters() | {"auto_version": 5})
+    assert given.plan(10**5, encoding) == below.plan(10**5, encoding)
+    zcdp = AdaptiveSettings(1, neighbours=relation, privacy="zcdp", delta=1e-9)  # its own version-6 share, not this
+    assert zcdp.share_for("oneway", 50_000, False) == large_signal_share(ZCDP_FIRST_SHARE, 50_000)
     bits = settings.encoding_for(binary)
     assert settings.plan(10**5, bits) == old.plan(10**5, bits)
 

@@ -156,3 +156,77 @@ def test_a_workload_works_under_zcdp(tmp_path):
     parameters = json.loads((tmp_path / "m.json").read_text())["parameters"]
     assert parameters["privacy"] == "zcdp" and len(parameters["workload"]) == 2
     assert privbayes.load(tmp_path / "m.json").plan == plan
+
+
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+def test_version_6_zcdp_rules_and_a_version_5_file_recomputes_its_own_plan(relation):
+    """auto_version 6 under zCDP: each round's selection gets half of select_share, the 1-way start 2/5 of ρ (scaled
+    above the large signal as before), the plan carries the score's penalty scale 1/2; the plan still spends ρ
+    exactly.  A version-5 file recomputes version 5's plan (select share 1/5, 11/20 below the small signal, no
+    penalty scale), and pure-ε plans are version 5's."""
+    from privbayes.methods.adaptive.settings import (
+        SMALL_SIGNAL,
+        SMALL_SIGNAL_SHARE,
+        ZCDP_FIRST_SHARE,
+        AdaptiveSettings,
+        large_signal_share,
+    )
+
+    settings = AdaptiveSettings(1, neighbours=relation, privacy="zcdp", delta=1e-9)
+    old = AdaptiveSettings.from_parameters(settings.to_parameters() | {"auto_version": 5})
+    encoding = settings.encoding_for(categorical_schema(ZCDP_SIZES))
+    assert settings.auto_version == 6 and settings.zcdp_rules and not old.zcdp_rules
+    for n in (400, 10**4, 10**5, 10**7):
+        plan, before, signal = settings.plan(n, encoding), old.plan(n, encoding), settings.signal(n)
+        assert plan.setting("select share") == 0.1 and before.setting("select share") == 0.2
+        assert plan.setting("penalty scale") == 0.5 and before.setting("penalty scale") is None
+        assert plan.setting("initial share") == float(large_signal_share(ZCDP_FIRST_SHARE, signal))
+        assert before.setting("initial share") == float(large_signal_share(
+            SMALL_SIGNAL_SHARE if signal < SMALL_SIGNAL else Fraction(1, 2), signal))
+        selects = [r for r in plan.releases if r.kind == "select"]
+        measures = [r for r in plan.releases if r.kind == "measure"]
+        assert all(s.rho == selection_rho((s.rho + m.rho) / 10) for s, m in zip(selects, measures))
+        assert plan.total_rho == before.total_rho == sum(r.rho for r in plan.releases)
+        assert plan != before
+        pure = AdaptiveSettings(1, neighbours=relation)
+        pure_old = AdaptiveSettings.from_parameters(pure.to_parameters() | {"auto_version": 5})
+        if n <= 10**4:  # below the large signal (pure ε's own version-6 rules are above it)
+            assert pure.plan(n, encoding) == pure_old.plan(n, encoding) and not pure.zcdp_rules
+    binary = settings.encoding_for(categorical_schema([2, 2, 2, 2]))
+    assert settings.plan(400, binary).setting("initial share") == 0.3  # binary data keeps its share
+
+
+def test_version_6_zcdp_refits_are_short_and_start_matched_and_the_fit_reads_the_penalty_scale(monkeypatch):
+    """Under the zCDP rules every re-fit starts matched and runs ZCDP_ROUND_ITERATIONS steps (pure ε and version 5
+    as before); the rounds score candidates with the plan's penalty scale times σ·√(2/π)·|Ω|."""
+    from privbayes.methods.adaptive import rounds
+    from privbayes.methods.adaptive.settings import LARGE_SIGNAL
+
+    assert rounds.refits_for(10.0, True) == rounds.Refits(rounds.ZCDP_ROUND_ITERATIONS, matched=True)
+    assert rounds.refits_for(10.0) == rounds.Refits() and rounds.refits_for(2.0 * LARGE_SIGNAL).matched
+    seen: list[float] = []
+    quality = rounds.quality
+    monkeypatch.setattr(rounds, "quality", lambda exact, model, weight, penalty: seen.append(penalty) or quality(
+        exact, model, weight, penalty))
+    model = zcdp_fit(AdaptiveMarginals, "add-remove", delta=1e-6, rounds=1)
+    plan = model.released_.plan
+    measure = next(r for r in plan.releases if r.kind == "measure")
+    full = rounds.noise_penalty(rounds._measurer(measure, Fraction(1)))
+    assert plan.setting("penalty scale") == 0.5 and seen
+    assert seen == pytest.approx([0.5 * full] * len(seen))
+
+
+def test_the_cost_of_version_6_zcdp_refits_is_half_of_version_5s():
+    """The cost model prices the zCDP rules' re-fits (half the mirror-descent steps) at half the re-fit term of the same
+    plan under version 5; the other terms are the same."""
+    from privbayes.methods.adaptive.cost import adaptive_cost
+    from privbayes.methods.adaptive.settings import AdaptiveSettings
+
+    settings = AdaptiveSettings(1, neighbours="add-remove", privacy="zcdp", delta=1e-9)
+    old = AdaptiveSettings.from_parameters(settings.to_parameters() | {"auto_version": 5})
+    encoding = settings.encoding_for(categorical_schema(ZCDP_SIZES))
+    plan = settings.plan(10**4, encoding)
+    new_work, old_work = (adaptive_cost(s, plan, encoding).work for s in (settings, old))
+    assert new_work["round_model2"] == pytest.approx(old_work["round_model2"] / 2) and old_work["round_model2"] > 0
+    assert {k: v for k, v in new_work.items() if k != "round_model2"} == {
+        k: v for k, v in old_work.items() if k != "round_model2"}

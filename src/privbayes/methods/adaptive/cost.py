@@ -12,7 +12,8 @@ first measurements (the 1-way marginals, or the network's tables) plus t selecti
 candidates' mean size, capped at ``max_model_cells``.  Above the large signal the re-fits start matched
 (:func:`privbayes.methods.adaptive.rounds.refits_for`, the same public signal the fit reads) and the rounds keep
 measuring new marginals, so the tree grows geometrically instead (:func:`matched_growth`) and its re-fits cost
-linearly in its cells.  With ``init="network"`` PrivBayes's search and tables at the initial budget come first
+linearly in its cells.  Under the zCDP rules (``auto_version`` 6) the re-fits run half the steps: below the large
+signal their term is halved.  With ``init="network"`` PrivBayes's search and tables at the initial budget come first
 (:func:`privbayes.methods.privbayes.cost.privbayes_work`).  Reads the adaptive settings and plan only.
 """
 
@@ -29,7 +30,7 @@ from privbayes.core.limits import limits
 from privbayes.counting.base import CountingPlace
 from privbayes.methods.adaptive.candidates import Candidate, leaf_candidates
 from privbayes.methods.adaptive.network import BETA, THETA, network_plan
-from privbayes.methods.adaptive.rounds import final_iterations, refits_for
+from privbayes.methods.adaptive.rounds import ROUND_ITERATIONS, ZCDP_ROUND_ITERATIONS, final_iterations, refits_for
 from privbayes.methods.adaptive.settings import LARGE_SIGNAL, METHOD, AdaptiveSettings
 from privbayes.privacy.plan import BudgetPlan
 from privbayes.schema.encoding import Encoding
@@ -102,6 +103,8 @@ def adaptive_cost(settings: AdaptiveSettings, plan: BudgetPlan, encoding: Encodi
                  # Selections that close cycles make the junction tree's cliques grow faster than the
                  # marginals measured (fits at ε = 3.2 take 3× those at 1.6): a superlinear term.
                  "round_model2": float(sum(m * m for m in model_at)) / 1e4})
+    if settings.zcdp_rules and not matched:  # zCDP's re-fits run ZCDP_ROUND_ITERATIONS steps, not ROUND_ITERATIONS
+        work["round_model2"] *= ZCDP_ROUND_ITERATIONS / ROUND_ITERATIONS
     if matched:  # the quadratic term was fitted on small trees: large ones re-fit linearly in their cells
         work.pop("round_model2")
         last = int(model_at[-1] if model_at else base)

@@ -103,7 +103,7 @@ class AdaptiveMarginals(BayesNetViews, DeclaredEstimator, PrivateEstimator):
                             count_variance=count_variance, progress=fit.progress.update,
                             groups=settings.first_tables(encoding, fit.planned_n)[0],
                             workload=settings.workload_sets(encoding),
-                            refits=rounds.refits_for(settings.signal(fit.planned_n)))
+                            refits=rounds.refits_for(settings.signal(fit.planned_n), settings.zcdp_rules))
         # Post-processing from here: the model is a function of the measurements only.
         potentials = potentials_of(fitted.measurements, fitted.estimate.log_potentials)
         network, conditionals = network_of(encoding, potentials)  # as its model file will rebuild it

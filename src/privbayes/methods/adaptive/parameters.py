@@ -51,7 +51,9 @@ and each round's selection gets a quarter of ``select_share``; a small workload'
 tables (:meth:`privbayes.methods.adaptive.settings.AdaptiveSettings.direct_sets`).  6: under pure ε the 1-way start's
 first share on a domain not all binary falls as 20,000 / (n·ε/Δ) above that signal rather than its root, to 1/5 of
 itself at 100,000, and version 5's share where that is lower
-(:func:`privbayes.methods.adaptive.settings.oneway_share`)."""
+(:func:`privbayes.methods.adaptive.settings.oneway_share`); under zCDP the rounds' selections get half of
+``select_share``, the score's noise penalty is halved, the 1-way start gets 2/5 of ρ, and the re-fits are shorter and
+start matched (:data:`privbayes.methods.adaptive.settings.ZCDP_VERSION`)."""
 AUTO_VERSIONS = (1, 2, 3, 4, 5, 6)
 RAMP = Fraction(4)
 """The last round's budget over the first's (docs/decisions.md, "Adaptive marginals: budget ramp")."""

@@ -132,6 +132,21 @@ more attributes (the workload's own size): a domain-scaled bound on the time and
 (docs/decisions.md, "Adaptive marginals: budget ramp and model cap")."""
 ENCODING = "hierarchical"
 """The candidates are leaf marginals; the hierarchical encoding keeps the schema's attributes as they are."""
+ZCDP_VERSION = 6
+"""The :data:`AUTO_VERSION` from which the zCDP plan uses the rules below (docs/decisions.md, "zCDP mode": the
+2026-11-27 re-tuning on Adult against AIM).  Files of earlier versions recompute their own plan."""
+ZCDP_SELECT_SCALE = Fraction(1, 2)
+"""Under zCDP each round's selection gets this fraction of ``select_share`` (1/10 by default: AIM's, VLDB 2022 Alg. 1).
+At ρ_s = ε_s²/8 a selection's ε_s grows as √ρ_s: half the share keeps 71 % of its ε_s and gives the measurement the
+rest (:meth:`AdaptiveSettings.select_share_for`)."""
+ZCDP_FIRST_SHARE = Fraction(2, 5)
+"""Under zCDP the 1-way start's share of ρ (not on binary data, nor with a workload, whose shares stay): Gaussian
+noise composes as √T, so the rounds' marginals lose less from a larger share of ρ than under pure ε."""
+ZCDP_PENALTY = Fraction(1, 2)
+"""Under zCDP the score's noise penalty |Ω|·E|Z| is scaled by this (a plan setting, "penalty scale"): AIM's penalty
+is the L1 noise of the raw measurement, but the estimate that follows fits it jointly with the marginals already
+measured and removes much of that noise, so the full penalty kept the larger, strongly correlated pairs (education ×
+occupation on Adult) from ever being measured."""
 
 
 class AdaptiveSettings(DeclaredSettings, PrivacyDefinition):
@@ -214,7 +229,7 @@ class AdaptiveSettings(DeclaredSettings, PrivacyDefinition):
         tables (docs/decisions.md, "Adaptive marginals: joint first marginals and permute-and-flip"); with joint
         first tables of ``binary`` attributes (:data:`AUTO_VERSION` 2), :data:`BINARY_SHARE`; else with a ``workload``
         (:data:`AUTO_VERSION` 4) :data:`~privbayes.methods.adaptive.workload.WORKLOAD_SHARE` (docs/decisions.md,
-        "Workloads").  Under
+        "Workloads"); else under zCDP (:data:`ZCDP_VERSION`) :data:`ZCDP_FIRST_SHARE`.  Under
         :data:`AUTO_VERSION` 3 the 1-way share is scaled by √(:data:`LARGE_SIGNAL` / signal) above that signal
         (:func:`large_signal_share`); under :data:`AUTO_VERSION` 6 (pure ε, the 1-way start of a domain not all binary,
         no workload) by :func:`oneway_share`'s steeper factor."""
@@ -226,6 +241,8 @@ class AdaptiveSettings(DeclaredSettings, PrivacyDefinition):
             share = BINARY_SHARE
         elif self.workload is not None and self.auto_version >= 4:
             share = WORKLOAD_SHARE
+        elif self.zcdp_rules:
+            share = ZCDP_FIRST_SHARE
         else:
             share = SMALL_SIGNAL_SHARE if self.joint and signal < SMALL_SIGNAL else Fraction(1, 2)
             if self.auto_version >= 6 and not self.zcdp:
@@ -338,10 +355,17 @@ class AdaptiveSettings(DeclaredSettings, PrivacyDefinition):
     def select_share_for(self, n: int) -> Fraction:
         """Each round's share of its budget for the selection: ``select_share``, times :data:`SELECT_SCALE` above a
         signal (:meth:`signal` of ``n``, public) of :data:`CAPACITY_SIGNAL` under pure ε and :data:`AUTO_VERSION`
-        5 (the zCDP rule is as before: not measured at a large signal)."""
-        if self.auto_version >= 5 and not self.zcdp and self.signal(n) > CAPACITY_SIGNAL:
+        5; under zCDP times :data:`ZCDP_SELECT_SCALE` from :data:`ZCDP_VERSION` (at every signal)."""
+        if self.zcdp:
+            return self.select_share * (ZCDP_SELECT_SCALE if self.zcdp_rules else 1)
+        if self.auto_version >= 5 and self.signal(n) > CAPACITY_SIGNAL:
             return self.select_share * SELECT_SCALE
         return self.select_share
+
+    @property
+    def zcdp_rules(self) -> bool:
+        """Whether the zCDP rules of :data:`ZCDP_VERSION` apply (``privacy="zcdp"`` at that version or later)."""
+        return self.zcdp and self.auto_version >= ZCDP_VERSION
 
     def plan(self, n: int, encoding: Encoding) -> BudgetPlan:
         """Every release of a fit on n rows (the noisy count under add/remove), in the fit's order."""
@@ -595,11 +619,12 @@ def adaptive_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> Bud
 
 def zcdp_rounds(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_rho: Fraction) -> int:
     """T: ``rounds`` if given, else the pure rounds rule n·ε_t/Δ ≥ θ·T with each round's measurement at ε_t =
-    2√(ρ_m/T) (:func:`laplace_equivalent`), i.e. T = (2n√ρ_m/(θΔ))^(2/3), ρ_m the rounds' measurement budget;
+    2√(ρ_m/T) (:func:`laplace_equivalent`), i.e. T = (2n√ρ_m/(θΔ))^(2/3), ρ_m the rounds' measurement budget (what
+    :meth:`AdaptiveSettings.select_share_for` leaves);
     at least 1, at most :data:`MAX_ROUNDS_PER_ATTRIBUTE`·d (with a workload, its number of sets)."""
     if settings.rounds is not None:
         return check_rounds(settings.rounds, "rounds")
-    measure = float(rounds_rho * (1 - settings.select_share))
+    measure = float(rounds_rho * (1 - settings.select_share_for(n)))
     signal = 2 * n * math.sqrt(measure) / (float(settings.relation.count_sensitivity) * settings.rounds_theta)
     most = MAX_ROUNDS_PER_ATTRIBUTE * len(encoding.attributes)
     if settings.workload is not None:
@@ -610,7 +635,8 @@ def zcdp_rounds(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_r
 
 def zcdp_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> BudgetPlan:
     """Every release of a zCDP adaptive fit in the fit's order, priced in ρ (ε 0 on every release); the plan's
-    ``total`` is the ε the total ρ implies at the report's δ."""
+    ``total`` is the ε the total ρ implies at the report's δ.  From :data:`ZCDP_VERSION` its settings also hold the
+    score's "penalty scale" (:data:`ZCDP_PENALTY`), which the rounds read."""
     relation = settings.relation
     l1, l2 = relation.count_sensitivity, l2_sensitivity(relation)
     total = settings.total_rho()
@@ -629,8 +655,9 @@ def zcdp_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> BudgetP
     name = "1-way marginal" if G == d and not direct else "first marginal"
     releases += [PlannedRelease(f"{name} {g + 1}/{G}", gaussian, zero, kind="oneway", index=g, sensitivity=l2,
                                 rho=first * w / sum(weights)) for g, w in enumerate(weights)]
+    select_share = settings.select_share_for(n)
     for t, budget in enumerate(round_budgets(rest - first, T, settings.ramp), start=1):
-        select = selection_rho(budget * settings.select_share)
+        select = selection_rho(budget * select_share)
         releases += [PlannedRelease(f"round {t}/{T}: select", Exponential.name, zero, kind="select", index=t,
                                     sensitivity=l1, rho=select),
                      PlannedRelease(f"round {t}/{T}: measure", gaussian, zero, kind="measure", index=t,
@@ -650,10 +677,11 @@ def zcdp_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> BudgetP
                                                      for g in groups)),) if G < d or direct else ()
     plan_settings = (("algorithm", algorithm), ("rounds", T), ("marginal degree", degree),
                      ("mean rho per round", float((rest - first) / T)), ("last round over first", float(settings.ramp)),
-                     ("select share", float(settings.select_share)), ("initial share", float(share)),
+                     ("select share", float(select_share)), ("initial share", float(share)),
                      ("theta", settings.rounds_theta), ("max model cells", settings.model_cells_for(encoding)),
                      ("n", n), ("attributes", d), ("neighbours", relation.name), ("init", "oneway"),
                      ("privacy", "zCDP"), ("rho", float(total)), ("delta", float(settings.report_delta()))
-                     ) + first_marginals + ((("workload sets", len(sets)),) if sets else ())
+                     ) + first_marginals + ((("workload sets", len(sets)),) if sets else ()) + (
+                         (("penalty scale", float(ZCDP_PENALTY)),) if settings.zcdp_rules else ())
     epsilon = Fraction(epsilon_for(total, settings.report_delta()))
     return BudgetPlan(epsilon, tuple(releases), plan_settings, total_rho=total)

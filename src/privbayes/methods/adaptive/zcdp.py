@@ -9,14 +9,17 @@ composition adds ρ), from public inputs only:
    split in proportion to √|Ω_g| (the split that minimises the summed noise variance Σ_g |Ω_g|·Δ²/(2ρ_g) for a
    fixed Σ ρ_g), each a discrete Gaussian with σ² = Δ²/(2ρ_g);
 3. T rounds with linearly rising budgets (the ``ramp``), each an exponential-mechanism selection with
-   ``select_share`` of the round's ρ (charged ε²/8: Cesar & Rogers 2021) and a discrete-Gaussian measurement with
-   the rest.
+   ``select_share`` of the round's ρ (half of it from ``auto_version`` 6; charged ε²/8: Cesar & Rogers 2021) and a
+   discrete-Gaussian measurement with the rest.
 
 Δ: a count table's L2 sensitivity, 1 under add/remove and √2 under replace-one; the selection's score moves by the
 L1 sensitivity (1 or 2) as under pure ε.  The automatic first share and T are the pure rules with each Gaussian
 matched to the discrete Laplace of the same standard deviation, ε ≡ 2√ρ: AIM's T = 16·d rounds rely on annealing
-that reads measured values, which this plan does not do.  The mechanisms at an exact ρ are method-neutral and live
-in :mod:`privbayes.privacy.zcdp_mechanisms` (PrivBayes uses them too); they are named here for this method's modules.
+that reads measured values, which this plan does not do.  From ``auto_version`` 6 the first share is 2/5 (not on
+binary data or with a workload), the selections' score counts half of AIM's noise penalty, and the re-fits are short
+and start matched (:data:`~privbayes.methods.adaptive.settings.ZCDP_VERSION`; docs/decisions.md, "zCDP mode").
+The mechanisms at an exact ρ are method-neutral and live in :mod:`privbayes.privacy.zcdp_mechanisms` (PrivBayes uses
+them too); they are named here for this method's modules.
 """
 
 from __future__ import annotations

@@ -5,11 +5,13 @@ worse in KL than the worse of naive MLE and CGM on a tiny chain (docs/decisions.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from helpers import categorical_schema, correlated_frame
+from release_pins import rows_digest
 from test_mechanisms_only import SIZES as MECHANISM_SIZES
 from test_mechanisms_only import _two_tables, oblivious  # noqa: F401 (a fixture)
 
@@ -274,3 +276,15 @@ def test_auto_reads_only_what_the_mechanisms_released(relation):
             for f in (first, second)]
     assert fits[0].released_.estimate.startswith(f"auto rule {AUTO_RULE}:")
     assert json.dumps(fits[0].released_.to_document()) == json.dumps(fits[1].released_.to_document())
+
+
+RULE2_FILE = Path(__file__).with_name("rule2_model.json")
+"""The ``mrf`` release pin as rule 2 wrote it (tests/data/pins/mrf.json before rule 3 changed the default)."""
+RULE2_ROWS = "3f778ef2c30b8cc4fd0dc3eed66757b3c6e801c86efb44c3383c72f548ddd79d"
+"""The digest of the rows it sampled when it was the pin (tests/data/release_digests.json then)."""
+
+
+def test_a_rule_2_file_loads_and_samples_the_rows_it_did():
+    """Files of earlier rules keep their θ: loading one and sampling gives the recorded rows, its line unchanged."""
+    assert privbayes.load(RULE2_FILE).estimate.startswith("auto rule 2: naive MLE of the floored marginals")
+    assert rows_digest(RULE2_FILE) == RULE2_ROWS

@@ -211,7 +211,7 @@ def test_auto_is_the_default_and_is_naive_mle_with_the_calibrated_lambda():
         np.testing.assert_allclose(got, want)
     assert min(calibrated_lambda(stats)) > 1e-4  # n = 800 at ε = 0.2: noise sd 42 per cell ≫ the counts
     algorithm = auto.privacy_report()["algorithm"]
-    assert algorithm.startswith("noisy sufficient statistics + MLE of the projected marginals")
+    assert algorithm.startswith("noisy sufficient statistics + naive MLE of the projected marginals")
 
 
 @pytest.mark.parametrize("relation", ["replace-one", "add-remove"])

@@ -1,17 +1,15 @@
-"""The private MRF's default estimate (``estimation="auto"``, rule 3): MLE of a mixture of the floored marginals and
-CGM-EM's, its choices made from public inputs and the released tables only, recorded in the model file, and no
-worse in KL than the worse of naive MLE and CGM on a tiny chain (docs/decisions.md, "MRF default estimate")."""
+"""The private MRF's default estimate (``estimation="auto"``, rule 2): naive MLE of the floored marginals, its
+choices made from public inputs and the released tables only, recorded in the model file, and no worse in KL than
+the worse of naive MLE and CGM on a tiny chain (docs/decisions.md, "MRF default estimate")."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from helpers import categorical_schema, correlated_frame
-from release_pins import rows_digest
 from test_mechanisms_only import SIZES as MECHANISM_SIZES
 from test_mechanisms_only import _two_tables, oblivious  # noqa: F401 (a fixture)
 
@@ -19,19 +17,17 @@ import privbayes
 from privbayes import PrivateMRF
 from privbayes.inference import Domain
 from privbayes.inference.projection import project_simplex
-from privbayes.methods.mrf import LogLinearModel, NoisyStatistics, cgm_em, fit_mle, measure, naive_mle
+from privbayes.methods.mrf import LogLinearModel, NoisyStatistics, cgm_em, measure, naive_mle
 from privbayes.methods.mrf.estimation import (
     AUTO_RULE,
     FLOOR_BAND,
     FLOOR_SHARE,
-    MIX_SHARE,
     NOISE_SHARE_WEIGHT,
     SPARSE_POWER,
     SPARSE_SHARE,
     auto_estimate,
     calibrated_lambda,
     calibrated_mle,
-    combined_targets,
     detection_floors,
     floored_marginals,
     noise_share,
@@ -73,7 +69,7 @@ def test_signal_dominates_no_floor_and_the_base_weight():
 
 
 def test_middle_band_with_few_zeroed_cells_gets_the_full_floor():
-    """x = 0.23, 2 of 16 cells zeroed per table (z = 0.125 ≤ 0.2), a clear signal (w ≈ 0.02): rule 1 unchanged,
+    """x = 0.23, 2 of 16 cells zeroed per table (z = 0.125 ≤ 0.3), a clear signal (w ≈ 0.02): rule 1 unchanged,
     floor 0.8·b/N and λ = 1e-4."""
     stats = _two(_table(negative=2, small=10))
     assert all(FLOOR_BAND[0] <= x < 0.25 for x in noise_to_count(stats))
@@ -84,14 +80,13 @@ def test_middle_band_with_few_zeroed_cells_gets_the_full_floor():
 
 
 def test_middle_band_with_many_zeroed_cells_gets_a_lower_floor():
-    """The same x, 8 of 16 cells zeroed (a sparse truth's signature, z = 0.5 > 0.2): the floor falls as (0.2/z)⁴,
-    to 2.6 % of the full floor (rule 2's (0.3/z)²: 36 %)."""
+    """The same x, 8 of 16 cells zeroed (a sparse truth's signature, z = 0.5 > 0.3): the floor falls as (0.3/z)²."""
     stats = _two(_table(negative=8, small=4))
     projected = [project_simplex(t) for t in stats.pseudo_marginals()]
     assert zeroed_share(projected) == pytest.approx(0.5)
     expected = FLOOR_SHARE * 10 / 1000 * (SPARSE_SHARE / 0.5) ** SPARSE_POWER
     assert detection_floors(stats) == pytest.approx((expected, expected))
-    assert expected < 0.03 * FLOOR_SHARE * 10 / 1000
+    assert expected < 0.5 * FLOOR_SHARE * 10 / 1000
     for table, floored in zip(projected, floored_marginals(stats)):
         np.testing.assert_allclose(floored[table == 0], expected / (1 + 8 * expected))
 
@@ -126,7 +121,7 @@ def test_the_choice_is_a_function_of_the_released_tables_and_public_inputs():
     """The same released tables, b and N give the same choice and line; the line names the rule's version."""
     first, again = _stats(1_000.0, 10.0, seed=3), _stats(1_000.0, 10.0, seed=3)
     assert auto_estimate(first) == auto_estimate(again)
-    assert auto_estimate(first).startswith(f"auto rule {AUTO_RULE}: MLE of 0.7·floored marginals + 0.3·CGM-EM's")
+    assert auto_estimate(first).startswith(f"auto rule {AUTO_RULE}: naive MLE of the floored marginals")
     assert auto_estimate(first, 0.5).endswith("L2 weights [0.5, 0.5]")
     assert f"noise share {noise_share(first):.3g}" in auto_estimate(first)
 
@@ -149,37 +144,6 @@ def test_floored_marginals_raise_only_the_zeroed_cells():
         np.testing.assert_array_equal(target, project_simplex(noisy / unfloored.n))
 
 
-def test_the_targets_mix_the_floored_marginals_with_cgm_s():
-    """Rule 3's targets: (1 − η)·floored + η·CGM-EM's per clique, each a distribution, every cell at least η times
-    CGM-EM's (a cell the projection zeroed keeps CGM-EM's share, however sparse the tables look)."""
-    stats = _stats(1_000.0, 10.0, seed=3)
-    start = LogLinearModel.uniform(Domain((4, 4, 8)), stats.cliques)
-    smooth = cgm_em(start, stats)[0].marginals()
-    targets = combined_targets(stats, smooth)
-    assert MIX_SHARE == 0.3
-    for target, floored, other in zip(targets, floored_marginals(stats), smooth):
-        assert target.sum() == pytest.approx(1.0)
-        np.testing.assert_allclose(target, 0.7 * floored + 0.3 * other)
-        assert np.all(target >= MIX_SHARE * other - 1e-15)
-        assert np.all(target[floored == 0] > 0)
-
-
-@pytest.mark.parametrize("n, scale, regime", [
-    (1e6, 2.0, "signal dominates (x < 0.1): no floor, λ = 0.1·b/N, CGM-EM's share still in the targets"),
-    (1_000.0, 10.0, "middle band: floors and the mixture"),
-    (100.0, 20.0, "noise dominates (x ≥ 2): no floor, λ grows, the mixture"),
-])
-def test_auto_fits_the_mle_of_the_combined_targets_started_at_cgm(n, scale, regime):
-    """In every regime ``auto`` is CGM-EM from the uniform model, then the MLE of the combined targets from CGM-EM's
-    θ with the calibrated λ_C (so the rule's only data are the released tables, b and N)."""
-    stats = _stats(n, scale, seed=2)
-    start = LogLinearModel.uniform(Domain((4, 4, 8)), stats.cliques)
-    smooth = cgm_em(start, stats)[0]
-    expected = fit_mle(smooth, combined_targets(stats, smooth.marginals()), calibrated_lambda(stats))
-    for got, want in zip(calibrated_mle(start, stats).theta, expected.theta):
-        np.testing.assert_allclose(got, want, err_msg=regime)
-
-
 def test_a_fit_records_the_rule_and_rows_in_another_order_record_the_same():
     """The recorded line comes from the released tables: the same rows shuffled give the same tables (same seed),
     the same line; other rows of the same size give other tables."""
@@ -188,7 +152,7 @@ def test_a_fit_records_the_rule_and_rows_in_another_order_record_the_same():
     shuffled = frame.sample(frac=1.0, random_state=3).reset_index(drop=True)
     fits = [PrivateMRF(CHAIN, 0.5, random_state=1).fit(f, schema) for f in (frame, shuffled)]
     assert fits[0].released_.estimate == fits[1].released_.estimate
-    assert fits[0].released_.estimate.startswith(f"auto rule {AUTO_RULE}: MLE of 0.7·floored marginals")
+    assert fits[0].released_.estimate.startswith(f"auto rule {AUTO_RULE}: naive MLE of the floored marginals")
     other = PrivateMRF(CHAIN, 0.5, random_state=1).fit(correlated_frame(SIZES, 900, seed=7), schema)
     assert not np.allclose(fits[0].released_.model.theta[0], other.released_.model.theta[0])
 
@@ -269,22 +233,10 @@ def test_auto_is_within_five_percent_of_the_best_kl_on_a_skewed_star_where_noise
 @pytest.mark.usefixtures("oblivious")
 @pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
 def test_auto_reads_only_what_the_mechanisms_released(relation):
-    """Rule 3 reads the released tables: with mechanisms whose outputs ignore the data (tests/test_mechanisms_only.py),
+    """Rule 2 reads the released tables: with mechanisms whose outputs ignore the data (tests/test_mechanisms_only.py),
     two different tables (under add/remove also of different sizes, n being private) give identical model files."""
     first, second = _two_tables(300, 300 if relation == "replace-one" else 301)
     fits = [PrivateMRF(CHAIN, 1.0, neighbours=relation, random_state=5).fit(f, categorical_schema(MECHANISM_SIZES))
             for f in (first, second)]
     assert fits[0].released_.estimate.startswith(f"auto rule {AUTO_RULE}:")
     assert json.dumps(fits[0].released_.to_document()) == json.dumps(fits[1].released_.to_document())
-
-
-RULE2_FILE = Path(__file__).with_name("rule2_model.json")
-"""The ``mrf`` release pin as rule 2 wrote it (tests/data/pins/mrf.json before rule 3 changed the default)."""
-RULE2_ROWS = "3f778ef2c30b8cc4fd0dc3eed66757b3c6e801c86efb44c3383c72f548ddd79d"
-"""The digest of the rows it sampled when it was the pin (tests/data/release_digests.json then)."""
-
-
-def test_a_rule_2_file_loads_and_samples_the_rows_it_did():
-    """Files of earlier rules keep their θ: loading one and sampling gives the recorded rows, its line unchanged."""
-    assert privbayes.load(RULE2_FILE).estimate.startswith("auto rule 2: naive MLE of the floored marginals")
-    assert rows_digest(RULE2_FILE) == RULE2_ROWS

@@ -9,10 +9,9 @@ from privbayes.core.errors import InputError
 from privbayes.schema import Schema
 
 ALGORITHMS = {
-    "auto": "noisy sufficient statistics + MLE of the projected marginals, the cells the projection zeroed "
-            "floored (rule 3: mixed with CGM-EM's marginals), its L2 weight per clique set from the noise-to-count "
-            "ratio and the released tables; the rule and its choices in the model file's estimate line (ICML 2017, "
-            "§3.1-3.2; docs/decisions.md, MRF default estimate)",
+    "auto": "noisy sufficient statistics + naive MLE of the projected marginals, the cells the projection zeroed "
+            "floored at the detection limit, its L2 weight per clique set from the public noise-to-count ratio "
+            "(ICML 2017, §3.1; docs/decisions.md, MRF default estimate)",
     "naive": "noisy sufficient statistics + naive MLE on simplex-projected marginals (ICML 2017, §3.1)",
     "cgm": "noisy sufficient statistics + CGM EM with non-linear BP (ICML 2017, §3.2, Alg. 1-2)",
     "psgd": "noisy full-batch gradient descent, Gaussian noise, (ε, δ)-DP (Abadi et al. 2016; ICML 2017, §4)",

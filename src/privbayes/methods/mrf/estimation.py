@@ -2,10 +2,10 @@
 
 * :func:`naive_mle` (§3.1): project each pseudo-marginal y_C/N onto the simplex (Duchi et
   al. 2008), then regularised MLE as if the projected marginals were data marginals.
-* :func:`calibrated_mle` (the library's default, ``auto``, rule 3): regularised MLE of a mixture of two estimates
-  of each clique marginal, the projected marginals with the cells the projection zeroed raised to a floor
-  (:func:`floored_marginals`) and CGM-EM's (:func:`combined_targets`), with an L2 weight λ_C set per clique
-  (:func:`calibrated_lambda`); every choice from public inputs and the released tables only (post-processing).
+* :func:`calibrated_mle` (the library's default, ``auto``): naive MLE on the projected marginals with
+  the cells the projection zeroed raised to a floor at the detection limit (:func:`floored_marginals`),
+  and an L2 weight λ_C set per clique (:func:`calibrated_lambda`), both from public inputs and the released
+  tables only (post-processing).
 * :func:`cgm_em` (§3.2, Alg. 2): EM over the latent true statistics n.  The E-step finds
   the approximate MAP n* = argmax_{n ∈ M_N} θᵀn + H(n) + log p(y | n) (Eq. 6), exactly through
   its dual on junction trees (:mod:`privbayes.methods.mrf.estep`) or by non-linear belief
@@ -99,8 +99,8 @@ def public_lambda(stats: NoisyStatistics) -> tuple[float, ...]:
 
 
 def calibrated_lambda(stats: NoisyStatistics) -> tuple[float, ...]:
-    """λ_C of ``auto`` (rules 2 and 3): max(:func:`public_lambda`, min(1e-4, 0.1·b/N)·1000·w²) where x_C < 1, else
-    rule 1's λ_C; w is the pooled :func:`noise_share` of the released tables.
+    """λ_C of ``auto`` (rule 2): max(:func:`public_lambda`, min(1e-4, 0.1·b/N)·1000·w²) where x_C < 1, else rule 1's
+    λ_C; w is the pooled :func:`noise_share` of the released tables.
 
     * Where the tables' spread around uniform is mostly noise (w large: near-uniform truths, or loopy ones whose
       projected tables disagree around each loop) the truth is closer to uniform than rule 1's weight assumes:
@@ -124,9 +124,9 @@ FLOOR_SHARE = 0.8
 """The floor of a zeroed cell, as a share of the detection limit b/N (docs/decisions.md, "MRF default estimate")."""
 FLOOR_BAND = (0.1, 2.0)
 """The noise-to-count ratios x_C (from, below) at which a clique's zeroed cells are floored; outside none are."""
-SPARSE_SHARE = 0.2
-"""Where the projection zeroes more than this share of all the tables' cells, the floor falls as (0.2/z)⁴."""
-SPARSE_POWER = 4.0
+SPARSE_SHARE = 0.3
+"""Where the projection zeroes more than this share of all the tables' cells, the floor falls as (0.3/z)²."""
+SPARSE_POWER = 2.0
 """The power of that fall (see :func:`detection_floors`)."""
 
 
@@ -148,7 +148,7 @@ def _projected(stats: NoisyStatistics) -> list[np.ndarray]:
 
 def detection_floors(stats: NoisyStatistics) -> tuple[float, ...]:
     """Per clique, the probability that :func:`floored_marginals` gives a cell the projection zeroed:
-    c·b/N·min(1, 0.2/z)⁴ (c = :data:`FLOOR_SHARE`) where 0.1 ≤ x_C < 2 (:data:`FLOOR_BAND`), else 0 (no floor).
+    c·b/N·min(1, 0.3/z)² (c = :data:`FLOOR_SHARE`) where 0.1 ≤ x_C < 2 (:data:`FLOOR_BAND`), else 0 (no floor).
     b comes from ε, the relation and the number of cliques, x_C from b, |X_C| and N (the public n or the paid-for
     N̂), and z, the share of all the tables' cells the projection zeroed (:func:`zeroed_share`), from the released
     tables.
@@ -161,8 +161,7 @@ def detection_floors(stats: NoisyStatistics) -> tuple[float, ...]:
       +11 %; sparse trees at x = 3.5: +18 % and +31 %), while at x = 1.5 it still paid (trees: KL −43 %).
     * Where the projection zeroes many cells (z > 0.3) most of them are truly empty (a sparse truth: skewed
       stars zero half their cells at N·ε = 10³, their true mass ≈ 0.05·b each; chains zero 15 %, ≈ 0.5·b each),
-      and a full floor moves mass onto them (skewed stars: 2.05× naive MLE's TVD); the floor falls as (0.2/z)⁴
-      (rule 2: (0.3/z)²; rule 3 leaves those cells' KL to CGM-EM's share of the targets, :func:`combined_targets`).
+      and a full floor moves mass onto them (skewed stars: 2.05× naive MLE's TVD); the floor falls as (0.3/z)².
       Pooled over the tables, z is steadier than one small table's share."""
     return _floors(stats, _projected(stats))
 
@@ -185,13 +184,9 @@ def floored_marginals(stats: NoisyStatistics) -> list[np.ndarray]:
     return out
 
 
-MIX_SHARE = 0.3
-"""η: CGM-EM's share of rule 3's targets (:func:`combined_targets`)."""
-
-AUTO_RULE = 3
-"""The version of ``auto``'s rule, first in the model file's ``estimate`` line (rule 2: naive MLE of the floored
-marginals, floor × (0.3/z)²; files without a version: rule 1, floors and λ_C from b, |X_C| and N only; all of them
-load and sample from their stored θ)."""
+AUTO_RULE = 2
+"""The version of ``auto``'s rule, first in the model file's ``estimate`` line (files without a version: rule 1,
+floors and λ_C from b, |X_C| and N only; both load and sample from their stored θ)."""
 
 
 def auto_estimate(stats: NoisyStatistics, lam: float | Sequence[float] | None = None) -> str:
@@ -200,35 +195,15 @@ def auto_estimate(stats: NoisyStatistics, lam: float | Sequence[float] | None = 
     lams = calibrated_lambda(stats) if lam is None else lam
     shown = ", ".join(f"{v:.3g}" for v in np.broadcast_to(np.asarray(lams, dtype=np.float64), (len(stats.tables),)))
     floors = ", ".join(f"{v:.3g}" for v in detection_floors(stats))
-    return (f"auto rule {AUTO_RULE}: MLE of {1 - MIX_SHARE:g}·floored marginals + {MIX_SHARE:g}·CGM-EM's: "
-            f"noise share {noise_share(stats):.3g}, floors [{floors}], L2 weights [{shown}]")
-
-
-def combined_targets(stats: NoisyStatistics, smooth: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """(1 − η)·:func:`floored_marginals` + η·``smooth`` per clique (η = :data:`MIX_SHARE`; ``smooth``: CGM-EM's
-    clique marginals, a proper distribution's, so the mixture is one too).
-
-    The two targets pull apart where the noise is neither negligible nor dominant: KL(true ‖ fitted), the paper's
-    metric, punishes the cells naive MLE fits near zero that the truth fills; pairwise TVD punishes mass moved
-    onto cells the truth leaves empty.  A floor can only spread mass evenly over the zeroed cells; CGM-EM (ICML
-    2017, §3.2) never zeroes a cell and puts mass where the noisy tables and the model's structure agree, but its
-    early stop costs 30-50 % TVD.  A mixture bounds both: the mixture of the two distributions keeps at least η
-    times CGM-EM's probability on every cell (so its KL from the truth is at most CGM-EM's + log(1/η), and far less
-    where the two agree), and its TVD is at most (1 − η)·TVD(floored) + η·TVD(CGM-EM); the MLE then fits the
-    log-linear model with the mixture's clique marginals.  With CGM-EM's share covering the
-    zeroed cells, the floor can fall faster on sparse truths (:func:`detection_floors`).  η = 0.3 was chosen on
-    the tuning families (docs/undirected.md, "rule 3").  Post-processing of released values."""
-    return [(1 - MIX_SHARE) * floored + MIX_SHARE * other for floored, other in zip(floored_marginals(stats), smooth)]
+    return (f"auto rule {AUTO_RULE}: naive MLE of the floored marginals: noise share {noise_share(stats):.3g}, "
+            f"floors [{floors}], L2 weights [{shown}]")
 
 
 def calibrated_mle(model: LogLinearModel, stats: NoisyStatistics,
                    lam: float | Sequence[float] | None = None) -> LogLinearModel:
-    """The default estimate (``auto``, rule 3): CGM-EM from ``model`` (default options), then the MLE of
-    :func:`combined_targets` started at CGM-EM's θ, λ_C from :func:`calibrated_lambda` unless ``lam`` is given.
-    CGM-EM costs a fraction of the MLE, and its θ is a closer start than ``model``'s."""
-    smooth, _ = cgm_em(model, stats)
-    lams = calibrated_lambda(stats) if lam is None else lam
-    return fit_mle(smooth, combined_targets(stats, smooth.marginals()), lams)
+    """The default estimate (``auto``): MLE of :func:`floored_marginals`, λ_C from :func:`calibrated_lambda`
+    unless ``lam`` is given."""
+    return fit_mle(model, floored_marginals(stats), calibrated_lambda(stats) if lam is None else lam)
 
 
 @dataclass(frozen=True)

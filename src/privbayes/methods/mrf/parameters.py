@@ -61,8 +61,8 @@ PARAMETERS: tuple[Parameter, ...] = (
               check=any_check("sequence of sequences of str", cliques), metavar="A,B;B,C", positional=True,
               setting=False, stored=None),
     EPSILON,
-    Parameter("estimation", "how the noisy tables become θ: auto (MLE of a mixture of the projected marginals, zeroed "
-              "cells floored, and CGM-EM's; λ per clique from the noise-to-count ratio and the released tables' "
+    Parameter("estimation", "how the noisy tables become θ: auto (naive MLE of the projected marginals, zeroed cells "
+              "floored at the detection limit, λ per clique from the noise-to-count ratio and the released tables' "
               "noise share), naive, cgm (CGM-EM) or psgd (the (ε, δ) noisy-gradient baseline)", "auto",
               choice_check(ESTIMATIONS)),
     NEIGHBOURS,

@@ -15,7 +15,7 @@ RECORDED = json.loads(DIGESTS.read_text())
 
 def test_every_case_and_fixture_is_recorded() -> None:
     assert sorted(RECORDED["fits"]) == sorted(CASES)
-    assert sorted(RECORDED["old"]) == OLD_FIXTURES and len(OLD_FIXTURES) == 6
+    assert sorted(RECORDED["old"]) == OLD_FIXTURES and len(OLD_FIXTURES) == 9
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -79,6 +79,10 @@ class BayesNetModel(RecordViews):
     ``conditionals`` are their junction tree's (:func:`privbayes.bayesnet.junction.network_of`): the
     model file stores these, a fraction of the conditionals' size, and the loader rebuilds the rest."""
 
+    draw: str = "balanced"
+    """How unconditional samples are drawn (:data:`privbayes.inference.sampling.DRAWS`): the balanced draw for
+    every new release; ``"iid"`` for model files written before it, which keep sampling the rows they sampled."""
+
     def __post_init__(self) -> None:
         if len(self.conditionals) != len(self.network.pairs):
             raise ValueError("one conditional per AP pair is needed")
@@ -141,7 +145,7 @@ class BayesNetModel(RecordViews):
         if conditions is not None:
             return conditional_draw(self.network, self.conditionals, self.encoding, conditions)
         return functools.partial(_leaves, self.encoding, AncestralSampler(self.network, self.conditionals,
-                                                                          self.encoding))
+                                                                          self.encoding, self.draw))
 
     @property
     def method(self) -> str:
@@ -178,7 +182,8 @@ class BayesNetModel(RecordViews):
             "parameters": dict(self.parameters),
             "fitted": {"n": self.n, "degree": self.degree, "algorithm": self.algorithm, "seeded": self.seeded,
                        "domain_source": self.domain_source, "epsilon_spent": self.epsilon_spent,
-                       "differentially_private": self.differentially_private, "caveats": list(self.caveats)},
+                       "differentially_private": self.differentially_private, "caveats": list(self.caveats),
+                       "draw": self.draw},
             "plan": self.plan.to_dict(),
             "network": self.network.to_list(),
             **({"learned_network": self.learned_network.to_list()} if self.learned_network is not None else {}),

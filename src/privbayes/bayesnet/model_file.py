@@ -31,7 +31,7 @@ from privbayes.core.validation import check_choice, check_count
 from privbayes.estimation.potentials import Potential, ZeroMass, sizes_of
 from privbayes.files import blocks
 from privbayes.files.documents import ledger_problem
-from privbayes.inference import MAX_EXACT_CELLS
+from privbayes.inference import DRAWS, MAX_EXACT_CELLS
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.plan import PlanMismatchError
 from privbayes.privacy.record import ReleaseRecord
@@ -117,6 +117,8 @@ def _model_from_document(doc: Any, path: str, readers: Mapping[str, MethodReader
              "fitted degree must be an integer ≥ 0")
     require(isinstance(fitted.get("seeded"), bool), path, "fitted seeded must be true or false")
     require(isinstance(fitted.get("algorithm"), str), path, "fitted algorithm must be text")
+    draw = fitted.get("draw", "iid")  # files written before the balanced draw sample as they did
+    require(draw in DRAWS, path, f"fitted draw must be one of {', '.join(DRAWS)}")
     part = readers[method](params, version, encoding, n, path)
     plan, dp, parameters, mechanism, required = (part.plan, part.differentially_private, part.parameters,
                                                  part.mechanism, part.required_caveats)
@@ -155,7 +157,7 @@ def _model_from_document(doc: Any, path: str, readers: Mapping[str, MethodReader
                              str(doc.get("library_version", "0.1.0"))),
         degree=k if k is not None else (learned or network).degree, algorithm=fitted["algorithm"],
         differentially_private=dp, mechanism=mechanism, learned_network=learned,
-        potentials=tuple(potentials) if potentials is not None else None)
+        potentials=tuple(potentials) if potentials is not None else None, draw=draw)
 
 
 def ledger_entries(raw: Any, source: str) -> tuple[LedgerEntry, ...]:

@@ -29,16 +29,18 @@ from privbayes.bayesnet import draw_kernel
 from privbayes.bayesnet.network import Network
 from privbayes.core.errors import InputError
 from privbayes.files.parquet_parts import PartsWriter, check_spliced, encode_part
+from privbayes.inference import DRAWS, BalancedDraw
 from privbayes.schema import Schema
 from privbayes.schema.decoding import coded_text, decode_arrow, distinct_values
 from privbayes.schema.encoding import Encoding
 
 
 def ancestral_sample(
-    network: Network, conditionals: Sequence[np.ndarray], encoding: Encoding, n: int, rng: np.random.Generator
+    network: Network, conditionals: Sequence[np.ndarray], encoding: Encoding, n: int, rng: np.random.Generator,
+    draw: str = "iid",
 ) -> np.ndarray:
     """``n`` rows of encoded codes drawn from Π_i Pr*[X_i | Π_i] (:class:`AncestralSampler`, built for one call)."""
-    return AncestralSampler(network, conditionals, encoding)(n, rng)
+    return AncestralSampler(network, conditionals, encoding, draw)(n, rng)
 
 
 @dataclass(frozen=True)
@@ -58,11 +60,18 @@ class AncestralSampler:
     """Draws rows of encoded codes from Π_i Pr*[X_i | Π_i] by inverse CDF, pair by pair in the network's order
     (TODS 2017, §3): each row's code is the number of its parent configuration's cumulative probabilities at or
     below its uniform draw (at most |dom| − 1).  The cumulative tables and their guide tables are built once,
-    so a model sampled block by block pays for them once; memory per draw is O(n) whatever |dom(X)|."""
+    so a model sampled block by block pays for them once; memory per draw is O(n) whatever |dom(X)|.
+    ``draw`` (:data:`privbayes.inference.sampling.DRAWS`): ``"iid"``, a uniform number per row and pair;
+    ``"balanced"``, the numbers stratified within each parent configuration
+    (:class:`~privbayes.inference.sampling.BalancedDraw`)."""
 
-    def __init__(self, network: Network, conditionals: Sequence[np.ndarray], encoding: Encoding) -> None:
+    def __init__(self, network: Network, conditionals: Sequence[np.ndarray], encoding: Encoding,
+                 draw: str = "iid") -> None:
+        if draw not in DRAWS:
+            raise ValueError(f"draw must be one of {', '.join(DRAWS)}")
         attrs = encoding.attributes
         self.width = len(attrs)
+        self.draw = draw
         steps = []
         for pair, cond in zip(network.pairs, conditionals):
             size = attrs[pair.child].size
@@ -76,21 +85,37 @@ class AncestralSampler:
     def __call__(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """``n`` rows (n × d encoded codes); the uniform draws are ``rng.random(n)`` per pair, in the network's
         order (drawn as one pairs × n array: the same numbers).  Where the compiled kernel is loaded
-        (:mod:`privbayes.bayesnet.draw_kernel`), it counts on the same draws: the same codes."""
+        (:mod:`privbayes.bayesnet.draw_kernel`), it counts on the same draws: the same codes.  A balanced draw
+        needs each pair's parents before its numbers: pair by pair, in numpy."""
         out = np.zeros((self.width, n), dtype=np.int64)  # a row per attribute: parents are read contiguously
+        if self.draw == "balanced":
+            return self._balanced(out, BalancedDraw(n, rng))
         uniforms = rng.random((len(self.steps), n))
         compiled = draw_kernel.loaded()
         if compiled is not None:
             compiled(out, uniforms, *self.packed())
             return out.T
         for step, draws in zip(self.steps, uniforms):
-            rows = np.zeros(n, dtype=np.int64)
-            for a, level_size, level in step.parents:
-                rows *= level_size
-                rows += level[out[a]]
-            count = guided_count(step.cdf, step.guide, step.size, rows, draws)
+            count = guided_count(step.cdf, step.guide, step.size, self._configurations(step, out), draws)
             np.minimum(count, step.size - 1, out=out[step.child])
         return out.T
+
+    def _balanced(self, out: np.ndarray, balanced: BalancedDraw) -> np.ndarray:
+        for step in self.steps:
+            rows = self._configurations(step, out)
+            count = guided_count(step.cdf, step.guide, step.size, rows, balanced.uniforms(rows))
+            np.minimum(count, step.size - 1, out=out[step.child])
+            balanced.drawn(out[step.child])
+        return out.T
+
+    @staticmethod
+    def _configurations(step: _Step, out: np.ndarray) -> np.ndarray:
+        """Each row's parent configuration for ``step`` (its row of the cumulative table)."""
+        rows = np.zeros(out.shape[1], dtype=np.int64)
+        for a, level_size, level in step.parents:
+            rows *= level_size
+            rows += level[out[a]]
+        return rows
 
     def packed(self) -> tuple[np.ndarray, ...]:
         """The steps as flat arrays for the compiled kernel (:func:`privbayes.bayesnet.draw_kernel._draw_rows`),

@@ -16,10 +16,11 @@ from privbayes.inference.factor import Domain, Factor, logsumexp
 from privbayes.inference.junction_tree import CliqueTooLarge, JunctionTree, build_junction_tree, elimination_order
 from privbayes.inference.loopy import LoopyBeliefs, LoopyBPEngine
 from privbayes.inference.protocol import MAX_EXACT_CELLS, Beliefs, InferenceEngine
-from privbayes.inference.sampling import gibbs_sample, sample, sample_junction_tree
+from privbayes.inference.sampling import DRAWS, BalancedDraw, gibbs_sample, sample, sample_junction_tree
 
 __all__ = [
-    "Beliefs", "BruteForceEngine", "CalibratedTree", "CliqueTooLarge", "Domain", "Factor", "InferenceEngine",
-    "JunctionTree", "JunctionTreeEngine", "LoopyBPEngine", "LoopyBeliefs", "MAX_EXACT_CELLS", "build_junction_tree",
-    "elimination_order", "gibbs_sample", "logsumexp", "make_engine", "sample", "sample_junction_tree",
+    "DRAWS", "BalancedDraw", "Beliefs", "BruteForceEngine", "CalibratedTree", "CliqueTooLarge", "Domain", "Factor",
+    "InferenceEngine", "JunctionTree", "JunctionTreeEngine", "LoopyBPEngine", "LoopyBeliefs", "MAX_EXACT_CELLS",
+    "build_junction_tree", "elimination_order", "gibbs_sample", "logsumexp", "make_engine", "sample",
+    "sample_junction_tree",
 ]

@@ -136,6 +136,7 @@ class LogLinearModel:
         """L(θ) = θᵀn − N·A(θ) for clique count tables ``counts`` of ``n`` rows (ICML 2017, Eq. 2)."""
         return float(sum(np.sum(t * c) for t, c in zip(self.theta, counts)) - n * self.beliefs().log_z)
 
-    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        """``n`` draws (n × T codes): exact on a junction tree, Gibbs otherwise."""
-        return sample(self.engine, self.theta, n, rng)
+    def sample(self, n: int, rng: np.random.Generator, draw: str = "iid") -> np.ndarray:
+        """``n`` draws (n × T codes): exact on a junction tree (``draw``: :data:`~privbayes.inference.sampling.DRAWS`),
+        Gibbs otherwise."""
+        return sample(self.engine, self.theta, n, rng, draw=draw)

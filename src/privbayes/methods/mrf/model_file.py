@@ -22,7 +22,7 @@ import numpy as np
 from privbayes.core.errors import InputError
 from privbayes.files import blocks
 from privbayes.files.documents import ledger_problem, read_model_document
-from privbayes.inference import Domain
+from privbayes.inference import DRAWS, Domain
 from privbayes.methods.mrf.cliques import clique_indices
 from privbayes.methods.mrf.model import MAX_ABS_THETA, LogLinearModel, exact_junction_tree
 from privbayes.methods.mrf.released import FORMAT, VERSION, ReleasedMRF
@@ -113,11 +113,13 @@ def _from_document(doc: Any, source: str) -> ReleasedMRF:
     estimate = fitted.get("estimate", "")  # absent from files written before the floored default
     _require(isinstance(estimate, str) and len(estimate) <= MAX_ESTIMATE_TEXT, source,
              f"estimate must be text of at most {MAX_ESTIMATE_TEXT} characters")
+    draw = fitted.get("draw", "iid")  # files written before the balanced draw sample as they did
+    _require(draw in DRAWS, source, f"fitted draw must be one of {', '.join(DRAWS)}")
     return ReleasedMRF(schema, cliques, LogLinearModel(domain, cliques, tuple(theta), settings.inference),
                        settings.to_parameters(),
                        ReleaseRecord(plan, ledger, n, fitted["seeded"],
                                      str(fitted.get("domain_source", "given by the user (public)")), tuple(caveats),
-                                     str(doc.get("library_version", "0.2.0"))), estimate)
+                                     str(doc.get("library_version", "0.2.0"))), estimate, draw)
 
 
 def _theta(raw: Any, shapes: list[list[int]], source: str, as_blocks: bool) -> list[np.ndarray]:

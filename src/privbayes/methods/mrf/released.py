@@ -56,6 +56,9 @@ class ReleasedMRF(RecordViews):
     record: ReleaseRecord
     """The plan (recomputed from the parameters on load), ledger, n, seeded noise, domain source and caveats."""
     estimate: str = ""
+    draw: str = "balanced"
+    """How unconditional samples are drawn on a junction tree (:data:`privbayes.inference.sampling.DRAWS`): the
+    balanced draw for new releases, ``"iid"`` for files written before it (they keep sampling the same rows)."""
 
     def __post_init__(self) -> None:
         if tuple(self.model.cliques) != tuple(self.cliques):
@@ -99,7 +102,7 @@ class ReleasedMRF(RecordViews):
         if keep_ids:
             self.schema.with_ids(pd.DataFrame())  # refused before any work if the schema lists no identifier
         if conditions is None:
-            frame = self.schema.decode(self.model.sample(int(n), rng), rng, bin_labels=bin_labels)
+            frame = self.schema.decode(self.model.sample(int(n), rng, self.draw), rng, bin_labels=bin_labels)
             return self.schema.with_ids(frame) if keep_ids else frame
         codes = leaf_conditions(self.schema, conditions)
         scopes = list(self.cliques) + [(j,) for j in codes]
@@ -166,7 +169,7 @@ class ReleasedMRF(RecordViews):
             "parameters": dict(self.parameters),
             "fitted": {"n": self.n, "seeded": self.seeded, "epsilon_spent": self.epsilon_spent,
                        "delta_spent": self.delta_spent, "domain_source": self.domain_source,
-                       "caveats": list(self.caveats), "estimate": self.estimate},
+                       "caveats": list(self.caveats), "estimate": self.estimate, "draw": self.draw},
             "plan": self.plan.to_dict(),
             "theta": [blocks.encode(t) for t in self.model.theta],
             "ledger": [entry.to_dict() for entry in self.ledger],

@@ -46,12 +46,13 @@ def truth():
     return schema, fitted.model_
 
 
-def draw(model, n: int, seed: int) -> np.ndarray:
-    """n rows of leaf codes from a released model (ancestral sampling, as ``sample`` draws before decoding)."""
+def draw(model, n: int, seed: int, how: str = "iid") -> np.ndarray:
+    """n rows of leaf codes from a released model (ancestral sampling, as ``sample`` draws before decoding): the
+    ground truth's samples i.i.d., a release's as its model file says (``model.draw``)."""
     from privbayes.bayesnet.sampling import ancestral_sample
 
     rng = np.random.default_rng(seed)
-    return model.encoding.decode(ancestral_sample(model.network, model.conditionals, model.encoding, n, rng))
+    return model.encoding.decode(ancestral_sample(model.network, model.conditionals, model.encoding, n, rng, how))
 
 
 def synthesizer(method: str, eps: float, seed: int, options: dict):
@@ -85,7 +86,7 @@ def run(rows: list[int], epsilons: list[float], repeats: int, method: str, optio
             for rep in range(repeats):
                 start, cpu = time.perf_counter(), time.process_time()
                 fitted = synthesizer(method, eps, rep, options).fit(table)
-                synth = draw(fitted.model_, n, 2000 + rep)
+                synth = draw(fitted.model_, n, 2000 + rep, fitted.model_.draw)
                 seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
                 plan = fitted.model_.plan
                 got = scores(data, synth, sizes)

@@ -39,22 +39,25 @@ SELECTIONS = ("permute-and-flip", "exponential")
 """Each round's selection mechanism (docs/decisions.md, "Adaptive marginals: joint first marginals and
 permute-and-flip"); model files written before it was a setting selected with the exponential mechanism."""
 AUTO_VERSION = 6
-"""The version of the automatic choices (``init="auto"``, ``marginal_degree=None``, the first share, the rounds).  1
-(model files written before it was recorded): PrivBayes's network first on binary data, 2-way candidates.  2: joint
-first tables on every domain; on binary data 3-way candidates and a first share of 3/10.  3: above a signal n·ε/Δ of
-20,000 the first share falls with the signal, leaving more of ε to the rounds.  4: above a signal of 10⁶ the rounds
-rule's cap grows with it (:func:`privbayes.methods.adaptive.settings.rounds_cap`), and a fit with a workload starts
-from a first share of 1/4 (:data:`privbayes.methods.adaptive.workload.WORKLOAD_SHARE`).  5: above a signal of 100,000
-(:data:`privbayes.methods.adaptive.settings.CAPACITY_SIGNAL`) the rounds cap grows from there, held from 10⁶ at
-version 4's cap there until version 4's growth passes it (:func:`privbayes.methods.adaptive.settings.capacity_cap`),
-and each round's selection gets a quarter of ``select_share``; a small workload's sets are measured directly as first
-tables (:meth:`privbayes.methods.adaptive.settings.AdaptiveSettings.direct_sets`).  6: under pure ε the 1-way start's
-first share on a domain not all binary falls as 20,000 / (n·ε/Δ) above that signal rather than its root, to 1/5 of
-itself at 100,000, and version 5's share where that is lower
-(:func:`privbayes.methods.adaptive.settings.oneway_share`); under zCDP the rounds' selections get half of
-``select_share``, the score's noise penalty is halved, the 1-way start gets 2/5 of ρ, and the re-fits are shorter and
-start matched (:data:`privbayes.methods.adaptive.settings.ZCDP_VERSION`)."""
-AUTO_VERSIONS = (1, 2, 3, 4, 5, 6)
+"""The version of a new pure-ε fit's automatic choices (``init="auto"``, ``marginal_degree=None``, the first share, the
+rounds). 1 (model files written before it was recorded): PrivBayes's network first on binary data, 2-way candidates. 2:
+joint first tables on every domain; on binary data 3-way candidates and a first share of 3/10. 3: above a signal n·ε/Δ
+of 20,000 the first share falls with the signal, leaving more of ε to the rounds. 4: above a signal of 10⁶ the rounds
+rule's cap grows with it (:func:`privbayes.methods.adaptive.settings.rounds_cap`), and a fit with a workload starts from
+a first share of 1/4 (:data:`privbayes.methods.adaptive.workload.WORKLOAD_SHARE`). 5: above a signal of 100,000
+(:data:`privbayes.methods.adaptive.settings.CAPACITY_SIGNAL`) the rounds cap grows from there, held from 10⁶ at version
+4's cap there until version 4's growth passes it (:func:`privbayes.methods.adaptive.settings.capacity_cap`), and each
+round's selection gets a quarter of ``select_share``; a small workload's sets are measured directly as first tables
+(:meth:`privbayes.methods.adaptive.settings.AdaptiveSettings.direct_sets`). 6: under pure ε the 1-way start's first
+share on a domain not all binary falls as 20,000 / (n·ε/Δ) above that signal rather than its root, to 1/5 of itself at
+100,000, and version 5's share where that is lower (:func:`privbayes.methods.adaptive.settings.oneway_share`); under
+zCDP the rounds' selections get half of ``select_share``, the score's noise penalty is halved, the 1-way start gets 2/5
+of ρ, and the re-fits are shorter and start matched (:data:`privbayes.methods.adaptive.settings.ZCDP_VERSION`). 7 (zCDP
+only: pure-ε fits stay at 6 and their files byte-identical): when the rounds rule gives fewer rounds than attributes, T
+= d rounds and a larger first share (:data:`privbayes.methods.adaptive.settings.ZCDP_FEW_VERSION`)."""
+ZCDP_AUTO_VERSION = 7
+"""The version of a new zCDP fit's automatic choices (:data:`AUTO_VERSION` and the zCDP-only rules above it)."""
+AUTO_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
 RAMP = Fraction(4)
 """The last round's budget over the first's (docs/decisions.md, "Adaptive marginals: budget ramp")."""
 DEFAULT_MODEL_CELLS = 2**20
@@ -121,8 +124,9 @@ PARAMETERS: tuple[Parameter, ...] = (
     Parameter("joint", "measure small columns together in the first tables", True, flag_check(), legacy=False),
     Parameter("max_network_degree", "with init network: the network's largest degree", MAX_NETWORK_DEGREE,
               count_check(1, positive_int), optional=True, auto="Lemma 4.8's k", legacy=None),
-    Parameter("auto_version", "the version of the automatic choices (model files only)", AUTO_VERSION,
-              Check(_auto_version, "1, 2, 3, 4, 5 or 6"), legacy=1, keyword=False),
+    Parameter("auto_version", "the version of the automatic choices (model files only)", None,
+              Check(_auto_version, "1, 2, 3, 4, 5, 6 or 7"), optional=True,
+              auto=f"{AUTO_VERSION} under pure ε, {ZCDP_AUTO_VERSION} under zCDP", legacy=1, keyword=False),
     Parameter("workload", "the marginals the analysts will query: a YAML or JSON file (in Python also a list) of "
               "attribute sets, optionally weighted, e.g. [[age, sex], {attributes: [age, income], weight: 2}, "
               "{all: 3}, {containing: income, size: 2}]; the rounds then choose among its sets and their subsets, "

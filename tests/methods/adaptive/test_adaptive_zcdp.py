@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 from fractions import Fraction
 
 import pytest
@@ -235,13 +236,16 @@ def test_the_cost_of_version_6_zcdp_refits_is_half_of_version_5s():
 @pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
 def test_version_7_gives_d_rounds_and_half_of_rho_first_where_the_rule_gives_fewer(relation):
     """auto_version 7 (a new zCDP fit's; pure-ε fits stay at 6 and refuse 7): where the rounds rule gives fewer
-    rounds than attributes, T = d and the 1-way start gets 1/2 of ρ; elsewhere the plan is version 6's.  A version-6
-    file recomputes version 6's plan; ``rounds`` given is kept; the plan still spends ρ exactly."""
+    rounds than attributes, T = d and the 1-way start gets 1/2 of ρ; above the small signal the first share falls as
+    √(SMALL_SIGNAL / signal); between the two the plan is version 6's.  A version-6 file recomputes version 6's plan;
+    ``rounds`` given is kept; the plan still spends ρ exactly."""
     from privbayes.methods.adaptive.settings import (
+        SMALL_SIGNAL,
         ZCDP_AUTO_VERSION,
         ZCDP_FEW_SHARE,
         ZCDP_FIRST_SHARE,
         AdaptiveSettings,
+        large_signal_share,
     )
 
     settings = AdaptiveSettings(Fraction(1, 10), neighbours=relation, privacy="zcdp", delta=1e-9)
@@ -249,13 +253,20 @@ def test_version_7_gives_d_rounds_and_half_of_rho_first_where_the_rule_gives_few
     assert settings.auto_version == ZCDP_AUTO_VERSION == 7 and settings.to_parameters()["auto_version"] == 7
     encoding = settings.encoding_for(categorical_schema(ZCDP_SIZES))
     d = len(ZCDP_SIZES)
-    few, many = 2000, 10**6
+    few, middle, large = 2000, 50_000, 10**7
     plan, before = settings.plan(few, encoding), old.plan(few, encoding)
     assert before.setting("rounds") < d == plan.setting("rounds")
     assert plan.setting("initial share") == float(ZCDP_FEW_SHARE) and before.setting("initial share") == float(
         ZCDP_FIRST_SHARE)
     assert plan.total_rho == before.total_rho == sum(r.rho for r in plan.releases)
-    assert settings.plan(many, encoding) == old.plan(many, encoding) and old.plan(many, encoding).setting("rounds") >= d
+    assert settings.signal(middle) < SMALL_SIGNAL and old.plan(middle, encoding).setting("rounds") >= d
+    assert settings.plan(middle, encoding) == old.plan(middle, encoding)
+    signal = settings.signal(large)
+    plan, before = settings.plan(large, encoding), old.plan(large, encoding)
+    assert before.setting("initial share") == float(large_signal_share(ZCDP_FIRST_SHARE, signal))
+    assert plan.setting("initial share") == pytest.approx(0.4 * math.sqrt(SMALL_SIGNAL / signal), abs=1e-4)
+    assert plan.setting("initial share") < before.setting("initial share")
+    assert plan.total_rho == sum(r.rho for r in plan.releases)
     given = AdaptiveSettings(Fraction(1, 10), neighbours=relation, privacy="zcdp", delta=1e-9, rounds=3)
     assert given.plan(few, encoding).setting("rounds") == 3
     assert given.plan(few, encoding).setting("initial share") == float(ZCDP_FIRST_SHARE)

@@ -143,10 +143,11 @@ rest (:meth:`AdaptiveSettings.select_share_for`)."""
 ZCDP_FIRST_SHARE = Fraction(2, 5)
 """Under zCDP the 1-way start's share of ρ (not on binary data, nor with a workload, whose shares stay): Gaussian
 noise composes as √T, so the rounds' marginals lose less from a larger share of ρ than under pure ε."""
-ZCDP_FEW_VERSION = 7
+ZCDP_RETUNED_VERSION = 7
 """The :data:`AUTO_VERSION` (zCDP only: :data:`ZCDP_AUTO_VERSION`) from which a zCDP plan whose rounds rule gives fewer
-rounds than attributes has d rounds and :data:`ZCDP_FEW_SHARE` (:meth:`AdaptiveSettings.few_rounds`; docs/decisions.md,
-"zCDP mode": the 2026-11-28 re-tuning at small ρ)."""
+rounds than attributes has d rounds and :data:`ZCDP_FEW_SHARE` (:meth:`AdaptiveSettings.few_rounds`), and the 1-way
+start's share falls with the signal from :data:`SMALL_SIGNAL` (:func:`zcdp_share`; docs/decisions.md, "zCDP mode": the
+2026-11-28 re-tuning)."""
 ZCDP_FEW_SHARE = Fraction(1, 2)
 """The 1-way start's share of ρ when :meth:`AdaptiveSettings.few_rounds` holds (where :data:`ZCDP_FIRST_SHARE` would
 be the share): more rounds each measure less, and the 1-way marginals that every unmeasured pair rests on gain."""
@@ -245,7 +246,8 @@ class AdaptiveSettings(DeclaredSettings, PrivacyDefinition):
         first tables of ``binary`` attributes (:data:`AUTO_VERSION` 2), :data:`BINARY_SHARE`; else with a ``workload``
         (:data:`AUTO_VERSION` 4) :data:`~privbayes.methods.adaptive.workload.WORKLOAD_SHARE` (docs/decisions.md,
         "Workloads"); else under zCDP (:data:`ZCDP_VERSION`) :data:`ZCDP_FIRST_SHARE`, or with ``few`` rounds
-        (:meth:`few_rounds`) :data:`ZCDP_FEW_SHARE`.  Under
+        (:meth:`few_rounds`) :data:`ZCDP_FEW_SHARE`, from :data:`ZCDP_RETUNED_VERSION` scaled by
+        :func:`zcdp_share`.  Under
         :data:`AUTO_VERSION` 3 the 1-way share is scaled by √(:data:`LARGE_SIGNAL` / signal) above that signal
         (:func:`large_signal_share`); under :data:`AUTO_VERSION` 6 (pure ε, the 1-way start of a domain not all binary,
         no workload) by :func:`oneway_share`'s steeper factor."""
@@ -259,6 +261,8 @@ class AdaptiveSettings(DeclaredSettings, PrivacyDefinition):
             share = WORKLOAD_SHARE
         elif self.zcdp_rules:
             share = ZCDP_FEW_SHARE if few else ZCDP_FIRST_SHARE
+            if self.auto_version >= ZCDP_RETUNED_VERSION:
+                return zcdp_share(share, signal)
         else:
             share = SMALL_SIGNAL_SHARE if self.joint and signal < SMALL_SIGNAL else Fraction(1, 2)
             if self.auto_version >= 6 and not self.zcdp:
@@ -384,11 +388,11 @@ class AdaptiveSettings(DeclaredSettings, PrivacyDefinition):
         return self.zcdp and self.auto_version >= ZCDP_VERSION
 
     def few_rounds(self, rounds: int, encoding: Encoding) -> bool:
-        """Whether a zCDP plan of :data:`ZCDP_FEW_VERSION` or later, whose rounds rule gave ``rounds`` (fewer than the
-        d attributes; ``rounds`` not given), gets d rounds and :data:`ZCDP_FEW_SHARE` (:func:`zcdp_plan`).  At a small
-        ρ the rule's few rounds leave most pairs to the model's independence: on Adult at ε = 0.1 (9 rounds) the 96
-        unmeasured pairs carry 0.065 of Q2's 0.071, and 15 rounds, each noisier, measure more of them."""
-        return (self.zcdp and self.auto_version >= ZCDP_FEW_VERSION and self.rounds is None
+        """Whether a zCDP plan of :data:`ZCDP_RETUNED_VERSION` or later, whose rounds rule gave ``rounds`` (fewer than
+        the d attributes; ``rounds`` not given), gets d rounds and :data:`ZCDP_FEW_SHARE` (:func:`zcdp_plan`).  At a
+        small ρ the rule's few rounds leave most pairs to the model's independence: on Adult at ε = 0.1 (9 rounds) the
+        96 unmeasured pairs carry 0.065 of Q2's 0.071, and 15 rounds, each noisier, measure more of them."""
+        return (self.zcdp and self.auto_version >= ZCDP_RETUNED_VERSION and self.rounds is None
                 and rounds < len(encoding.attributes))
 
     def plan(self, n: int, encoding: Encoding) -> BudgetPlan:
@@ -435,6 +439,18 @@ def large_signal_share(share: Fraction, signal: float) -> Fraction:
     if not signal > LARGE_SIGNAL:
         return share
     return _scaled_share(share, math.sqrt(LARGE_SIGNAL / signal))
+
+
+def zcdp_share(share: Fraction, signal: float) -> Fraction:
+    """The zCDP 1-way start's share from :data:`ZCDP_RETUNED_VERSION`: ``share`` scaled by √(:data:`SMALL_SIGNAL` /
+    ``signal``) above that signal (:func:`large_signal_share`'s fall, from a quarter of its signal), at least
+    :data:`MIN_SHARE`, rounded down to 1/10,000.  The Gaussian's noise composes as √T over the rounds, so a round's
+    pair is measured more precisely than under pure ε at the same signal, and measures its two 1-way marginals again:
+    on Adult at ε = 1.6 (signal 13,799) 1/4 instead of 2/5 lowered Q3 on each of 5 seeds (docs/decisions.md, "zCDP
+    mode")."""
+    if not signal > SMALL_SIGNAL:
+        return share
+    return _scaled_share(share, math.sqrt(SMALL_SIGNAL / signal))
 
 
 def _scaled_share(share: Fraction, factor: float) -> Fraction:
@@ -645,7 +661,7 @@ def zcdp_rounds(settings: AdaptiveSettings, n: int, encoding: Encoding, rounds_r
                 at_least: int = 1) -> int:
     """T: ``rounds`` if given, else the pure rounds rule n·ε_t/Δ ≥ θ·T with each round's measurement at ε_t =
     2√(ρ_m/T) (:func:`laplace_equivalent`), i.e. T = (2n√ρ_m/(θΔ))^(2/3), ρ_m the rounds' measurement budget (what
-    :meth:`AdaptiveSettings.select_share_for` leaves); at least ``at_least`` (d from :data:`ZCDP_FEW_VERSION` where
+    :meth:`AdaptiveSettings.select_share_for` leaves); at least ``at_least`` (d from :data:`ZCDP_RETUNED_VERSION` where
     the rule gives fewer: :meth:`AdaptiveSettings.few_rounds`) and 1, at most :data:`MAX_ROUNDS_PER_ATTRIBUTE`·d
     (with a workload, its number of sets)."""
     if settings.rounds is not None:

@@ -270,6 +270,10 @@ def test_version_7_gives_d_rounds_and_half_of_rho_first_where_the_rule_gives_few
     given = AdaptiveSettings(Fraction(1, 10), neighbours=relation, privacy="zcdp", delta=1e-9, rounds=3)
     assert given.plan(few, encoding).setting("rounds") == 3
     assert given.plan(few, encoding).setting("initial share") == float(ZCDP_FIRST_SHARE)
+    workload = AdaptiveSettings(Fraction(1, 10), neighbours=relation, privacy="zcdp", delta=1e-9,
+                                workload=[["a0", "a1"], ["a1", "a2"], ["a2", "a3"]])
+    assert workload.plan(few, encoding) == AdaptiveSettings.from_parameters(
+        workload.to_parameters(encoding) | {"auto_version": 6}).plan(few, encoding)
     assert AdaptiveSettings(1, neighbours=relation).auto_version == 6
     with pytest.raises(InputError, match="^auto_version \\(7\\) is zCDP only"):
         AdaptiveSettings(1, neighbours=relation, auto_version=7)

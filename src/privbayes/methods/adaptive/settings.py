@@ -389,11 +389,12 @@ class AdaptiveSettings(DeclaredSettings, PrivacyDefinition):
 
     def few_rounds(self, rounds: int, encoding: Encoding) -> bool:
         """Whether a zCDP plan of :data:`ZCDP_RETUNED_VERSION` or later, whose rounds rule gave ``rounds`` (fewer than
-        the d attributes; ``rounds`` not given), gets d rounds and :data:`ZCDP_FEW_SHARE` (:func:`zcdp_plan`).  At a
-        small ρ the rule's few rounds leave most pairs to the model's independence: on Adult at ε = 0.1 (9 rounds) the
-        96 unmeasured pairs carry 0.065 of Q2's 0.071, and 15 rounds, each noisier, measure more of them."""
+        the d attributes; neither ``rounds`` nor a workload given: its rounds follow its sets), gets d rounds and
+        :data:`ZCDP_FEW_SHARE` (:func:`zcdp_plan`).  At a small ρ the rule's few rounds leave most pairs to the model's
+        independence: on Adult at ε = 0.1 (9 rounds) the 96 unmeasured pairs carry 0.065 of Q2's 0.071, and 15 rounds,
+        each noisier, measure more of them."""
         return (self.zcdp and self.auto_version >= ZCDP_RETUNED_VERSION and self.rounds is None
-                and rounds < len(encoding.attributes))
+                and self.workload is None and rounds < len(encoding.attributes))
 
     def plan(self, n: int, encoding: Encoding) -> BudgetPlan:
         """Every release of a fit on n rows (the noisy count under add/remove), in the fit's order."""
@@ -688,10 +689,9 @@ def zcdp_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> BudgetP
         "oneway", settings.signal(n), encoding.is_binary)
     first = rest * share
     T = zcdp_rounds(settings, n, encoding, rest - first)
-    if settings.few_rounds(T, encoding):
-        if not direct:  # a workload's direct sets keep their share
-            share = settings.share_for("oneway", settings.signal(n), encoding.is_binary, few=True)
-            first = rest * share
+    if settings.few_rounds(T, encoding):  # never with a workload, so never with its direct sets
+        share = settings.share_for("oneway", settings.signal(n), encoding.is_binary, few=True)
+        first = rest * share
         T = zcdp_rounds(settings, n, encoding, rest - first, at_least=len(encoding.attributes))
     zero = Fraction(0)
     gaussian = DiscreteGaussian.name

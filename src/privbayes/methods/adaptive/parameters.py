@@ -39,22 +39,24 @@ SELECTIONS = ("permute-and-flip", "exponential")
 """Each round's selection mechanism (docs/decisions.md, "Adaptive marginals: joint first marginals and
 permute-and-flip"); model files written before it was a setting selected with the exponential mechanism."""
 AUTO_VERSION = 6
-"""The version of a new pure-ε fit's automatic choices (``init="auto"``, ``marginal_degree=None``, the first share, the
-rounds). 1 (model files written before it was recorded): PrivBayes's network first on binary data, 2-way candidates. 2:
-joint first tables on every domain; on binary data 3-way candidates and a first share of 3/10. 3: above a signal n·ε/Δ
-of 20,000 the first share falls with the signal, leaving more of ε to the rounds. 4: above a signal of 10⁶ the rounds
-rule's cap grows with it (:func:`privbayes.methods.adaptive.settings.rounds_cap`), and a fit with a workload starts from
-a first share of 1/4 (:data:`privbayes.methods.adaptive.workload.WORKLOAD_SHARE`). 5: above a signal of 100,000
-(:data:`privbayes.methods.adaptive.settings.CAPACITY_SIGNAL`) the rounds cap grows from there, held from 10⁶ at version
-4's cap there until version 4's growth passes it (:func:`privbayes.methods.adaptive.settings.capacity_cap`), and each
-round's selection gets a quarter of ``select_share``; a small workload's sets are measured directly as first tables
-(:meth:`privbayes.methods.adaptive.settings.AdaptiveSettings.direct_sets`). 6: under pure ε the 1-way start's first
-share on a domain not all binary falls as 20,000 / (n·ε/Δ) above that signal rather than its root, to 1/5 of itself at
-100,000, and version 5's share where that is lower (:func:`privbayes.methods.adaptive.settings.oneway_share`); under
-zCDP the rounds' selections get half of ``select_share``, the score's noise penalty is halved, the 1-way start gets 2/5
-of ρ, and the re-fits are shorter and start matched (:data:`privbayes.methods.adaptive.settings.ZCDP_VERSION`). 7 (zCDP
-only: pure-ε fits stay at 6 and their files byte-identical): when the rounds rule gives fewer rounds than attributes, T
-= d rounds and a larger first share (:data:`privbayes.methods.adaptive.settings.ZCDP_FEW_VERSION`)."""
+"""The version of the automatic choices (``init="auto"``, ``marginal_degree=None``, the first share, the rounds).  1
+(model files written before it was recorded): PrivBayes's network first on binary data, 2-way candidates.  2: joint
+first tables on every domain; on binary data 3-way candidates and a first share of 3/10.  3: above a signal n·ε/Δ of
+20,000 the first share falls with the signal, leaving more of ε to the rounds.  4: above a signal of 10⁶ the rounds
+rule's cap grows with it (:func:`privbayes.methods.adaptive.settings.rounds_cap`), and a fit with a workload starts
+from a first share of 1/4 (:data:`privbayes.methods.adaptive.workload.WORKLOAD_SHARE`).  5: above a signal of 100,000
+(:data:`privbayes.methods.adaptive.settings.CAPACITY_SIGNAL`) the rounds cap grows from there, held from 10⁶ at
+version 4's cap there until version 4's growth passes it (:func:`privbayes.methods.adaptive.settings.capacity_cap`),
+and each round's selection gets a quarter of ``select_share``; a small workload's sets are measured directly as first
+tables (:meth:`privbayes.methods.adaptive.settings.AdaptiveSettings.direct_sets`).  6: under pure ε the 1-way start's
+first share on a domain not all binary falls as 20,000 / (n·ε/Δ) above that signal rather than its root, to 1/5 of
+itself at 100,000, and version 5's share where that is lower
+(:func:`privbayes.methods.adaptive.settings.oneway_share`); under zCDP the rounds' selections get half of
+``select_share``, the score's noise penalty is halved, the 1-way start gets 2/5 of ρ, and the re-fits are shorter and
+start matched (:data:`privbayes.methods.adaptive.settings.ZCDP_VERSION`); 6 is a new pure-ε fit's version.  7
+(zCDP only, :data:`ZCDP_AUTO_VERSION`; pure-ε files stay at 6, byte-identical): where the rounds rule gives fewer
+rounds than attributes, d rounds and 1/2 of ρ for the 1-way start, and above a signal of 5,000 that start's share
+falls with the signal (:data:`privbayes.methods.adaptive.settings.ZCDP_RETUNED_VERSION`)."""
 ZCDP_AUTO_VERSION = 7
 """The version of a new zCDP fit's automatic choices (:data:`AUTO_VERSION` and the zCDP-only rules above it)."""
 AUTO_VERSIONS = (1, 2, 3, 4, 5, 6, 7)

@@ -246,9 +246,8 @@ class AdaptiveSettings(DeclaredSettings, PrivacyDefinition):
         first tables of ``binary`` attributes (:data:`AUTO_VERSION` 2), :data:`BINARY_SHARE`; else with a ``workload``
         (:data:`AUTO_VERSION` 4) :data:`~privbayes.methods.adaptive.workload.WORKLOAD_SHARE` (docs/decisions.md,
         "Workloads"); else under zCDP (:data:`ZCDP_VERSION`) :data:`ZCDP_FIRST_SHARE`, or with ``few`` rounds
-        (:meth:`few_rounds`) :data:`ZCDP_FEW_SHARE`, from :data:`ZCDP_RETUNED_VERSION` scaled by
-        :func:`zcdp_share`.  Under
-        :data:`AUTO_VERSION` 3 the 1-way share is scaled by √(:data:`LARGE_SIGNAL` / signal) above that signal
+        (:meth:`few_rounds`) :data:`ZCDP_FEW_SHARE`, from :data:`ZCDP_RETUNED_VERSION` scaled by :func:`zcdp_share`.
+        Under :data:`AUTO_VERSION` 3 the 1-way share is scaled by √(:data:`LARGE_SIGNAL` / signal) above that signal
         (:func:`large_signal_share`); under :data:`AUTO_VERSION` 6 (pure ε, the 1-way start of a domain not all binary,
         no workload) by :func:`oneway_share`'s steeper factor."""
         if self.initial_share is not None:

@@ -28,7 +28,8 @@ Methods (each peer imported lazily; a method whose package is missing gets a "no
 * ``ours-adaptive-zcdp``: ``AdaptiveMarginals(eps, neighbours="add-remove", privacy="zcdp", delta=1e-9,
   random_state=r)`` (issue 43): ρ-zCDP at the ρ that (ε, δ = 1e-9) allows, discrete Gaussian measurements, the
   (ε, δ) guarantee of the AIM and MST peers.  ``ours-adaptive-zcdp-v5``: the same under ``auto_version`` 5's
-  automatic choices (the zCDP plan before its re-tuning against AIM run to completion).
+  automatic choices (the zCDP plan before its re-tuning against AIM run to completion); ``ours-adaptive-zcdp-v6``:
+  under version 6's (before the few-rounds rule of version 7).
 * ``mst-opendp`` / ``mst-opendp-pure`` / ``aim-opendp`` / ``aim-opendp-pure``: MST and AIM of OpenDP 0.16
   (``dp.mbi``, private-pgm inside) with their defaults, every column's keys given as the public code range,
   add/remove neighbours, rows drawn i.i.d. from the fitted model; ``-pure`` at ``loss_of(epsilon=ε)``
@@ -115,14 +116,15 @@ OURS = {"ours": None, "ours-paper": "paper", "ours-projected": "projected", "our
 OURS_OPTIONS = {"ours-exact-network": {"non_private_phase": "network"}, "ours-add-remove": {"neighbours": "add-remove"}}
 OPENDP = ("mst-opendp", "mst-opendp-pure", "aim-opendp", "aim-opendp-pure")
 METHODS = (*OURS, "ours-adaptive", "ours-adaptive-replace-one", "ours-adaptive-zcdp", "ours-adaptive-zcdp-v5",
-           "datasynthesizer", "mst", "mst-r1", "aim", "authors-cpp", *OPENDP, "aim-dpmm")
+           "ours-adaptive-zcdp-v6", "datasynthesizer", "mst", "mst-r1", "aim", "authors-cpp", *OPENDP, "aim-dpmm")
 # Default degree of DataSynthesizer's network.  Its Adult example notebook uses 2, but one fit at
 # k = 2 takes about 20 CPU minutes here (its greedy search joins parent values row by row in pandas).
 DATASYNTHESIZER_K = 1
 DATASYNTHESIZER_BINS = 20  # its default histogram size for numeric attributes
 # Order of methods in the tables (variants included).
-ORDER = ("ours-adaptive", "ours-adaptive-zcdp", "ours-adaptive-zcdp-v5", "ours-adaptive-replace-one", "ours-paper",
-         "ours-projected", "ours-consistent", "ours-add-remove", "ours-exact-network", "ours",
+ORDER = ("ours-adaptive", "ours-adaptive-zcdp", "ours-adaptive-zcdp-v6", "ours-adaptive-zcdp-v5",
+         "ours-adaptive-replace-one", "ours-paper", "ours-projected", "ours-consistent", "ours-add-remove",
+         "ours-exact-network", "ours",
          "authors-cpp",
          "mst+sample", "mst", "mst-r1+sample", "mst-r1", "aim+sample", "aim", *OPENDP, "aim-dpmm+sample", "aim-dpmm")
 
@@ -454,6 +456,7 @@ RUNNERS: dict[str, Callable[..., np.ndarray | dict]] = {
     **{method: _adaptive(neighbours) for method, neighbours in ADAPTIVE.items()},
     "ours-adaptive-zcdp": _adaptive("add-remove", privacy="zcdp", delta=1e-9),
     "ours-adaptive-zcdp-v5": _adaptive("add-remove", 5, privacy="zcdp", delta=1e-9),
+    "ours-adaptive-zcdp-v6": _adaptive("add-remove", 6, privacy="zcdp", delta=1e-9),
     "datasynthesizer": run_datasynthesizer, "mst": _smartnoise("mst"), "mst-r1": _smartnoise("mst", replace_one=True),
     "aim": _smartnoise("aim"),
     "authors-cpp": run_authors_cpp, "aim-dpmm": _dpmm_aim(),

@@ -395,7 +395,7 @@ def test_the_oneway_share_falls_as_the_signal_to_a_fifth_at_the_capacity_signal_
     given = AdaptiveSettings(1, neighbours=relation, initial_share=0.4)
     below = AdaptiveSettings.from_parameters(given.to_parameters() | {"auto_version": 5})
     assert given.plan(10**5, encoding) == below.plan(10**5, encoding)
-    zcdp = AdaptiveSettings(1, neighbours=relation, privacy="zcdp", delta=1e-9)  # its own version-6 share, not this
+    zcdp = AdaptiveSettings(1, neighbours=relation, privacy="zcdp", delta=1e-9, auto_version=6)  # its own share
     assert zcdp.share_for("oneway", 50_000, False) == large_signal_share(ZCDP_FIRST_SHARE, 50_000)
     bits = settings.encoding_for(binary)
     assert settings.plan(10**5, bits) == old.plan(10**5, bits)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 from fractions import Fraction
 
 import pytest
@@ -172,10 +173,10 @@ def test_version_6_zcdp_rules_and_a_version_5_file_recomputes_its_own_plan(relat
         large_signal_share,
     )
 
-    settings = AdaptiveSettings(1, neighbours=relation, privacy="zcdp", delta=1e-9)
+    settings = AdaptiveSettings(1, neighbours=relation, privacy="zcdp", delta=1e-9, auto_version=6)
     old = AdaptiveSettings.from_parameters(settings.to_parameters() | {"auto_version": 5})
     encoding = settings.encoding_for(categorical_schema(ZCDP_SIZES))
-    assert settings.auto_version == 6 and settings.zcdp_rules and not old.zcdp_rules
+    assert settings.zcdp_rules and not old.zcdp_rules
     for n in (400, 10**4, 10**5, 10**7):
         plan, before, signal = settings.plan(n, encoding), old.plan(n, encoding), settings.signal(n)
         assert plan.setting("select share") == 0.1 and before.setting("select share") == 0.2
@@ -230,3 +231,65 @@ def test_the_cost_of_version_6_zcdp_refits_is_half_of_version_5s():
     assert new_work["round_model2"] == pytest.approx(old_work["round_model2"] / 2) and old_work["round_model2"] > 0
     assert {k: v for k, v in new_work.items() if k != "round_model2"} == {
         k: v for k, v in old_work.items() if k != "round_model2"}
+
+
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+def test_version_7_gives_d_rounds_and_half_of_rho_first_where_the_rule_gives_fewer(relation):
+    """auto_version 7 (a new zCDP fit's; pure-ε fits stay at 6 and refuse 7): where the rounds rule gives fewer
+    rounds than attributes, T = d and the 1-way start gets 1/2 of ρ; above the small signal the first share falls as
+    √(SMALL_SIGNAL / signal); between the two the plan is version 6's.  A version-6 file recomputes version 6's plan;
+    ``rounds`` given is kept; the plan still spends ρ exactly."""
+    from privbayes.methods.adaptive.settings import (
+        SMALL_SIGNAL,
+        ZCDP_AUTO_VERSION,
+        ZCDP_FEW_SHARE,
+        ZCDP_FIRST_SHARE,
+        AdaptiveSettings,
+        large_signal_share,
+    )
+
+    settings = AdaptiveSettings(Fraction(1, 10), neighbours=relation, privacy="zcdp", delta=1e-9)
+    old = AdaptiveSettings.from_parameters(settings.to_parameters() | {"auto_version": 6})
+    assert settings.auto_version == ZCDP_AUTO_VERSION == 7 and settings.to_parameters()["auto_version"] == 7
+    encoding = settings.encoding_for(categorical_schema(ZCDP_SIZES))
+    d = len(ZCDP_SIZES)
+    few, middle, large = 2000, 50_000, 10**7
+    plan, before = settings.plan(few, encoding), old.plan(few, encoding)
+    assert before.setting("rounds") < d == plan.setting("rounds")
+    assert plan.setting("initial share") == float(ZCDP_FEW_SHARE) and before.setting("initial share") == float(
+        ZCDP_FIRST_SHARE)
+    assert plan.total_rho == before.total_rho == sum(r.rho for r in plan.releases)
+    assert settings.signal(middle) < SMALL_SIGNAL and old.plan(middle, encoding).setting("rounds") >= d
+    assert settings.plan(middle, encoding) == old.plan(middle, encoding)
+    signal = settings.signal(large)
+    plan, before = settings.plan(large, encoding), old.plan(large, encoding)
+    assert before.setting("initial share") == float(large_signal_share(ZCDP_FIRST_SHARE, signal))
+    assert plan.setting("initial share") == pytest.approx(0.4 * math.sqrt(SMALL_SIGNAL / signal), abs=1e-4)
+    assert plan.setting("initial share") < before.setting("initial share")
+    assert plan.total_rho == sum(r.rho for r in plan.releases)
+    given = AdaptiveSettings(Fraction(1, 10), neighbours=relation, privacy="zcdp", delta=1e-9, rounds=3)
+    assert given.plan(few, encoding).setting("rounds") == 3
+    assert given.plan(few, encoding).setting("initial share") == float(ZCDP_FIRST_SHARE)
+    workload = AdaptiveSettings(Fraction(1, 10), neighbours=relation, privacy="zcdp", delta=1e-9,
+                                workload=[["a0", "a1"], ["a1", "a2"], ["a2", "a3"]])
+    assert workload.plan(few, encoding) == AdaptiveSettings.from_parameters(
+        workload.to_parameters(encoding) | {"auto_version": 6}).plan(few, encoding)
+    assert AdaptiveSettings(1, neighbours=relation).auto_version == 6
+    with pytest.raises(InputError, match="^auto_version \\(7\\) is zCDP only"):
+        AdaptiveSettings(1, neighbours=relation, auto_version=7)
+
+
+def test_a_version_7_zcdp_file_reloads_its_plan_and_a_version_6_file_its_own(tmp_path):
+    """A fit at few rounds writes auto_version 7 and reloads its plan; the same file marked version 6 re-plans
+    version 6's fewer rounds, which its ledger does not match, so it is refused."""
+    model = zcdp_fit(AdaptiveMarginals, "add-remove", delta=1e-9)
+    plan = model.released_.plan
+    path = tmp_path / "m.json"
+    model.save(path)
+    document = json.loads(path.read_text())
+    assert document["parameters"]["auto_version"] == 7 and plan.setting("rounds") == len(ZCDP_SIZES)
+    assert privbayes.load(path).plan == plan
+    document["parameters"]["auto_version"] = 6
+    (tmp_path / "v6.json").write_text(json.dumps(document))
+    with pytest.raises(InputError, match="ledger differs from the plan"):
+        privbayes.load(tmp_path / "v6.json")

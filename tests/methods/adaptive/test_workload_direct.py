@@ -15,7 +15,7 @@ from helpers import categorical_schema
 
 from privbayes import AdaptiveMarginals
 from privbayes.core.errors import InputError
-from privbayes.methods.adaptive.settings import AUTO_VERSION, AdaptiveSettings, first_groups
+from privbayes.methods.adaptive.settings import AUTO_VERSION, ZCDP_AUTO_VERSION, AdaptiveSettings, first_groups
 from privbayes.methods.adaptive.workload import (
     DIRECT_SHARE,
     DIRECT_THETA,
@@ -124,7 +124,7 @@ def test_files_of_version_4_recompute_their_old_plan(privacy, tmp_path):
     model.released_.save(tmp_path / "m.json")
     assert load(tmp_path / "m.json").plan == model.released_.plan
     document = json.loads((tmp_path / "m.json").read_text())
-    assert document["parameters"]["auto_version"] == AUTO_VERSION
+    assert document["parameters"]["auto_version"] == (ZCDP_AUTO_VERSION if privacy else AUTO_VERSION)
     document["parameters"]["auto_version"] = 4
     (tmp_path / "v4.json").write_text(json.dumps(document))
     with pytest.raises(InputError):

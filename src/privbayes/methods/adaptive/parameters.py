@@ -53,8 +53,13 @@ first share on a domain not all binary falls as 20,000 / (n·ε/Δ) above that s
 itself at 100,000, and version 5's share where that is lower
 (:func:`privbayes.methods.adaptive.settings.oneway_share`); under zCDP the rounds' selections get half of
 ``select_share``, the score's noise penalty is halved, the 1-way start gets 2/5 of ρ, and the re-fits are shorter and
-start matched (:data:`privbayes.methods.adaptive.settings.ZCDP_VERSION`)."""
-AUTO_VERSIONS = (1, 2, 3, 4, 5, 6)
+start matched (:data:`privbayes.methods.adaptive.settings.ZCDP_VERSION`); 6 is a new pure-ε fit's version.  7
+(zCDP only, :data:`ZCDP_AUTO_VERSION`; pure-ε files stay at 6, byte-identical): where the rounds rule gives fewer
+rounds than attributes, d rounds and 1/2 of ρ for the 1-way start, and above a signal of 5,000 that start's share
+falls with the signal (:data:`privbayes.methods.adaptive.settings.ZCDP_RETUNED_VERSION`)."""
+ZCDP_AUTO_VERSION = 7
+"""The version of a new zCDP fit's automatic choices (:data:`AUTO_VERSION` and the zCDP-only rules above it)."""
+AUTO_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
 RAMP = Fraction(4)
 """The last round's budget over the first's (docs/decisions.md, "Adaptive marginals: budget ramp")."""
 DEFAULT_MODEL_CELLS = 2**20
@@ -121,8 +126,9 @@ PARAMETERS: tuple[Parameter, ...] = (
     Parameter("joint", "measure small columns together in the first tables", True, flag_check(), legacy=False),
     Parameter("max_network_degree", "with init network: the network's largest degree", MAX_NETWORK_DEGREE,
               count_check(1, positive_int), optional=True, auto="Lemma 4.8's k", legacy=None),
-    Parameter("auto_version", "the version of the automatic choices (model files only)", AUTO_VERSION,
-              Check(_auto_version, "1, 2, 3, 4, 5 or 6"), legacy=1, keyword=False),
+    Parameter("auto_version", "the version of the automatic choices (model files only)", None,
+              Check(_auto_version, "1, 2, 3, 4, 5, 6 or 7"), optional=True,
+              auto=f"{AUTO_VERSION} under pure ε, {ZCDP_AUTO_VERSION} under zCDP", legacy=1, keyword=False),
     Parameter("workload", "the marginals the analysts will query: a YAML or JSON file (in Python also a list) of "
               "attribute sets, optionally weighted, e.g. [[age, sex], {attributes: [age, income], weight: 2}, "
               "{all: 3}, {containing: income, size: 2}]; the rounds then choose among its sets and their subsets, "

@@ -17,7 +17,10 @@ L1 sensitivity (1 or 2) as under pure ε.  The automatic first share and T are t
 matched to the discrete Laplace of the same standard deviation, ε ≡ 2√ρ: AIM's T = 16·d rounds rely on annealing
 that reads measured values, which this plan does not do.  From ``auto_version`` 6 the first share is 2/5 (not on
 binary data or with a workload), the selections' score counts half of AIM's noise penalty, and the re-fits are short
-and start matched (:data:`~privbayes.methods.adaptive.settings.ZCDP_VERSION`; docs/decisions.md, "zCDP mode").
+and start matched (:data:`~privbayes.methods.adaptive.settings.ZCDP_VERSION`; docs/decisions.md, "zCDP mode").  From
+``auto_version`` 7 (zCDP only) a plan whose rounds rule gives fewer rounds than attributes has d rounds and gives the
+1-way start 1/2 of ρ, and above a signal of 5,000 that start's share falls with the signal
+(:data:`~privbayes.methods.adaptive.settings.ZCDP_RETUNED_VERSION`).
 The mechanisms at an exact ρ are method-neutral and live in :mod:`privbayes.privacy.zcdp_mechanisms` (PrivBayes uses
 them too); they are named here for this method's modules.
 """

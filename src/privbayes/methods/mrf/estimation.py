@@ -2,10 +2,11 @@
 
 * :func:`naive_mle` (§3.1): project each pseudo-marginal y_C/N onto the simplex (Duchi et
   al. 2008), then regularised MLE as if the projected marginals were data marginals.
-* :func:`calibrated_mle` (the library's default, ``auto``): naive MLE on the projected marginals with
-  the cells the projection zeroed raised to a floor at the detection limit (:func:`floored_marginals`),
-  and an L2 weight λ_C set per clique (:func:`calibrated_lambda`), both from public inputs and the released
-  tables only (post-processing).
+* :func:`calibrated_mle` (the library's default, ``auto``, rule 4): MLE of the projected marginals with the cells
+  the projection zeroed raised to a floor at the detection limit (:func:`floored_marginals`), mixed per clique with
+  CGM-EM's marginals in a share η_C set by the clique's noise-to-count ratio (:func:`mixture_shares`,
+  :func:`mixed_targets`), and an L2 weight λ_C set per clique (:func:`calibrated_lambda`), all from public inputs
+  and the released tables only (post-processing); :func:`floored_mle` is rule 2, the same without CGM-EM.
 * :func:`cgm_em` (§3.2, Alg. 2): EM over the latent true statistics n.  The E-step finds
   the approximate MAP n* = argmax_{n ∈ M_N} θᵀn + H(n) + log p(y | n) (Eq. 6), exactly through
   its dual on junction trees (:mod:`privbayes.methods.mrf.estep`) or by non-linear belief

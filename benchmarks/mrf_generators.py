@@ -196,6 +196,12 @@ def _auto(trial: Trial) -> LogLinearModel:
     return calibrated_mle(trial.start, trial.stats)
 
 
+def _rule2(trial: Trial) -> LogLinearModel:
+    from privbayes.methods.mrf.estimation import floored_mle
+
+    return floored_mle(trial.start, trial.stats)
+
+
 ESTIMATORS: dict[str, Callable[[Trial], LogLinearModel]] = {
     "naive": lambda tr: naive_mle(tr.start, tr.stats, 1e-4),
     "naive-paper": lambda tr: naive_mle(tr.start, tr.stats, 1e-6),
@@ -204,6 +210,7 @@ ESTIMATORS: dict[str, Callable[[Trial], LogLinearModel]] = {
     "cgm-nlbp": lambda tr: cgm_em(tr.start, tr.stats, CGMOptions(estep="nlbp"))[0],
     "psgd": _psgd,
     "auto": _auto,
+    "rule2": _rule2,
     "uniform": lambda tr: tr.start,
     "exact": lambda tr: naive_mle(tr.start, NoisyStatistics(tr.stats.cliques, tuple(c.astype(float) for c in tr.counts),
                                                             tr.stats.scale, float(tr.n), tr.stats.relation), 1e-6,

@@ -2,6 +2,7 @@
 
     python benchmarks/mrf_heldout.py [--reps 10] [--families sparse-mixed,bn-triples,block] [--settings N:ε,...]
     python benchmarks/mrf_heldout.py --reps 10 --families ladder-lognormal,ising-fields,census-tree   # round 2
+    python benchmarks/mrf_heldout.py --reps 10 --families grid-ordinal,heavy-cards,adult-chowliu        # round 3
 
 These families were written and committed before any estimator was run on them, and before the combined default
 rule was designed; the rule is tuned on :mod:`mrf_generators` and :mod:`mrf_untuned`, whose truths all have pairwise
@@ -34,6 +35,24 @@ lattices, the three above) in at least two ways:
   over a random order of the child's values (total concentration 2: a few dominant categories, as in census data);
   tables of 10 to 256 cells.
 
+Round 3 (written and committed before any estimator ran on them, after the round-1 and round-2 families had become
+tuning data for ``auto`` rules 3 and 4); each differs from every earlier family in at least two ways:
+
+* ``grid-ordinal``: a 3 × 3 lattice (twelve edges, four 4-cycles) with cardinalities uniform on 6..10 and smooth
+  *ordinal* couplings θ_ij(a, b) = −J·(u_a − s·v_b)², u, v the values scaled to [0, 1], s = ±1 and J ~ U[2, 8],
+  plus a smooth unary trend β·u_a, β ~ N(0, 1.5²), on each variable's first edge: neighbouring cells carry similar
+  mass (no earlier family has ordered values; its cells are neither i.i.d. nor a permutation);
+* ``heavy-cards``: a random recursive tree over T = 8 variables whose cardinalities are heavy-tailed
+  (2 + ⌊2·Pareto(1.1)⌋, capped at 40: mostly 2-5 values, one or two variables with 10-40), conditionals
+  Dirichlet(α_e) with a concentration per edge α_e = 10^U[−1, 0.5] (sparse and flat edges in one model): within
+  one model the cliques' noise-to-count ratios differ by up to two orders of magnitude;
+* ``adult-chowliu``: a real public table's shape: seven attributes of the bundled Adult
+  (src/privbayes/data/adult.csv.gz, its public schema adult.yaml; a seeded choice of seven of its fifteen columns,
+  native-country's 41 values included), the Chow–Liu tree of their pairwise mutual information in Adult, and each
+  edge's θ the log of Adult's own conditional table (add-0.5 counts): the truth is Adult's tree approximation
+  itself, real dependencies and real empty cells.  Adult is public (bundled); its counts here are a generator's
+  truth, not a private release.
+
 For each family and setting N:ε (N·ε from 10² to 10⁶, N and ε both varied), ``--reps`` true models with fixed
 seeds, N rows sampled from each, the clique tables released once (replace-one, discrete Laplace) and naive MLE,
 CGM-EM and ``auto`` fitted on the same noisy tables (:func:`mrf_default.run`); tables as :mod:`mrf_untuned`'s.
@@ -43,6 +62,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -172,6 +192,101 @@ def census_tree(seed: int) -> LogLinearModel:
     return LogLinearModel(Domain(sizes), tuple(edges[i] for i in ranked), tuple(tables[i] for i in ranked))
 
 
+def grid_ordinal(seed: int) -> LogLinearModel:
+    """A 3 × 3 lattice, cardinalities 6..10, ordinal couplings −J·(u_a − s·v_b)² (J ~ U[2, 8], s = ±1) and a smooth
+    unary trend β·u_a (β ~ N(0, 1.5²)) on each variable's first edge."""
+    rng, width = _rng("grid-ordinal", seed), 3
+    t = width * width
+    sizes = tuple(int(s) for s in rng.integers(6, 11, size=t))
+    cliques = tuple(sorted([(v, v + 1) for v in range(t) if (v + 1) % width]
+                           + [(v, v + width) for v in range(t - width)]))
+    scaled = [np.linspace(0.0, 1.0, k) for k in sizes]
+    tables = []
+    for i, j in cliques:
+        sign = 1.0 if rng.random() < 0.5 else -1.0
+        target = scaled[j] if sign > 0 else 1.0 - scaled[j]
+        tables.append(-rng.uniform(2.0, 8.0) * (scaled[i][:, None] - target[None, :]) ** 2)
+    for v in range(t):
+        first = next(i for i, c in enumerate(cliques) if v in c)
+        trend = rng.normal(0.0, 1.5) * scaled[v]
+        tables[first] = tables[first] + (trend[:, None] if cliques[first][0] == v else trend[None, :])
+    return LogLinearModel(Domain(sizes), cliques, tuple(tables))
+
+
+def heavy_cards(seed: int) -> LogLinearModel:
+    """A random recursive tree over T = 8 variables with heavy-tailed cardinalities 2 + ⌊2·Pareto(1.1)⌋ (≤ 40) and
+    Dirichlet(α_e) conditionals, α_e = 10^U[−1, 0.5] per edge; the root's prior on its first edge."""
+    rng, t = _rng("heavy-cards", seed), 8
+    sizes = tuple(int(min(40, 2 + np.floor(2.0 * rng.pareto(1.1)))) for _ in range(t))
+    edges = [(int(rng.integers(0, i)), i) for i in range(1, t)]
+    tables = [np.log(np.maximum(rng.dirichlet(np.full(sizes[c], 10 ** rng.uniform(-1.0, 0.5)), size=sizes[p]),
+                                1e-300)) for p, c in edges]
+    root = np.log(np.maximum(rng.dirichlet(np.ones(sizes[0])), 1e-300))
+    first = next(i for i, (p, _) in enumerate(edges) if p == 0)
+    tables[first] = tables[first] + root[:, None]
+    ranked = sorted(range(len(edges)), key=lambda i: edges[i])
+    return LogLinearModel(Domain(sizes), tuple(edges[i] for i in ranked), tuple(tables[i] for i in ranked))
+
+
+_ADULT: list[Any] = []
+
+
+def _adult() -> Any:
+    """The bundled Adult, opened with its public schema (cached): its pairwise counts shape ``adult-chowliu``."""
+    if not _ADULT:
+        import pandas as pd
+
+        from privbayes.counting import open as open_table
+        from privbayes.schema.files import load_schema
+
+        data = resources.files("privbayes") / "data"
+        with resources.as_file(data / "adult.csv.gz") as rows, resources.as_file(data / "adult.yaml") as schema:
+            _ADULT.append(open_table(pd.read_csv(rows), load_schema(str(schema))))
+    return _ADULT[0]
+
+
+def _mutual_information(joint: np.ndarray) -> float:
+    p = joint / joint.sum()
+    outer = p.sum(axis=1, keepdims=True) * p.sum(axis=0, keepdims=True)
+    mask = p > 0
+    return float(np.sum(p[mask] * np.log(p[mask] / outer[mask])))
+
+
+def adult_chowliu(seed: int) -> LogLinearModel:
+    """Seven of Adult's fifteen attributes (seeded choice), the Chow–Liu tree of their mutual information in Adult,
+    θ on each edge the log of Adult's conditional table P(child | parent) with add-0.5 counts, rooted at the first
+    chosen attribute (its prior on its first edge)."""
+    rng, table = _rng("adult-chowliu", seed), _adult()
+    chosen = [int(v) for v in rng.choice(len(table.schema), size=7, replace=False)]
+    pairs = {(a, b): table.counts([chosen[a], chosen[b]]).astype(float) for a in range(7) for b in range(a + 1, 7)}
+    component, tree = list(range(7)), []
+    for a, b in sorted(pairs, key=lambda e: -_mutual_information(pairs[e])):
+        if component[a] != component[b]:
+            old = component[b]
+            component = [component[a] if c == old else c for c in component]
+            tree.append((a, b))
+    parent, order = {0: -1}, [0]
+    while len(order) < 7:
+        for a, b in tree:
+            for u, v in ((a, b), (b, a)):
+                if u in parent and v not in parent:
+                    parent[v] = u
+                    order.append(v)
+    sizes = tuple(table.counts([c]).size for c in chosen)
+    cliques, tables = [], []
+    for child in order[1:]:
+        p = parent[child]
+        joint = (pairs[(p, child)] if p < child else pairs[(child, p)].T) + 0.5
+        conditional = np.log(joint / joint.sum(axis=1, keepdims=True))
+        cliques.append((min(p, child), max(p, child)))
+        tables.append(conditional if p < child else conditional.T)
+    prior = table.counts([chosen[0]]).astype(float) + 0.5
+    first = next(i for i, c in enumerate(cliques) if 0 in c)
+    tables[first] = tables[first] + np.log(prior / prior.sum())[:, None]
+    ranked = sorted(range(len(cliques)), key=lambda i: cliques[i])
+    return LogLinearModel(Domain(sizes), tuple(cliques[i] for i in ranked), tuple(tables[i] for i in ranked))
+
+
 FAMILIES: dict[str, tuple[Callable[[int], LogLinearModel], str]] = {
     "sparse-mixed": (sparse_mixed, "random sparse graph + 2 edges, T = 8, K uniform on 2..8, log-potentials N(0, 1)"),
     "bn-triples": (bn_triples, "two-parent Bayesian network, T = 7, K uniform on 2..5, Dirichlet(0.5), triple cliques"),
@@ -179,6 +294,9 @@ FAMILIES: dict[str, tuple[Callable[[int], LogLinearModel], str]] = {
     "ladder-lognormal": (ladder_lognormal, "2 × 4 ladder lattice, K uniform on 6..9, log-potentials N(0, 2²)"),
     "ising-fields": (ising_fields, "binary 3 × 4 lattice + 2 long-range edges, J ~ U[−1, 1], fields N(0, 1.5²)"),
     "census-tree": (census_tree, "Adult's cardinalities (2..16) on a random tree, long-tailed Dirichlet(2/k)"),
+    "grid-ordinal": (grid_ordinal, "3 × 3 lattice, K uniform on 6..10, ordinal couplings −J·(u − ±v)², smooth trends"),
+    "heavy-cards": (heavy_cards, "random tree, T = 8, heavy-tailed K (2..40), Dirichlet(10^U[−1, 0.5]) per edge"),
+    "adult-chowliu": (adult_chowliu, "7 Adult attributes, Adult's Chow–Liu tree and its own conditionals"),
 }
 
 

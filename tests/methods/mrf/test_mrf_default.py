@@ -1,4 +1,5 @@
-"""The private MRF's default estimate (``estimation="auto"``, rule 2): naive MLE of the floored marginals, its
+"""The private MRF's default estimate (``estimation="auto"``, rule 4; rule 2's floors and λ_C, tested here, are its
+base, tests/methods/mrf/test_mrf_mixture.py its CGM-EM share): the MLE of the floored marginals, its
 choices made from public inputs and the released tables only, recorded in the model file, and no worse in KL than
 the worse of naive MLE and CGM on a tiny chain (docs/decisions.md, "MRF default estimate")."""
 
@@ -121,7 +122,7 @@ def test_the_choice_is_a_function_of_the_released_tables_and_public_inputs():
     """The same released tables, b and N give the same choice and line; the line names the rule's version."""
     first, again = _stats(1_000.0, 10.0, seed=3), _stats(1_000.0, 10.0, seed=3)
     assert auto_estimate(first) == auto_estimate(again)
-    assert auto_estimate(first).startswith(f"auto rule {AUTO_RULE}: naive MLE of the floored marginals")
+    assert auto_estimate(first).startswith(f"auto rule {AUTO_RULE}: MLE of (1 − η_C)·floored marginals")
     assert auto_estimate(first, 0.5).endswith("L2 weights [0.5, 0.5]")
     assert f"noise share {noise_share(first):.3g}" in auto_estimate(first)
 
@@ -152,7 +153,7 @@ def test_a_fit_records_the_rule_and_rows_in_another_order_record_the_same():
     shuffled = frame.sample(frac=1.0, random_state=3).reset_index(drop=True)
     fits = [PrivateMRF(CHAIN, 0.5, random_state=1).fit(f, schema) for f in (frame, shuffled)]
     assert fits[0].released_.estimate == fits[1].released_.estimate
-    assert fits[0].released_.estimate.startswith(f"auto rule {AUTO_RULE}: naive MLE of the floored marginals")
+    assert fits[0].released_.estimate.startswith(f"auto rule {AUTO_RULE}: MLE of (1 − η_C)·floored marginals")
     other = PrivateMRF(CHAIN, 0.5, random_state=1).fit(correlated_frame(SIZES, 900, seed=7), schema)
     assert not np.allclose(fits[0].released_.model.theta[0], other.released_.model.theta[0])
 

@@ -61,9 +61,10 @@ PARAMETERS: tuple[Parameter, ...] = (
               check=any_check("sequence of sequences of str", cliques), metavar="A,B;B,C", positional=True,
               setting=False, stored=None),
     EPSILON,
-    Parameter("estimation", "how the noisy tables become θ: auto (naive MLE of the projected marginals, zeroed cells "
-              "floored at the detection limit, λ per clique from the noise-to-count ratio and the released tables' "
-              "noise share), naive, cgm (CGM-EM) or psgd (the (ε, δ) noisy-gradient baseline)", "auto",
+    Parameter("estimation", "how the noisy tables become θ: auto (MLE of the projected marginals, zeroed cells "
+              "floored, mixed per clique with CGM-EM's where the noise-to-count ratio is in the middle band; λ per "
+              "clique from that ratio and the released tables' noise share), naive, cgm (CGM-EM) or psgd (the (ε, δ) "
+              "noisy-gradient baseline)", "auto",
               choice_check(ESTIMATIONS)),
     NEIGHBOURS,
     Parameter("l2", "the L2 regularisation weight λ", None, Check(_l2, f"float in [0, {MAX_L2:g}]", number),

@@ -152,7 +152,8 @@ def test_a_workload_works_under_zcdp(tmp_path):
     model = zcdp_fit(AdaptiveMarginals, "add-remove", delta=1e-6, workload=[["a0", "a1", "a3"], ["a1", "a2"]])
     plan = model.released_.plan
     plan.check(model.released_.record.ledger)
-    assert plan.setting("workload sets") == 2 and plan.setting("rounds") <= 2
+    assert plan.setting("workload sets") == 2  # at this small signal, not measured directly: d rounds (version 7)
+    assert plan.setting("rounds") == len(ZCDP_SIZES)
     model.save(tmp_path / "m.json")
     parameters = json.loads((tmp_path / "m.json").read_text())["parameters"]
     assert parameters["privacy"] == "zcdp" and len(parameters["workload"]) == 2
@@ -238,7 +239,8 @@ def test_version_7_gives_d_rounds_and_half_of_rho_first_where_the_rule_gives_few
     """auto_version 7 (a new zCDP fit's; pure-ε fits stay at 6 and refuse 7): where the rounds rule gives fewer
     rounds than attributes, T = d and the 1-way start gets 1/2 of ρ; above the small signal the first share falls as
     √(SMALL_SIGNAL / signal); between the two the plan is version 6's.  A version-6 file recomputes version 6's plan;
-    ``rounds`` given is kept; the plan still spends ρ exactly."""
+    ``rounds`` given is kept; a workload not measured directly gets d rounds and keeps its share, one measured
+    directly keeps version 6's plan; the plan still spends ρ exactly."""
     from privbayes.methods.adaptive.settings import (
         SMALL_SIGNAL,
         ZCDP_AUTO_VERSION,
@@ -272,8 +274,14 @@ def test_version_7_gives_d_rounds_and_half_of_rho_first_where_the_rule_gives_few
     assert given.plan(few, encoding).setting("initial share") == float(ZCDP_FIRST_SHARE)
     workload = AdaptiveSettings(Fraction(1, 10), neighbours=relation, privacy="zcdp", delta=1e-9,
                                 workload=[["a0", "a1"], ["a1", "a2"], ["a2", "a3"]])
-    assert workload.plan(few, encoding) == AdaptiveSettings.from_parameters(
-        workload.to_parameters(encoding) | {"auto_version": 6}).plan(few, encoding)
+    workload_v6 = AdaptiveSettings.from_parameters(workload.to_parameters(encoding) | {"auto_version": 6})
+    assert not workload.direct_sets(encoding, few)  # a workload whose sets are not measured directly: d rounds,
+    plan, before = workload.plan(few, encoding), workload_v6.plan(few, encoding)  # its own first share kept
+    assert before.setting("rounds") <= 3 < d == plan.setting("rounds")
+    assert plan.setting("initial share") == before.setting("initial share")
+    assert plan.total_rho == sum(r.rho for r in plan.releases)
+    assert workload.direct_sets(encoding, large)  # measured directly: version 6's plan
+    assert workload.plan(large, encoding) == workload_v6.plan(large, encoding)
     assert AdaptiveSettings(1, neighbours=relation).auto_version == 6
     with pytest.raises(InputError, match="^auto_version \\(7\\) is zCDP only"):
         AdaptiveSettings(1, neighbours=relation, auto_version=7)

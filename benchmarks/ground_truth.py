@@ -39,7 +39,8 @@ gives two rows: i.i.d. draws from the model (``mst-opendp``) and OpenDP's defaul
 Prints one JSON line per cell as it finishes (``--jsonl`` appends each to a file too, so an interrupted grid keeps
 its finished cells) and then a table (Q2 / Q3, their ratios to the floor, fit + sample seconds with their CPU seconds
 and the load average: on a shared machine the wall time alone says little).  ``--plot`` reads such cells (a JSON
-list or JSON lines) and draws Q2 and Q3 over the floor against n, one panel per truth and score.
+list or JSON lines), prints their table (by truth, rows, ε, method) and draws Q2 and Q3 over the floor against n, one
+panel per truth and score.
 """
 
 from __future__ import annotations
@@ -248,11 +249,13 @@ def read_cells(path: str) -> list[dict]:
 
 def plot(cells: list[dict], figure: str) -> None:
     """Q2 / floor and Q3 / floor against n (log-log), one panel per (score, truth), one line per (method, ε): colour
-    by ε, line style by method; the issue's targets 2× and 1.5× dashed.  Cells that did not finish are left out."""
+    by ε, line style by method; the floor (1×) solid, the issue's targets 2× and 1.5× dashed.  Cells that did not
+    finish are left out."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib import ticker
 
     ok = [c for c in cells if c.get("status", "ok") == "ok"]
     truths = [t for t in ("network", "mrf") if any(c.get("truth", "network") == t for c in ok)]
@@ -274,15 +277,20 @@ def plot(cells: list[dict], figure: str) -> None:
                                 label=f"{method}, ε = {eps:g}")
             for target in (2.0, 1.5):
                 ax.axhline(target, color="grey", linestyle=(0, (4, 3)), linewidth=1)
+            ax.axhline(1.0, color="black", linewidth=0.6)
             ax.set_xscale("log")
             ax.set_yscale("log")
+            low, high = ax.get_ylim()
+            ax.set_yticks([t for t in (0.5, 0.75, 1, 1.5, 2, 3, 5, 7, 10, 15, 20) if low <= t <= high])
+            ax.yaxis.set_major_formatter(ticker.FormatStrFormatter("%g"))
+            ax.yaxis.set_minor_formatter(ticker.NullFormatter())
             ax.set_title(f"{kind} truth: {score.upper()} / floor")
             ax.set_xlabel("rows n")
             ax.set_ylabel(f"{score.upper()} / floor (dashed: 2× and 1.5×)")
             ax.grid(True, which="major", alpha=0.3)
     legend = {label: handle for ax in axes.flat for handle, label in zip(*ax.get_legend_handles_labels())}
-    figure_.legend(list(legend.values()), list(legend), loc="lower center", ncol=3, fontsize=8)
-    figure_.tight_layout(rect=(0, 0.12, 1, 1))
+    figure_.legend(list(legend.values()), list(legend), loc="lower center", ncol=4, fontsize=8)
+    figure_.tight_layout(rect=(0, 0.1, 1, 1))
     figure_.savefig(figure, dpi=110)
     plt.close(figure_)
 
@@ -299,12 +307,17 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=1200.0, help="wall seconds before a peer's fit is killed")
     parser.add_argument("--json", help="also write the results to this file (at the end)")
     parser.add_argument("--jsonl", help="append each cell to this file as a JSON line as soon as it finishes")
-    parser.add_argument("--plot", metavar="CELLS", help="run nothing: plot the cells of this JSON / JSON-lines file")
+    parser.add_argument("--plot", metavar="CELLS",
+                        help="run nothing: tabulate and plot the cells of this JSON / JSON-lines file")
     parser.add_argument("--figure", default=str(ROOT / "docs" / "figures" / "ground_truth_grid.png"),
                         help="the plot's PNG file")
     args = parser.parse_args()
     if args.plot:
-        plot(read_cells(args.plot), args.figure)
+        cells = read_cells(args.plot)
+        order = {m: k for k, m in enumerate(("adaptive", "privbayes", "mst-opendp", "mst-opendp+round", "aim-opendp"))}
+        print(table(sorted(cells, key=lambda c: (c.get("truth", "network") != "network", c["rows"], c["epsilon"],
+                                                 order.get(c["method"], len(order)), c["method"]))))
+        plot(cells, args.figure)
         return
     options = {}
     for item in args.option:

@@ -23,7 +23,8 @@ benchmark inputs built from the bundled Adult, not releases:
   cliques come from the data (Adult's own dependence), not from a chosen random graph.
 
 Rows are drawn from the truth (seed 10 + n-index for the data, 1,000 + n-index for a second sample;
-``--data-seed`` moves the first: another sample of the same truth).  Each fit receives the sampled leaf codes and
+``--data-seed`` moves the first: another sample of the same truth; ``--rows 1e6 --data-seed 12 --floor-seed 1002``
+is the third size of the default ``--rows 1e4,1e5,1e6`` alone).  Each fit receives the sampled leaf codes and
 releases a model; ``rows`` synthetic rows are drawn from it and Q2 / Q3 (average TVD of all 2-way / 3-way marginals,
 :func:`privbayes.evaluation.marginals.average_marginal_tvd`) are measured against the sample it was fitted on.  The
 floor is a second, independent sample of the same truth measured the same way: no method that sees only one sample
@@ -147,7 +148,8 @@ def scores(real: np.ndarray, synth: np.ndarray, sizes: list[int]) -> dict:
 
 
 def run(rows: list[int], epsilons: list[float], repeats: int, method: str, options: dict,
-        data_seed: int = 10, kind: str = "network", timeout: float = 1200.0, jsonl: str | None = None) -> list[dict]:
+        data_seed: int = 10, kind: str = "network", timeout: float = 1200.0, jsonl: str | None = None,
+        floor_seed: int = 1000) -> list[dict]:
     from privbayes.counting.memory import InMemoryTable
     from privbayes.schema.encoding import Encoding
 
@@ -156,12 +158,13 @@ def run(rows: list[int], epsilons: list[float], repeats: int, method: str, optio
     out = []
     for i, n in enumerate(rows):
         data = draw(model, n, data_seed + i)
-        floor = scores(data, draw(model, n, 1000 + i), sizes)
+        floor = scores(data, draw(model, n, floor_seed + i), sizes)
         table = InMemoryTable(data, Encoding.build(schema, "hierarchical"))
         for eps in epsilons:
             for rep in range(repeats):
-                cell = {"rows": n, "data_seed": data_seed + i, "epsilon": eps, "repeat": rep, "truth": kind,
-                        "method": method, "options": options, "floor_q2": floor["q2"], "floor_q3": floor["q3"]}
+                cell = {"rows": n, "data_seed": data_seed + i, "floor_seed": floor_seed + i, "epsilon": eps,
+                        "repeat": rep, "truth": kind, "method": method, "options": options,
+                        "floor_q2": floor["q2"], "floor_q3": floor["q3"]}
                 if method in PEERS:
                     cells = [{**cell, **c} for c in peer(method, eps, rep, data, sizes, timeout)]
                 else:
@@ -304,6 +307,8 @@ def main() -> None:
     parser.add_argument("--method", choices=METHODS, default="adaptive")
     parser.add_argument("--option", action="append", default=[], help="name=value passed to the synthesizer")
     parser.add_argument("--data-seed", type=int, default=10, help="seed of the first size's sample (+1 per size)")
+    parser.add_argument("--floor-seed", type=int, default=1000,
+                        help="seed of the first size's second sample, the floor (+1 per size)")
     parser.add_argument("--timeout", type=float, default=1200.0, help="wall seconds before a peer's fit is killed")
     parser.add_argument("--json", help="also write the results to this file (at the end)")
     parser.add_argument("--jsonl", help="append each cell to this file as a JSON line as soon as it finishes")
@@ -327,7 +332,8 @@ def main() -> None:
         except json.JSONDecodeError:
             options[name] = value  # a word: init=network
     results = run([int(float(r)) for r in args.rows.split(",")], [float(e) for e in args.epsilons.split(",")],
-                  args.repeats, args.method, options, args.data_seed, args.truth, args.timeout, args.jsonl)
+                  args.repeats, args.method, options, args.data_seed, args.truth, args.timeout, args.jsonl,
+                  args.floor_seed)
     print(table(results))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))

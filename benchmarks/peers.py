@@ -135,13 +135,17 @@ class NotInstalled(Exception):
 
 # --- data ----------------------------------------------------------------------------------------
 
+def bundled_schema() -> Schema:
+    """The bundled Adult's public schema (``src/privbayes/data/adult.yaml``)."""
+    with resources.as_file(resources.files("privbayes") / "data" / "adult.yaml") as path:
+        return load_schema(path)
+
+
 def load(data: str, split: str) -> tuple[Schema, pd.DataFrame, pd.DataFrame | None]:
     """Schema, training rows and test rows (None with ``split="full"``) of one dataset."""
     if data == "bundled":
-        data_dir = resources.files("privbayes") / "data"
-        with resources.as_file(data_dir / "adult.yaml") as path:
-            schema = load_schema(path)
-        with resources.as_file(data_dir / "adult.csv.gz") as path:
+        schema = bundled_schema()
+        with resources.as_file(resources.files("privbayes") / "data" / "adult.csv.gz") as path:
             frame = pd.read_csv(path, skipinitialspace=True)
     else:
         dat = f"{DATA}/{data}/{data}.dat"
@@ -347,7 +351,7 @@ def _opendp(name: str, pure: bool, workload: list[list[str]] | None = None) -> C
     ``workload`` (AIM only; benchmarks/workload.py): the steward's attribute sets, by column name, given to AIM as
     its ``queries`` (``dp.mbi.Count(by=...)``, weight 1 each), for which OpenDP takes the downward closure and
     AIM's weights Σ_q |r ∩ q| itself (``_expand_queries``); without one, AIM's default (all 3-way sets)."""
-    def run(eps: float, schema: Schema, train: pd.DataFrame, codes: np.ndarray, rep: int) -> dict:
+    def run(eps: float, schema: Schema, train: pd.DataFrame | None, codes: np.ndarray, rep: int) -> dict:
         try:
             import opendp.extras.mbi._aim as aim_module
             import opendp.extras.mbi._mst as mst_module
@@ -377,9 +381,9 @@ def _opendp(name: str, pure: bool, workload: list[list[str]] | None = None) -> C
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             table = context.query().select(*columns).contingency_table(keys=keys, algorithm=algorithm).release()
-            synthetic = table.synthesize(rows=len(train), method="sample")
+            synthetic = table.synthesize(rows=len(codes), method="sample")
             outputs = {label: (_opendp_codes(synthetic, columns), time.perf_counter() - wall, _cpu_seconds() - cpu)}
-            rounded = table.synthesize(rows=len(train), method="round")
+            rounded = table.synthesize(rows=len(codes), method="round")
         outputs[f"{label}+round"] = (_opendp_codes(rounded, columns), time.perf_counter() - wall,
                                      _cpu_seconds() - cpu)
         return outputs
@@ -480,9 +484,16 @@ def _cpu_seconds() -> float:
 
 
 def child(spec: dict) -> None:
-    """Run one (dataset, method, ε, repetition); write the codes (.npz) and timings (.json)."""
-    schema, train, _ = load(spec["data"], spec["split"])
-    codes = leaf_codes(train, schema)
+    """Run one (dataset, method, ε, repetition); write the codes (.npz) and timings (.json).
+
+    ``spec["codes"]`` (benchmarks/ground_truth.py): an ``.npy`` file of leaf codes over the bundled schema, fitted
+    instead of a dataset; there are no rows as values then (``train`` is None), so only the runners that read the
+    codes alone (the OpenDP ones) can take it."""
+    if spec.get("codes"):
+        schema, train, codes = bundled_schema(), None, np.load(spec["codes"])
+    else:
+        schema, train, _ = load(spec["data"], spec["split"])
+        codes = leaf_codes(train, schema)
     meta: dict = {"status": "ok"}
     try:
         for module in PACKAGES.get(spec["method"], ()):

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections import Counter
 from fractions import Fraction
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pandas as pd
@@ -12,6 +15,16 @@ from scipy import stats
 from privbayes.inference import Domain
 from privbayes.methods.mrf import LogLinearModel
 from privbayes.schema import Attribute, Schema
+
+
+def benchmark_module(script: str) -> ModuleType:
+    """A script of benchmarks/ (``script`` its file name) loaded as a module, so its helpers can be tested."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / script
+    spec = importlib.util.spec_from_file_location(f"{path.stem}_benchmark", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def categorical_schema(sizes: list[int]) -> Schema:

@@ -4,23 +4,17 @@ unfinished cells and the plot."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "ground_truth.py"
+from helpers import benchmark_module
 
 
 @pytest.fixture(scope="module")
 def ground_truth():
-    spec = importlib.util.spec_from_file_location("ground_truth_benchmark", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_module("ground_truth.py")
 
 
 def test_mrf_cliques_are_the_maximum_spanning_tree_and_the_most_informative_small_triangles(ground_truth) -> None:

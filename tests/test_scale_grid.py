@@ -3,22 +3,16 @@ fitted on a log-log scale from the cells where fixed costs do not dominate, and 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
-
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "scale.py"
+from helpers import benchmark_module
 
 
 @pytest.fixture(scope="module")
 def scale():
-    spec = importlib.util.spec_from_file_location("scale_benchmark", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_module("scale.py")
 
 
 def _cell(n: int, fit_s: float, method: str = "adaptive", backend: str = "duckdb", **extra) -> dict:

@@ -250,9 +250,9 @@ def test_version_7_gives_d_rounds_and_half_of_rho_first_where_the_rule_gives_few
         large_signal_share,
     )
 
-    settings = AdaptiveSettings(Fraction(1, 10), neighbours=relation, privacy="zcdp", delta=1e-9)
+    settings = AdaptiveSettings(Fraction(1, 10), neighbours=relation, privacy="zcdp", delta=1e-9, auto_version=7)
     old = AdaptiveSettings.from_parameters(settings.to_parameters() | {"auto_version": 6})
-    assert settings.auto_version == ZCDP_AUTO_VERSION == 7 and settings.to_parameters()["auto_version"] == 7
+    assert settings.to_parameters()["auto_version"] == 7 < ZCDP_AUTO_VERSION
     encoding = settings.encoding_for(categorical_schema(ZCDP_SIZES))
     d = len(ZCDP_SIZES)
     few, middle, large = 2000, 50_000, 10**7
@@ -272,7 +272,7 @@ def test_version_7_gives_d_rounds_and_half_of_rho_first_where_the_rule_gives_few
     given = AdaptiveSettings(Fraction(1, 10), neighbours=relation, privacy="zcdp", delta=1e-9, rounds=3)
     assert given.plan(few, encoding).setting("rounds") == 3
     assert given.plan(few, encoding).setting("initial share") == float(ZCDP_FIRST_SHARE)
-    workload = AdaptiveSettings(Fraction(1, 10), neighbours=relation, privacy="zcdp", delta=1e-9,
+    workload = AdaptiveSettings(Fraction(1, 10), neighbours=relation, privacy="zcdp", delta=1e-9, auto_version=7,
                                 workload=[["a0", "a1"], ["a1", "a2"], ["a2", "a3"]])
     workload_v6 = AdaptiveSettings.from_parameters(workload.to_parameters(encoding) | {"auto_version": 6})
     assert not workload.direct_sets(encoding, few)  # a workload whose sets are not measured directly: d rounds,
@@ -287,15 +287,57 @@ def test_version_7_gives_d_rounds_and_half_of_rho_first_where_the_rule_gives_few
         AdaptiveSettings(1, neighbours=relation, auto_version=7)
 
 
-def test_a_version_7_zcdp_file_reloads_its_plan_and_a_version_6_file_its_own(tmp_path):
-    """A fit at few rounds writes auto_version 7 and reloads its plan; the same file marked version 6 re-plans
+@pytest.mark.parametrize(("relation", "between"), [("replace-one", 6000), ("add-remove", 3000)])
+def test_version_8_caps_the_zcdp_rounds_at_three_per_attribute(relation, between):
+    """auto_version 8 (a new zCDP fit's): where the zCDP rounds rule asks for more than 2·d rounds, T is the rule's,
+    at most 3·d, where version 7 stopped at 2·d; below 2·d the plans are version 7's; ``rounds`` given is kept; the
+    plan still spends ρ exactly, and version 7 stays a valid zCDP version."""
+    from privbayes.methods.adaptive.settings import (
+        MAX_ROUNDS_PER_ATTRIBUTE,
+        ZCDP_AUTO_VERSION,
+        ZCDP_CAP_VERSION,
+        ZCDP_ROUNDS_PER_ATTRIBUTE,
+        AdaptiveSettings,
+        zcdp_rounds_rule,
+    )
+
+    settings = AdaptiveSettings(Fraction(8, 5), neighbours=relation, privacy="zcdp", delta=1e-9)
+    v7 = AdaptiveSettings.from_parameters(settings.to_parameters() | {"auto_version": 7})
+    assert settings.auto_version == ZCDP_AUTO_VERSION == ZCDP_CAP_VERSION == 8
+    assert (MAX_ROUNDS_PER_ATTRIBUTE, ZCDP_ROUNDS_PER_ATTRIBUTE) == (2, 3)
+    encoding = settings.encoding_for(categorical_schema(ZCDP_SIZES))
+    d = len(ZCDP_SIZES)
+    below, above = 400, 10**6  # the rule below 2·d and above 3·d (``between``: between the two)
+
+    def rule(s: AdaptiveSettings, n: int) -> float:
+        plan = s.plan(n, encoding)
+        rounds_rho = sum(r.rho for r in plan.releases if r.kind not in ("count", "oneway"))
+        return zcdp_rounds_rule(s, n, rounds_rho)
+
+    assert rule(settings, below) < 2 * d
+    assert settings.plan(below, encoding) == v7.plan(below, encoding)
+    assert 2 * d < rule(settings, between) < 3 * d
+    assert settings.plan(between, encoding).setting("rounds") == round(rule(settings, between)) > 2 * d
+    assert v7.plan(between, encoding).setting("rounds") == 2 * d
+    assert rule(settings, above) > 3 * d
+    plan = settings.plan(above, encoding)
+    assert plan.setting("rounds") == 3 * d and v7.plan(above, encoding).setting("rounds") == 2 * d
+    assert plan.total_rho == sum(r.rho for r in plan.releases)
+    given = AdaptiveSettings(Fraction(8, 5), neighbours=relation, privacy="zcdp", delta=1e-9, rounds=5)
+    assert given.plan(above, encoding).setting("rounds") == 5
+    with pytest.raises(InputError, match="^auto_version \\(8\\) is zCDP only"):
+        AdaptiveSettings(1, neighbours=relation, auto_version=8)
+
+
+def test_a_version_8_zcdp_file_reloads_its_plan_and_a_version_6_file_its_own(tmp_path):
+    """A fit at few rounds writes auto_version 8 and reloads its plan; the same file marked version 6 re-plans
     version 6's fewer rounds, which its ledger does not match, so it is refused."""
     model = zcdp_fit(AdaptiveMarginals, "add-remove", delta=1e-9)
     plan = model.released_.plan
     path = tmp_path / "m.json"
     model.save(path)
     document = json.loads(path.read_text())
-    assert document["parameters"]["auto_version"] == 7 and plan.setting("rounds") == len(ZCDP_SIZES)
+    assert document["parameters"]["auto_version"] == 8 and plan.setting("rounds") == len(ZCDP_SIZES)
     assert privbayes.load(path).plan == plan
     document["parameters"]["auto_version"] = 6
     (tmp_path / "v6.json").write_text(json.dumps(document))

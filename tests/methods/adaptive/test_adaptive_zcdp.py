@@ -301,9 +301,9 @@ def test_version_8_caps_the_zcdp_rounds_at_three_per_attribute(relation, between
         zcdp_rounds_rule,
     )
 
-    settings = AdaptiveSettings(Fraction(8, 5), neighbours=relation, privacy="zcdp", delta=1e-9)
+    settings = AdaptiveSettings(Fraction(8, 5), neighbours=relation, privacy="zcdp", delta=1e-9, auto_version=8)
     v7 = AdaptiveSettings.from_parameters(settings.to_parameters() | {"auto_version": 7})
-    assert settings.auto_version == ZCDP_AUTO_VERSION == ZCDP_CAP_VERSION == 8
+    assert ZCDP_AUTO_VERSION > ZCDP_CAP_VERSION == 8
     assert (MAX_ROUNDS_PER_ATTRIBUTE, ZCDP_ROUNDS_PER_ATTRIBUTE) == (2, 3)
     encoding = settings.encoding_for(categorical_schema(ZCDP_SIZES))
     d = len(ZCDP_SIZES)
@@ -329,17 +329,54 @@ def test_version_8_caps_the_zcdp_rounds_at_three_per_attribute(relation, between
         AdaptiveSettings(1, neighbours=relation, auto_version=8)
 
 
-def test_a_version_8_zcdp_file_reloads_its_plan_and_a_version_6_file_its_own(tmp_path):
-    """A fit at few rounds writes auto_version 8 and reloads its plan; the same file marked version 6 re-plans
-    version 6's fewer rounds, which its ledger does not match, so it is refused."""
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+def test_version_9_gives_every_zcdp_round_the_same_rho(relation):
+    """auto_version 9 (a new zCDP fit's): the rounds' measurements and selections get equal ρ where version 8's rose
+    4 times from the first round to the last; every other release, the rounds' number and their total are version 8's;
+    the stored ``ramp`` (pure ε's, and version 8's) is unchanged, so a version-8 file still rises, and pure-ε plans
+    keep their ramp; the plan spends ρ exactly."""
+    from privbayes.methods.adaptive.parameters import RAMP
+    from privbayes.methods.adaptive.settings import ZCDP_AUTO_VERSION, ZCDP_FLAT_VERSION, AdaptiveSettings
+
+    settings = AdaptiveSettings(Fraction(8, 5), neighbours=relation, privacy="zcdp", delta=1e-9)
+    v8 = AdaptiveSettings.from_parameters(settings.to_parameters() | {"auto_version": 8})
+    assert settings.auto_version == ZCDP_AUTO_VERSION == ZCDP_FLAT_VERSION == 9
+    assert settings.to_parameters()["ramp_exact"] == str(RAMP) == "4"
+    encoding = settings.encoding_for(categorical_schema(ZCDP_SIZES))
+
+    def round_rho(plan):  # each round's selection + measurement: the round's budget
+        return [sum(r.rho for r in plan.releases if r.index == t and r.kind in ("select", "measure"))
+                for t in range(1, plan.setting("rounds") + 1)]
+
+    for n in (400, 3000, 10**6):
+        plan, before = settings.plan(n, encoding), v8.plan(n, encoding)
+        assert plan.setting("rounds") == before.setting("rounds") > 1
+        assert (plan.setting("last round over first"), before.setting("last round over first")) == (1, 4)
+        now, then = round_rho(plan), round_rho(before)
+        assert len(set(now)) == 1 and sum(now) == sum(then) and then[-1] == 4 * then[0]
+        assert len({r.rho for r in plan.releases if r.kind == "measure"}) == 1
+        assert [r for r in plan.releases if r.kind not in ("select", "measure")] == \
+            [r for r in before.releases if r.kind not in ("select", "measure")]
+        assert plan.total_rho == sum(r.rho for r in plan.releases) == before.total_rho
+    pure = AdaptiveSettings(Fraction(8, 5), neighbours=relation)
+    budgets = [r.epsilon for r in pure.plan(10**6, encoding).releases if r.kind == "measure"]
+    assert pure.ramp_for() == RAMP and budgets[-1] == RAMP * budgets[0]
+
+
+def test_a_zcdp_file_reloads_its_plan_and_an_earlier_version_its_own(tmp_path):
+    """A fit at few rounds writes the latest zCDP auto_version and reloads its plan; the same file marked version 8
+    (rising rounds) or 6 (fewer rounds) re-plans that version, which its ledger does not match, so it is refused."""
+    from privbayes.methods.adaptive.settings import ZCDP_AUTO_VERSION
+
     model = zcdp_fit(AdaptiveMarginals, "add-remove", delta=1e-9)
     plan = model.released_.plan
     path = tmp_path / "m.json"
     model.save(path)
     document = json.loads(path.read_text())
-    assert document["parameters"]["auto_version"] == 8 and plan.setting("rounds") == len(ZCDP_SIZES)
+    assert document["parameters"]["auto_version"] == ZCDP_AUTO_VERSION and plan.setting("rounds") == len(ZCDP_SIZES)
     assert privbayes.load(path).plan == plan
-    document["parameters"]["auto_version"] = 6
-    (tmp_path / "v6.json").write_text(json.dumps(document))
-    with pytest.raises(InputError, match="ledger differs from the plan"):
-        privbayes.load(tmp_path / "v6.json")
+    for version in (8, 6):
+        document["parameters"]["auto_version"] = version
+        (tmp_path / f"v{version}.json").write_text(json.dumps(document))
+        with pytest.raises(InputError, match="ledger differs from the plan"):
+            privbayes.load(tmp_path / f"v{version}.json")

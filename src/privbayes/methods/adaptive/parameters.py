@@ -58,10 +58,11 @@ start matched (:data:`privbayes.methods.adaptive.settings.ZCDP_VERSION`); 6 is a
 rounds than attributes, d rounds and 1/2 of ρ for the 1-way start, and above a signal of 5,000 that start's share
 falls with the signal (:data:`privbayes.methods.adaptive.settings.ZCDP_RETUNED_VERSION`).  8 (zCDP only): the
 rounds rule's cap is 3 rounds per attribute instead of 2
-(:data:`privbayes.methods.adaptive.settings.ZCDP_CAP_VERSION`)."""
-ZCDP_AUTO_VERSION = 8
+(:data:`privbayes.methods.adaptive.settings.ZCDP_CAP_VERSION`).  9 (zCDP only): every round gets the same ρ
+(:data:`privbayes.methods.adaptive.settings.ZCDP_FLAT_VERSION`)."""
+ZCDP_AUTO_VERSION = 9
 """The version of a new zCDP fit's automatic choices (:data:`AUTO_VERSION` and the zCDP-only rules above it)."""
-AUTO_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8)
+AUTO_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8, 9)
 RAMP = Fraction(4)
 """The last round's budget over the first's (docs/decisions.md, "Adaptive marginals: budget ramp")."""
 DEFAULT_MODEL_CELLS = 2**20

@@ -158,6 +158,15 @@ ZCDP_ROUNDS_PER_ATTRIBUTE = 3
 noise composes as √T, so the rule (2n√ρ_m/(θΔ))^(2/3) asks for more rounds at large ρ than under pure ε (59 on
 Adult and 52 on BR2000 at ε = 1.6, δ = 1e-9), and the pure cap 2·d held both at 30 and 28; each round re-fits the model,
 so the cap stays, a half higher: the time it buys is what the AIM comparison allows (docs/peers.md)."""
+ZCDP_FLAT_VERSION = 9
+"""The :data:`AUTO_VERSION` (zCDP only) from which a zCDP plan gives every round the same ρ (:data:`ZCDP_RAMP`) rather
+than budgets rising ``ramp`` (4) times (:meth:`AdaptiveSettings.ramp_for`; docs/decisions.md, "zCDP mode": equal
+rounds)."""
+ZCDP_RAMP = Fraction(1)
+"""The last round's ρ over the first's under zCDP from :data:`ZCDP_FLAT_VERSION`: equal rounds.  The estimator fits
+every measurement jointly, weighted by its noise; Gaussian noise composes as √T, and the rising budgets that suited
+pure ε (AIM's annealing, made data-independent) left the early rounds' pairs noisy for the rest of the fit: on Adult
+at ε = 1.6 the flat rounds lowered Q2 and Q3 by 2-3 % on each of 5 seeds, and no held-out table or ε got worse."""
 ZCDP_FEW_SHARE = Fraction(1, 2)
 """The 1-way start's share of ρ when :meth:`AdaptiveSettings.few_rounds` holds (where :data:`ZCDP_FIRST_SHARE` would
 be the share): more rounds each measure less, and the 1-way marginals that every unmeasured pair rests on gain."""
@@ -380,6 +389,11 @@ class AdaptiveSettings(DeclaredSettings, PrivacyDefinition):
         if self.zcdp:
             return n * laplace_equivalent(self.total_rho() - (0 if public else self.count_rho())) / delta
         return n * float(self.epsilon - (0 if public else self.count_epsilon())) / delta
+
+    def ramp_for(self) -> Fraction:
+        """The rounds' last budget over their first: ``ramp``; under zCDP from :data:`ZCDP_FLAT_VERSION`
+        :data:`ZCDP_RAMP` (a version rule, as :data:`ZCDP_SELECT_SCALE` is: the stored ``ramp`` is the pure-ε one)."""
+        return ZCDP_RAMP if self.zcdp and self.auto_version >= ZCDP_FLAT_VERSION else self.ramp
 
     def select_share_for(self, n: int) -> Fraction:
         """Each round's share of its budget for the selection: ``select_share``, times :data:`SELECT_SCALE` above a
@@ -730,8 +744,8 @@ def zcdp_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> BudgetP
     name = "1-way marginal" if G == d and not direct else "first marginal"
     releases += [PlannedRelease(f"{name} {g + 1}/{G}", gaussian, zero, kind="oneway", index=g, sensitivity=l2,
                                 rho=first * w / sum(weights)) for g, w in enumerate(weights)]
-    select_share = settings.select_share_for(n)
-    for t, budget in enumerate(round_budgets(rest - first, T, settings.ramp), start=1):
+    select_share, ramp = settings.select_share_for(n), settings.ramp_for()
+    for t, budget in enumerate(round_budgets(rest - first, T, ramp), start=1):
         select = selection_rho(budget * select_share)
         releases += [PlannedRelease(f"round {t}/{T}: select", Exponential.name, zero, kind="select", index=t,
                                     sensitivity=l1, rho=select),
@@ -742,7 +756,7 @@ def zcdp_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> BudgetP
     among = (f"{'2' if degree == 2 else '2- and 3'}-way marginals (AIM's score)" if not sets else
              f"{len(sets)} workload set{'' if len(sets) == 1 else 's'} and their subsets (AIM's score and weights; "
              "the workload is public)")
-    rising = f" (budgets rising to {float(settings.ramp):g}× the first)" if T > 1 and settings.ramp != 1 else ""
+    rising = f" (budgets rising to {float(ramp):g}× the first)" if T > 1 and ramp != 1 else ""
     joint = " (small attributes measured jointly)" if G < d else ""
     start = (f"the {len(direct)} workload sets measured directly and the other columns' 1-way marginals" if direct
              else f"1-way marginals{joint}")
@@ -751,7 +765,7 @@ def zcdp_plan(settings: AdaptiveSettings, n: int, encoding: Encoding) -> BudgetP
     first_marginals = (("first marginals", ", ".join(" × ".join(encoding.attributes[a].name for a in g)
                                                      for g in groups)),) if G < d or direct else ()
     plan_settings = (("algorithm", algorithm), ("rounds", T), ("marginal degree", degree),
-                     ("mean rho per round", float((rest - first) / T)), ("last round over first", float(settings.ramp)),
+                     ("mean rho per round", float((rest - first) / T)), ("last round over first", float(ramp)),
                      ("select share", float(select_share)), ("initial share", float(share)),
                      ("theta", settings.rounds_theta), ("max model cells", settings.model_cells_for(encoding)),
                      ("n", n), ("attributes", d), ("neighbours", relation.name), ("init", "oneway"),

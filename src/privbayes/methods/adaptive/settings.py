@@ -166,7 +166,8 @@ ZCDP_RAMP = Fraction(1)
 """The last round's ρ over the first's under zCDP from :data:`ZCDP_FLAT_VERSION`: equal rounds.  The estimator fits
 every measurement jointly, weighted by its noise; Gaussian noise composes as √T, and the rising budgets that suited
 pure ε (AIM's annealing, made data-independent) left the early rounds' pairs noisy for the rest of the fit: on Adult
-at ε = 1.6 the flat rounds lowered Q2 and Q3 by 2-3 % on each of 5 seeds, and no held-out table or ε got worse."""
+at ε = 1.6 the flat rounds lowered Q2 and Q3 on each of 5 seeds (3 % / 2 % on the mean); held out, no table or ε got
+worse beyond the seeds' spread (ACS at 1.6: +1.5 % / +2.3 %, within it)."""
 ZCDP_FEW_SHARE = Fraction(1, 2)
 """The 1-way start's share of ρ when :meth:`AdaptiveSettings.few_rounds` holds (where :data:`ZCDP_FIRST_SHARE` would
 be the share): more rounds each measure less, and the 1-way marginals that every unmeasured pair rests on gain."""

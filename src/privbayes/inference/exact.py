@@ -30,7 +30,8 @@ class CalibratedTree:
     def clique_probabilities(self, i: int) -> np.ndarray:
         """p(x_{C_i}), computed once per clique (marginals are then plain sums, no exp/log)."""
         if i not in self._probabilities:
-            self._probabilities[i] = np.exp(self.log_beliefs[i] - self.log_z)
+            probabilities = np.subtract(self.log_beliefs[i], self.log_z)
+            self._probabilities[i] = np.exp(probabilities, out=probabilities)
         return self._probabilities[i]
 
     def marginal(self, variables: Sequence[int]) -> np.ndarray:
@@ -76,17 +77,28 @@ class JunctionTreeEngine:
 
     def infer(self, log_potentials: Sequence[np.ndarray]) -> CalibratedTree:
         cliques = self.tree.cliques
+        # Sums are accumulated in place (fresh arrays, the same additions in the same order as
+        # out-of-place ones): on large cliques every extra full-size temporary costs more than its arithmetic.
         potentials = [np.zeros(self.domain.shape(c)) for c in cliques]
         for values, home, (order, shape) in zip(check_potentials(self.domain, self.scopes, log_potentials),
                                                 self._home, self._placements):
-            potentials[home] = potentials[home] + np.transpose(values, order).reshape(shape)
+            potentials[home] += np.transpose(values, order).reshape(shape)
         messages: dict[tuple[int, int], np.ndarray] = {}
 
-        def send(i: int, j: int) -> None:
+        def gathered(i: int, skip: int | None) -> np.ndarray:
+            """Clique i's potential plus the messages it has received from all neighbours but ``skip``."""
             total = potentials[i]
+            owned = False
             for k in self._neighbours[i]:
-                if k != j:
-                    total = total + messages[(k, i)]
+                if k != skip:
+                    if owned:
+                        total += messages[(k, i)]
+                    else:
+                        total, owned = total + messages[(k, i)], True
+            return total
+
+        def send(i: int, j: int) -> None:
+            total = gathered(i, j)
             drop, order, shape = self._routes[(i, j)]
             summed = logsumexp(total, axis=drop) if drop else total
             messages[(i, j)] = np.transpose(summed, order).reshape(shape)
@@ -95,12 +107,8 @@ class JunctionTreeEngine:
             send(child, parent)
         for parent, child in self.tree.edges:
             send(parent, child)
-        beliefs = []
-        for i, potential in enumerate(potentials):
-            total = potential
-            for k in self._neighbours[i]:
-                total = total + messages[(k, i)]
-            beliefs.append(total)  # full clique shape already: potentials[i] is allocated with it
+        # full clique shape already: potentials[i] is allocated with it
+        beliefs = [gathered(i, None) for i in range(len(potentials))]
         return CalibratedTree(self.tree, tuple(beliefs), float(logsumexp(beliefs[0])))
 
 

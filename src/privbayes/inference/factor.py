@@ -53,12 +53,42 @@ class Domain:
 
 
 def logsumexp(values: np.ndarray, axis: int | tuple[int, ...] | None = None) -> np.ndarray:
-    """log Σ exp(values) over ``axis``, stable when every entry is -inf (result -inf)."""
-    top = np.max(values, axis=axis, keepdims=True)
+    """log Σ exp(values) over ``axis``, stable when every entry is -inf (result -inf).
+
+    One temporary of ``values``' size, exponentiated in place: on the junction tree's large cliques a second
+    full-size allocation (and its page faults) cost more than the arithmetic, and the result is the same to
+    the bit."""
+    top = _max(values, axis)
     top = np.where(np.isfinite(top), top, 0.0)
+    shifted = np.subtract(values, top)
+    np.exp(shifted, out=shifted)
     with np.errstate(divide="ignore"):
-        out = np.log(np.sum(np.exp(values - top), axis=axis, keepdims=True)) + top
+        out = np.log(np.sum(shifted, axis=axis, keepdims=True)) + top
     return np.squeeze(out, axis=axis) if axis is not None else out.reshape(())
+
+
+SHORT_AXIS = 16
+"""A last axis this short is maximised by halving (:func:`_max`) rather than by ``np.max``."""
+
+
+def _max(values: np.ndarray, axis: int | tuple[int, ...] | None) -> np.ndarray:
+    """``np.max(values, axis=axis, keepdims=True)``, the same values (a maximum is exact in any order).  numpy
+    reduces a short last axis row by row, 10-50× slower per cell than any other axis (a 43,008-cell clique whose
+    last axis has 2 values: 0.54 ms against 0.01), so such an axis is first folded in halves elementwise."""
+    last = values.ndim - 1
+    axes = tuple(range(values.ndim)) if axis is None else (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = tuple(a % values.ndim for a in axes) if values.ndim else ()
+    if last not in axes or not 1 < values.shape[-1] <= SHORT_AXIS:
+        return np.max(values, axis=axis, keepdims=True)
+    folded = values
+    while folded.shape[-1] > 1:
+        half = folded.shape[-1] // 2
+        odd = folded[..., 2 * half:]
+        folded = np.maximum(folded[..., :half], folded[..., half:2 * half])
+        if odd.shape[-1]:
+            folded[..., :1] = np.maximum(folded[..., :1], odd)
+    rest = tuple(a for a in axes if a != last)
+    return np.max(folded, axis=rest, keepdims=True) if rest else folded
 
 
 @dataclass(frozen=True)

@@ -160,6 +160,21 @@ def _tamper_views(document):
     document["safety"]["gamma"], document["safety"]["gamma_exact"] = 1.0001, "10001/10000"
 
 
+@pytest.mark.parametrize("name", list(CASES))
+def test_every_release_takes_the_draw_switch(name, fitted):
+    """``sample(draw=…)`` is part of the contract: a name other than balanced or iid is a one-line error on every
+    method; both draws give rows, or, where rows are not drawn (NBC views), a one-line refusal."""
+    model, n = fitted[name], None if name == "nbc" else 20  # NBC views: exactly the published rows
+    with pytest.raises(InputError, match="draw"):
+        model.sample(n, random_state=0, draw="stratified")
+    for draw in ("iid", "balanced"):
+        if name == "nbc":
+            with pytest.raises(InputError, match="draw does not apply to NBC views"):
+                model.sample(n, random_state=0, draw=draw)
+        else:
+            assert list(model.sample(n, random_state=0, draw=draw).columns) == list(SCHEMA.names)
+
+
 @pytest.mark.parametrize("tamper", [_tamper_ledger, _tamper_plan_parameters])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_a_tampered_ledger_or_plan_is_refused(name, tamper, fitted, tmp_path):

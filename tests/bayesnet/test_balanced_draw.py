@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 from helpers import categorical_schema
+from pandas.testing import assert_frame_equal
 
 from privbayes.bayesnet.network import APPair, Network
 from privbayes.bayesnet.sampling import ancestral_sample
@@ -107,3 +108,59 @@ def test_new_models_record_the_balanced_draw_and_old_files_keep_theirs(tmp_path)
     path.write_text(json.dumps(doc))
     with pytest.raises(InputError, match="fitted draw must be one of balanced, iid"):
         load(path)
+
+
+def _with_draw(path, draw: str):
+    """The model file at ``path`` with its recorded draw set to ``draw`` (or removed: a file from before the
+    balanced draw), loaded."""
+    from privbayes import load
+
+    doc = json.loads(path.read_text())
+    if draw == "absent":
+        del doc["fitted"]["draw"]
+    else:
+        doc["fitted"]["draw"] = draw
+    other = path.with_name(f"{draw}.json")
+    other.write_text(json.dumps(doc))
+    return load(other)
+
+
+@pytest.mark.parametrize("method", ["privbayes", "adaptive", "mrf"])
+def test_a_sample_asks_for_either_draw_and_gets_what_the_file_would_give(tmp_path, method):
+    """``sample(draw=…)`` overrides the file's ``fitted.draw`` exactly: the same rows as a file recording that
+    draw, for a new (balanced) file and for one written before the balanced draw; the two draws differ."""
+    from helpers import correlated_frame
+
+    import privbayes
+
+    sizes = [3, 4, 2, 3]
+    frame, schema = correlated_frame(sizes, 400, seed=2), categorical_schema(sizes)
+    extra = {"cliques": [("a0", "a1"), ("a1", "a2"), ("a2", "a3")]} if method == "mrf" else {}
+    fitted = privbayes.synthesizer(method, epsilon=2.0, random_state=0, **extra).fit(frame, schema)
+    path = tmp_path / "m.json"
+    fitted.save(path)
+    balanced, iid, old = _with_draw(path, "balanced"), _with_draw(path, "iid"), _with_draw(path, "absent")
+    assert balanced.draw == "balanced" and iid.draw == old.draw == "iid"
+    own = balanced.sample(500, random_state=4)
+    assert not own.equals(iid.sample(500, random_state=4))
+    assert_frame_equal(balanced.sample(500, random_state=4, draw="iid"), iid.sample(500, random_state=4))
+    assert_frame_equal(old.sample(500, random_state=4, draw="balanced"), own)
+    assert_frame_equal(fitted.sample(500, random_state=4, draw="iid"), iid.sample(500, random_state=4))
+
+
+def test_the_draw_switch_refuses_what_it_cannot_do(tmp_path):
+    from helpers import correlated_frame
+
+    from privbayes import PrivBayes
+
+    sizes = [3, 4, 2]
+    model = PrivBayes(1.0, random_state=0).fit(correlated_frame(sizes, 300, seed=1), categorical_schema(sizes))
+    with pytest.raises(InputError, match=r"^draw \('stratified'\) must be one of balanced, iid$"):
+        model.sample(10, draw="stratified")
+    with pytest.raises(InputError, match="draw 'balanced' does not apply with conditions"):
+        model.sample(10, conditions={"a0": 1}, draw="balanced")
+    given = model.sample(50, random_state=1, conditions={"a0": 1}, draw="iid")
+    assert given.equals(model.sample(50, random_state=1, conditions={"a0": 1}))
+    with pytest.raises(InputError, match="draw 'balanced' does not apply with conditions"):
+        model.model_.sample_to(tmp_path / "out.csv", 10, conditions={"a0": 1}, draw="balanced", progress=False)
+    assert not (tmp_path / "out.csv").exists()

@@ -4,6 +4,7 @@ guided inverse CDF gives exactly the count of cumulative probabilities at or bel
 from __future__ import annotations
 
 import dataclasses
+import pickle
 
 import numpy as np
 import pandas as pd
@@ -11,6 +12,7 @@ import pytest
 
 from privbayes import PrivBayes
 from privbayes.bayesnet import sampling
+from privbayes.bayesnet.model import _Draw
 from privbayes.bayesnet.sampling import guide_table, guided_count
 from privbayes.cli import main
 from privbayes.core.errors import InputError
@@ -66,6 +68,26 @@ def test_conditions_and_keys_reach_the_workers(tmp_path, model, small_blocks):
     assert paths[0].read_bytes() == paths[1].read_bytes()
     table = pd.read_csv(paths[1])
     assert table["id"].tolist() == list(range(1, n + 1)) and (table["x"] == 3.5).all()
+
+
+def test_the_asked_for_draw_reaches_the_workers(tmp_path, model, small_blocks):
+    """``draw`` travels with the pickled sampler: two workers write the one-process file of that draw, and an
+    i.i.d. file differs from the model's own balanced one."""
+    n = 5 * 500 + 11
+    paths = {(w, d): tmp_path / f"w{w}-{d}.csv" for w in (1, 2) for d in ("iid", "own")}
+    for (workers, draw), path in paths.items():
+        model.sample_to(path, n, chunk_rows=500, random_state=2, progress=False, workers=workers,
+                        draw=None if draw == "own" else draw)
+    assert model.draw == "balanced"
+    assert paths[(1, "iid")].read_bytes() == paths[(2, "iid")].read_bytes()
+    assert paths[(1, "own")].read_bytes() == paths[(2, "own")].read_bytes()
+    assert paths[(2, "iid")].read_bytes() != paths[(2, "own")].read_bytes()
+    iid = dataclasses.replace(model, draw="iid")
+    iid.sample_to(tmp_path / "recorded.csv", n, chunk_rows=500, random_state=2, progress=False, workers=1)
+    assert (tmp_path / "recorded.csv").read_bytes() == paths[(2, "iid")].read_bytes()
+    # where workers are spawned rather than forked the sampler travels pickled: the draw must travel with it
+    travelled = pickle.loads(pickle.dumps(_Draw(model, None, "iid")))
+    assert np.array_equal(travelled(300, np.random.default_rng(6)), iid._draw(None)(300, np.random.default_rng(6)))
 
 
 def test_the_command_line_takes_workers(tmp_path, model, small_blocks, capsys):

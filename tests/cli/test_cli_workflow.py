@@ -86,6 +86,30 @@ def test_evaluate_gives_a_verdict_references_and_raw_value_checks(ws, capsys):
     assert 'id="verdict"' in html and "Numeric columns on their raw values" in html
 
 
+def test_sample_draw_switch_gives_the_rows_of_a_file_that_records_that_draw(ws, capsys):
+    """``privbayes sample --draw iid`` on a new (balanced) model file writes the file an i.i.d. model file
+    writes, through the chunked, multi-process writer; a wrong choice is a one-line usage error."""
+    import json
+
+    assert main(["fit", "--method", "adaptive", str(ws / "d.csv"), "--schema", str(ws / "s.yaml"), "--epsilon", "2",
+                 "-o", str(ws / "m.json"), "--seed", "1"]) == 0
+    doc = json.loads((ws / "m.json").read_text())
+    assert doc["fitted"]["draw"] == "balanced"
+    doc["fitted"]["draw"] = "iid"
+    (ws / "iid.json").write_text(json.dumps(doc))
+    common = ["-n", "3000", "--seed", "5", "--workers", "2"]
+    assert main(["sample", str(ws / "m.json"), "-o", str(ws / "switched.csv"), "--draw", "iid", *common]) == 0
+    assert main(["sample", str(ws / "iid.json"), "-o", str(ws / "recorded.csv"), *common]) == 0
+    assert main(["sample", str(ws / "m.json"), "-o", str(ws / "own.csv"), *common]) == 0
+    switched = (ws / "switched.csv").read_bytes()
+    assert switched == (ws / "recorded.csv").read_bytes()
+    assert switched != (ws / "own.csv").read_bytes()
+    with pytest.raises(SystemExit):
+        main(["sample", str(ws / "m.json"), "-o", str(ws / "x.csv"), "--draw", "stratified"])
+    assert "invalid choice: 'stratified'" in capsys.readouterr().err
+    assert not (ws / "x.csv").exists()
+
+
 def test_the_verdict_ranks_the_references(ws):
     from privbayes.evaluation.verdict import References, verdict
 

@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privbayes.core.errors import InputError
+from privbayes.inference.sampling import chosen_draw
 from privbayes.privacy.accountant import LedgerEntry
 from privbayes.privacy.mechanisms import DiscreteLaplace
 from privbayes.privacy.neighbours import Neighbours, neighbours
@@ -60,7 +62,9 @@ class ToyRelease:
         return int(self.record.n or 0)
 
     def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
-               conditions: Any = None, keep_ids: bool = False) -> pd.DataFrame:
+               conditions: Any = None, keep_ids: bool = False, draw: str | None = None) -> pd.DataFrame:
+        if chosen_draw(draw, "iid") != "iid":
+            raise InputError("the toy method draws its columns independently: draw 'balanced' does not apply")
         rng = np.random.default_rng(random_state)
         codes = np.column_stack([rng.choice(len(p), size=n or self.n, p=p) for p in self.probabilities])
         return self.schema.decode(codes, rng, bin_labels)

@@ -26,6 +26,7 @@ from privbayes.bayesnet.sampling import BLOCK_ROWS, AncestralSampler, sample_to,
 from privbayes.core.validation import check_count, check_seed
 from privbayes.files import blocks
 from privbayes.files.tables import atomic_write_text
+from privbayes.inference.sampling import chosen_draw
 from privbayes.privacy.neighbours import neighbours
 from privbayes.privacy.record import RecordViews, ReleaseRecord
 from privbayes.privacy.report import PrivacyReport
@@ -105,47 +106,52 @@ class BayesNetModel(RecordViews):
 
 
     def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
-               conditions: Mapping[str, Any] | None = None, keep_ids: bool = False) -> pd.DataFrame:
+               conditions: Mapping[str, Any] | None = None, keep_ids: bool = False,
+               draw: str | None = None) -> pd.DataFrame:
         """``n`` synthetic rows (default: as many as the input) in the schema's values; with
         ``conditions`` ({column: value}), rows drawn exactly from the model given those values
         (post-processing: :mod:`privbayes.bayesnet.conditioning`); ``keep_ids``: the schema's dropped
-        identifiers regenerated in front as keys 1..n (:meth:`Schema.with_ids`)."""
+        identifiers regenerated in front as keys 1..n (:meth:`Schema.with_ids`); ``draw``: ``"balanced"`` or
+        ``"iid"`` instead of the model's own (:func:`~privbayes.inference.sampling.chosen_draw`)."""
         n = self.n if n is None else check_count(n, "n", minimum=1)
         rng = np.random.default_rng(check_seed(random_state, "random_state"))
-        draw = self._draw(conditions)
-        frame = fixed_values(self.schema.decode(draw(n, rng), rng, bin_labels=bin_labels), self.schema, conditions,
+        rows = self._draw(conditions, draw)
+        frame = fixed_values(self.schema.decode(rows(n, rng), rng, bin_labels=bin_labels), self.schema, conditions,
                              bin_labels)
         return self.schema.with_ids(frame) if keep_ids else frame
 
     def sample_to(self, path: Any, n: int | None = None, chunk_rows: int = 4 * BLOCK_ROWS,
                   random_state: int | None = None, bin_labels: bool = False, progress: bool = True, *,
                   conditions: Mapping[str, Any] | None = None, keep_ids: bool = False,
-                  workers: int | None = None) -> None:
+                  workers: int | None = None, draw: str | None = None) -> None:
         """Write ``n`` synthetic rows (default: as many as the input) to a CSV/Parquet file in chunks
         of ``chunk_rows``: bounded memory for any n, a progress bar on stderr, the file written
         atomically.  ``workers`` processes (default: the usable cores) draw and format chunks while one
         writes them in order.  The rows depend on ``random_state`` and n, not on ``chunk_rows`` nor
-        ``workers``: the file is the same byte for byte."""
+        ``workers``: the file is the same byte for byte.  ``draw``: as :meth:`sample`."""
         from privbayes.core.progress import Progress
 
         n = self.n if n is None else check_count(n, "n", minimum=1)
         seed = check_seed(random_state, "random_state")
         workers = usable_cores() if workers is None else check_count(workers, "workers", minimum=1)
-        self._draw(conditions)  # refused now (conditions of probability zero, …), before any file or process
+        self._draw(conditions, draw)  # refused now (conditions of probability zero, …), before any file or process
         if keep_ids:
             self.schema.with_ids(pd.DataFrame())  # refused now, before any file, if the schema lists no identifier
         with Progress("sample", enabled=progress) as bar:
             bar.stage("writing rows", n)
             finishing = keep_ids or (bool(conditions) and not bin_labels)  # else the rows are final as decoded
-            sample_to(path, _Draw(self, conditions), self.schema, n, seed, chunk_rows, bin_labels, bar.update,
+            sample_to(path, _Draw(self, conditions, draw), self.schema, n, seed, chunk_rows, bin_labels, bar.update,
                       _Finish(self.schema, conditions, bin_labels, keep_ids) if finishing else None, workers)
 
-    def _draw(self, conditions: Mapping[str, Any] | None) -> Callable[[int, np.random.Generator], np.ndarray]:
-        """Rows of leaf codes: ancestral sampling, or exact sampling given ``conditions``."""
+    def _draw(self, conditions: Mapping[str, Any] | None,
+              draw: str | None = None) -> Callable[[int, np.random.Generator], np.ndarray]:
+        """Rows of leaf codes: ancestral sampling (``draw``, else the model's own), or exact sampling given
+        ``conditions``."""
+        chosen = chosen_draw(draw, self.draw, conditions is not None)
         if conditions is not None:
             return conditional_draw(self.network, self.conditionals, self.encoding, conditions)
         return functools.partial(_leaves, self.encoding, AncestralSampler(self.network, self.conditionals,
-                                                                          self.encoding, self.draw))
+                                                                          self.encoding, chosen))
 
     @property
     def method(self) -> str:
@@ -213,23 +219,23 @@ def _leaves(encoding: Encoding, sampler: AncestralSampler, rows: int, rng: np.ra
 
 
 class _Draw:
-    """``model._draw(conditions)`` that pickles, for worker processes: the model and the conditions travel,
-    and each process builds its sampler once, on its first block."""
+    """``model._draw(conditions, draw)`` that pickles, for worker processes: the model, the conditions and the
+    draw travel, and each process builds its sampler once, on its first block."""
 
-    def __init__(self, model: BayesNetModel, conditions: Mapping[str, Any] | None) -> None:
-        self.model, self.conditions = model, conditions
+    def __init__(self, model: BayesNetModel, conditions: Mapping[str, Any] | None, draw: str | None = None) -> None:
+        self.model, self.conditions, self.draw = model, conditions, draw
         self._rows: Callable[[int, np.random.Generator], np.ndarray] | None = None
 
-    def __getstate__(self) -> tuple[BayesNetModel, Mapping[str, Any] | None]:
-        return self.model, self.conditions
+    def __getstate__(self) -> tuple[BayesNetModel, Mapping[str, Any] | None, str | None]:
+        return self.model, self.conditions, self.draw
 
-    def __setstate__(self, state: tuple[BayesNetModel, Mapping[str, Any] | None]) -> None:
-        self.model, self.conditions = state
+    def __setstate__(self, state: tuple[BayesNetModel, Mapping[str, Any] | None, str | None]) -> None:
+        self.model, self.conditions, self.draw = state
         self._rows = None
 
     def __call__(self, rows: int, rng: np.random.Generator) -> np.ndarray:
         if self._rows is None:
-            self._rows = self.model._draw(self.conditions)
+            self._rows = self.model._draw(self.conditions, self.draw)
         return self._rows(rows, rng)
 
 

@@ -22,6 +22,10 @@ def add_parser(commands: Any) -> None:
                              "privacy: it reads the model only), e.g. --given sex=Female --given age=37")
     sample.add_argument("--keep-ids", action="store_true",
                         help="regenerate the schema's dropped identifiers as keys 1..n (they carry no data)")
+    sample.add_argument("--draw", choices=("balanced", "iid"),
+                        help="how rows are drawn: balanced (each column stratified within its parents' values: counts "
+                             "close to the model's) or iid (independent rows, e.g. for resampling); default: the "
+                             "model file's own")
     sample.add_argument("--workers", type=arguments.positive_int,
                         help="processes drawing a network model's rows while one writes them (default: the usable "
                              "cores); the file is the same for any number")
@@ -46,11 +50,11 @@ def run(args: argparse.Namespace) -> None:
         raise InputError("--given names a column twice")
     if hasattr(released, "sample_to"):  # streamed in chunks: bounded memory for any n
         released.sample_to(args.output, args.n, random_state=args.seed, bin_labels=args.bin_labels,
-                           conditions=conditions, keep_ids=args.keep_ids, workers=args.workers)
+                           conditions=conditions, keep_ids=args.keep_ids, workers=args.workers, draw=args.draw)
         rows = args.n if args.n is not None else released.n
     else:
         frame = released.sample(args.n, random_state=args.seed, bin_labels=args.bin_labels, conditions=conditions,
-                                keep_ids=args.keep_ids)
+                                keep_ids=args.keep_ids, draw=args.draw)
         write_table(frame, args.output)
         rows = len(frame)
     print(f"wrote {rows} rows to {args.output}")

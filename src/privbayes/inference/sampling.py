@@ -14,6 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from privbayes.core.errors import InputError
+from privbayes.core.validation import check_choice
 from privbayes.inference.exact import CalibratedTree, JunctionTreeEngine
 from privbayes.inference.factor import Domain, Factor, logsumexp
 from privbayes.inference.protocol import InferenceEngine, check_potentials
@@ -23,6 +25,18 @@ DRAWS = ("balanced", "iid")
 ``"balanced"``, each attribute stratified within its parents' configuration (:class:`BalancedDraw`).  Both draw every
 row exactly from the model; the balanced draw's counts stray less from the model's (docs/decisions.md, "A balanced
 draw")."""
+
+
+def chosen_draw(requested: str | None, own: str, conditioned: bool = False) -> str:
+    """The draw a sample uses: ``requested`` (one of :data:`DRAWS`, checked) or, if None, the model's ``own`` (its
+    file's ``fitted.draw``).  Rows given conditions are drawn i.i.d.: a balanced draw asked for with them is refused
+    rather than silently replaced."""
+    check_choice(requested, "draw", DRAWS)
+    if conditioned:
+        if requested == "balanced":
+            raise InputError("draw 'balanced' does not apply with conditions: rows given conditions are drawn i.i.d.")
+        return "iid"
+    return own if requested is None else requested
 
 
 def radical_inverse(i: np.ndarray) -> np.ndarray:

@@ -81,7 +81,8 @@ class Released(Protocol):
         ...
 
     def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
-               conditions: Mapping[str, Any] | None = None, keep_ids: bool = False) -> pd.DataFrame:
+               conditions: Mapping[str, Any] | None = None, keep_ids: bool = False,
+               draw: str | None = None) -> pd.DataFrame:
         """Synthetic rows drawn from the released value: post-processing, never the data.
 
         Parameters
@@ -97,6 +98,12 @@ class Released(Protocol):
             spelt as the schema spells them).
         keep_ids : bool, default False
             Put the schema's dropped identifier columns first, as keys 1..n that carry no data.
+        draw : {"balanced", "iid"}, optional
+            How the rows are drawn: ``"balanced"``, each attribute stratified within its parents' configuration
+            (counts close to the model's), or ``"iid"``, every row independent (for resampling-based variance
+            estimates).  Default: the model's own (new model files: balanced; files written before the
+            balanced draw: i.i.d.).  Rows given ``conditions`` are drawn i.i.d.; a method whose rows are not drawn
+            (NBC views) or not drawn this way refuses it.
 
         Returns
         -------
@@ -417,11 +424,14 @@ class PrivateEstimator:
     schema_ = property(lambda self: self._released().schema)
 
     def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
-               conditions: Mapping[str, Any] | None = None, keep_ids: bool = False) -> pd.DataFrame:
+               conditions: Mapping[str, Any] | None = None, keep_ids: bool = False,
+               draw: str | None = None) -> pd.DataFrame:
         """``n`` synthetic rows (default: as many as the released n) — post-processing, never the data;
         with ``conditions`` ({column: value}), drawn exactly from the released model given those values;
-        ``keep_ids``: the schema's dropped identifiers regenerated in front as keys 1..n."""
-        return self._released().sample(n, random_state, bin_labels, conditions=conditions, keep_ids=keep_ids)
+        ``keep_ids``: the schema's dropped identifiers regenerated in front as keys 1..n; ``draw``:
+        ``"balanced"`` or ``"iid"`` instead of the model's own (:meth:`Released.sample`)."""
+        return self._released().sample(n, random_state, bin_labels, conditions=conditions, keep_ids=keep_ids,
+                                       draw=draw)
 
     def privacy_report(self) -> PrivacyReport:
         """What was spent, on what, under which neighbouring relation, and what is not covered."""

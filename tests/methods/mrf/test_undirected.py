@@ -284,3 +284,6 @@ def test_loopy_inference_path_matches_exact_on_a_chain():
     np.testing.assert_allclose(loopy.marginal(["a1", "a2"]), exact.marginal((1, 2)), atol=1e-7)
     rows = loopy.sample(100, random_state=0)  # Gibbs path
     assert list(rows.columns) == ["a0", "a1", "a2", "a3"]
+    assert loopy.sample(100, random_state=0, draw="iid").equals(rows)  # Gibbs chains: independent rows already
+    with pytest.raises(InputError, match="draw 'balanced' needs exact inference"):
+        loopy.sample(100, random_state=0, draw="balanced")

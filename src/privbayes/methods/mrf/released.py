@@ -25,6 +25,7 @@ from privbayes.core.validation import check_count, check_seed
 from privbayes.files import blocks
 from privbayes.files.tables import atomic_write_text
 from privbayes.inference.evidence import TooLargeForExact, ZeroProbability, evidence_sampler
+from privbayes.inference.sampling import chosen_draw
 from privbayes.methods.mrf.cliques import ALGORITHMS
 from privbayes.methods.mrf.model import LogLinearModel
 from privbayes.methods.mrf.settings import MECHANISM, METHOD
@@ -92,17 +93,24 @@ class ReleasedMRF(RecordViews):
         return self.model.marginal(variables)
 
     def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
-               conditions: Mapping[str, Any] | None = None, keep_ids: bool = False) -> pd.DataFrame:
+               conditions: Mapping[str, Any] | None = None, keep_ids: bool = False,
+               draw: str | None = None) -> pd.DataFrame:
         """``n`` rows (default: the released n, rounded) in the schema's values (exact on junction
         trees, Gibbs otherwise); with ``conditions`` ({column: value}), exactly from the model given
         those values (evidence factors on the same junction tree; post-processing); ``keep_ids``: the
-        schema's dropped identifiers regenerated in front as keys 1..n."""
+        schema's dropped identifiers regenerated in front as keys 1..n; ``draw``: ``"balanced"`` or ``"iid"``
+        instead of the model's own (:func:`~privbayes.inference.sampling.chosen_draw`; Gibbs chains are
+        independent, so a balanced draw needs a junction tree)."""
         n = max(1, round(self.n)) if n is None else check_count(n, "n", minimum=1)
         rng = np.random.default_rng(check_seed(random_state, "random_state"))
+        chosen = chosen_draw(draw, self.draw, conditions is not None)
+        if draw == "balanced" and not self.model.engine.exact:
+            raise InputError("draw 'balanced' needs exact inference: this model is sampled by Gibbs chains, "
+                             "whose rows are independent")
         if keep_ids:
             self.schema.with_ids(pd.DataFrame())  # refused before any work if the schema lists no identifier
         if conditions is None:
-            frame = self.schema.decode(self.model.sample(int(n), rng, self.draw), rng, bin_labels=bin_labels)
+            frame = self.schema.decode(self.model.sample(int(n), rng, chosen), rng, bin_labels=bin_labels)
             return self.schema.with_ids(frame) if keep_ids else frame
         codes = leaf_conditions(self.schema, conditions)
         scopes = list(self.cliques) + [(j,) for j in codes]
@@ -112,14 +120,14 @@ class ReleasedMRF(RecordViews):
             table[code] = 0.0
             evidence.append(table)
         try:
-            draw, _ = evidence_sampler(self.model.domain, scopes, list(self.model.theta) + evidence)
+            rows, _ = evidence_sampler(self.model.domain, scopes, list(self.model.theta) + evidence)
         except ZeroProbability:
             shown = ", ".join(f"{name} = {value!r}" for name, value in conditions.items())
             raise InputError(f"the conditions {shown} have probability zero under the model: "
                              "nothing to sample") from None
         except TooLargeForExact as exc:
             raise InputError(f"conditional sampling needs exact inference: {exc}") from None
-        frame = fixed_values(self.schema.decode(draw(int(n), rng), rng, bin_labels=bin_labels), self.schema,
+        frame = fixed_values(self.schema.decode(rows(int(n), rng), rng, bin_labels=bin_labels), self.schema,
                              conditions, bin_labels)
         return self.schema.with_ids(frame) if keep_ids else frame
 

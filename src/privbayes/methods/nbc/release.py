@@ -148,9 +148,10 @@ class NBCRelease:
         return int(sum(self.views.prior))
 
     def sample(self, n: int | None = None, random_state: int | None = None, bin_labels: bool = False, *,
-               conditions: Mapping[str, Any] | None = None, keep_ids: bool = False) -> pd.DataFrame:
+               conditions: Mapping[str, Any] | None = None, keep_ids: bool = False,
+               draw: str | None = None) -> pd.DataFrame:
         """A table whose NBC views are exactly the published counts (so exactly their ``n`` rows),
-        arranged by ``random_state``."""
+        arranged by ``random_state``; ``draw`` does not apply (the counts are exact, not drawn)."""
         import numpy as np
 
         from privbayes.methods.nbc.synthesis import synthetic_table
@@ -165,6 +166,8 @@ class NBCRelease:
             raise InputError(f"n ({n}) must be the {self.n} rows the published counts describe (or left out)")
         if bin_labels:
             raise InputError("bin_labels does not apply to NBC views (values are drawn inside their bins)")
+        if draw is not None:
+            raise InputError("draw does not apply to NBC views: the synthetic table has exactly the published counts")
         rng = np.random.default_rng(check_seed(random_state, "random_state"))
         frame = synthetic_table(self.views, self.schema, rng)
         return self.schema.with_ids(frame) if keep_ids else frame

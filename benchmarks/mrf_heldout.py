@@ -53,6 +53,20 @@ tuning data for ``auto`` rules 3 and 4); each differs from every earlier family 
   itself, real dependencies and real empty cells.  Adult is public (bundled); its counts here are a generator's
   truth, not a private release.
 
+Round 4 (written and committed on 2026-11-28, fourteenth session, before the candidate of docs/undirected.md "λ by
+Stein's unbiased risk estimate" — naive MLE at λ = 0.1·b/N, no floor — ran on them; that candidate had been
+looked at on rounds 1-3's families); each differs from every earlier family in at least two ways:
+
+* ``bn-zeros``: a one-parent Bayesian network over T = 7 variables with cardinalities uniform on 3..12 whose
+  conditionals have (near-)structural zeros: for each parent value only a random 30-60 % of the child's values are
+  possible (Dirichlet(1) over them, log-potential −30 elsewhere), as logical constraints make cells empty in real
+  tables; pairwise cliques (parent, child), the root's Dirichlet(1) marginal on its first clique;
+* ``parity-triples``: T = 7 variables of K = 3 values, three chained triple cliques (0, 1, 2), (2, 3, 4), (4, 5, 6)
+  whose log-potentials are a parity interaction J·cos(2π(a + b + c)/3), J ~ U[1, 3], plus N(0, 0.2²) per cell: the
+  dependence is three-way, the pairwise marginals nearly flat;
+* ``complete-binary``: six binary variables, every one of the 15 pairs a clique (the densest loopy graph), spin
+  couplings J·s_a·s_b with J ~ N(0, 0.6²) and no fields.
+
 For each family and setting N:ε (N·ε from 10² to 10⁶, N and ε both varied), ``--reps`` true models with fixed
 seeds, N rows sampled from each, the clique tables released once (replace-one, discrete Laplace) and naive MLE,
 CGM-EM and ``auto`` fitted on the same noisy tables (:func:`mrf_default.run`); tables as :mod:`mrf_untuned`'s.
@@ -287,6 +301,47 @@ def adult_chowliu(seed: int) -> LogLinearModel:
     return LogLinearModel(Domain(sizes), tuple(cliques[i] for i in ranked), tuple(tables[i] for i in ranked))
 
 
+def bn_zeros(seed: int) -> LogLinearModel:
+    """A one-parent Bayesian network over T = 7 variables of 3..12 values; each parent value allows a random 30-60 %
+    of the child's values (Dirichlet(1) over them, log-potential −30 elsewhere); the root's Dirichlet(1) marginal
+    on its first clique."""
+    rng, t = _rng("bn-zeros", seed), 7
+    sizes = tuple(int(s) for s in rng.integers(3, 13, size=t))
+    cliques, tables = [], []
+    for child in range(1, t):
+        parent = int(rng.integers(0, child))
+        table = np.full((sizes[parent], sizes[child]), -30.0)
+        for value in range(sizes[parent]):
+            allowed = rng.choice(sizes[child], size=max(1, round(rng.uniform(0.3, 0.6) * sizes[child])), replace=False)
+            table[value, allowed] = np.log(rng.dirichlet(np.ones(len(allowed))))
+        cliques.append((parent, child))
+        tables.append(table)
+    first = next(i for i, c in enumerate(cliques) if 0 in c)
+    tables[first] = tables[first] + np.log(rng.dirichlet(np.ones(sizes[0])))[:, None]
+    ranked = sorted(range(len(cliques)), key=lambda i: cliques[i])
+    return LogLinearModel(Domain(sizes), tuple(cliques[i] for i in ranked), tuple(tables[i] for i in ranked))
+
+
+def parity_triples(seed: int) -> LogLinearModel:
+    """T = 7 variables of K = 3 values, cliques (0, 1, 2), (2, 3, 4), (4, 5, 6), log-potentials
+    J·cos(2π(a + b + c)/3) (J ~ U[1, 3]) plus N(0, 0.2²) per cell."""
+    rng, k = _rng("parity-triples", seed), 3
+    a, b, c = np.meshgrid(np.arange(k), np.arange(k), np.arange(k), indexing="ij")
+    parity = np.cos(2 * np.pi * (a + b + c) / k)
+    cliques = ((0, 1, 2), (2, 3, 4), (4, 5, 6))
+    tables = tuple(rng.uniform(1.0, 3.0) * parity + rng.normal(0.0, 0.2, size=(k, k, k)) for _ in cliques)
+    return LogLinearModel(Domain((k,) * 7), cliques, tables)
+
+
+def complete_binary(seed: int) -> LogLinearModel:
+    """Six binary variables, all 15 pairs cliques, couplings J·s_a·s_b (s = ±1, J ~ N(0, 0.6²)), no fields."""
+    rng = _rng("complete-binary", seed)
+    spin = np.array([-1.0, 1.0])
+    cliques = tuple((i, j) for i in range(6) for j in range(i + 1, 6))
+    tables = tuple(rng.normal(0.0, 0.6) * np.outer(spin, spin) for _ in cliques)
+    return LogLinearModel(Domain((2,) * 6), cliques, tables)
+
+
 FAMILIES: dict[str, tuple[Callable[[int], LogLinearModel], str]] = {
     "sparse-mixed": (sparse_mixed, "random sparse graph + 2 edges, T = 8, K uniform on 2..8, log-potentials N(0, 1)"),
     "bn-triples": (bn_triples, "two-parent Bayesian network, T = 7, K uniform on 2..5, Dirichlet(0.5), triple cliques"),
@@ -297,6 +352,9 @@ FAMILIES: dict[str, tuple[Callable[[int], LogLinearModel], str]] = {
     "grid-ordinal": (grid_ordinal, "3 × 3 lattice, K uniform on 6..10, ordinal couplings −J·(u − ±v)², smooth trends"),
     "heavy-cards": (heavy_cards, "random tree, T = 8, heavy-tailed K (2..40), Dirichlet(10^U[−1, 0.5]) per edge"),
     "adult-chowliu": (adult_chowliu, "7 Adult attributes, Adult's Chow–Liu tree and its own conditionals"),
+    "bn-zeros": (bn_zeros, "one-parent network, T = 7, K uniform on 3..12, 30-60 % of each row's cells possible"),
+    "parity-triples": (parity_triples, "three chained triples, K = 3, parity interaction J·cos(2π(a+b+c)/3)"),
+    "complete-binary": (complete_binary, "six binary variables, all 15 pairs, couplings J ~ N(0, 0.6²), no fields"),
 }
 
 

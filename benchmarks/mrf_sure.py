@@ -1,5 +1,5 @@
 """Probe (issue 41, MRF default; not the default): naive MLE whose L2 weight λ is chosen per fit by Stein's unbiased
-risk estimate, against ``auto`` (rule 4), in the issue's two ratios.
+risk estimate, or set to the detection limit's share 0.1·b/N, against ``auto`` (rule 4), in the issue's two ratios.
 
     python benchmarks/mrf_sure.py adult-chowliu@1000:1 [census-tree@10000:1 chain,6,4,0.5@1000:1 ...] [--reps 10]
 
@@ -8,9 +8,10 @@ A spec is ``family@N:ε``: a held-out family of :mod:`mrf_heldout` by name, or a
 as :mod:`mrf_default`), λ is the grid value (10⁻⁴ … 10⁻¹) minimising SURE of the clique tables' squared error,
 ‖N·µ̂_λ − y‖² + 2σ²·div − m·σ² (σ² the discrete Laplace variance: a Gaussian approximation, since Stein's lemma is
 exact for Gaussian noise only), the divergence of y ↦ N·µ̂_λ(y) by one Monte-Carlo perturbation of scale 0.3σ; the
-fit is naive MLE of the projected tables (no floor, no CGM-EM).  Post-processing of the released tables and public
-values only, as ``auto``.  Prints one JSON line per spec: KL / best of naive and CGM, and TVD / naive, for ``auto``
-and for this choice, and the λ chosen.
+fit is naive MLE of the projected tables (no floor, no CGM-EM).  ``detection``: the same naive MLE at
+λ = 0.1·b/N for every clique (issue 30's base weight without its cap at 10⁻⁴ and without its growth with x_C).
+Post-processing of the released tables and public values only, as ``auto``.  Prints one JSON line per spec: KL /
+best of naive and CGM, and TVD / naive, for ``auto`` and both choices, and the λ SURE chose.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import numpy as np
 from mrf_generators import ESTIMATORS, Trial, kl, mean_tvd, pair_marginals, trials
 
 from privbayes.methods.mrf import LogLinearModel
-from privbayes.methods.mrf.estimation import project_simplex
+from privbayes.methods.mrf.estimation import DETECTION_SHARE, naive_mle, project_simplex
 from privbayes.methods.mrf.mle import fit_mle
 
 GRID = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1)
@@ -65,7 +66,7 @@ def probe(spec: str, reps: int) -> dict[str, object]:
     else:
         name, t, k, alpha = family.split(",")
         group = trials(name, int(t), int(k), float(alpha), n, eps, reps, "replace-one")
-    scores: dict[str, list[tuple[float, float]]] = {m: [] for m in ("naive", "cgm", "auto", "sure")}
+    scores: dict[str, list[tuple[float, float]]] = {m: [] for m in ("naive", "cgm", "auto", "sure", "detection")}
     chosen = []
     for trial in group:
         truth = pair_marginals(trial.truth)
@@ -75,11 +76,15 @@ def probe(spec: str, reps: int) -> dict[str, object]:
         model, lam = sure_fit(trial, np.random.default_rng(trial.seed))
         chosen.append(lam)
         scores["sure"].append((mean_tvd(truth, pair_marginals(model)), kl(trial.truth, model)))
+        model = naive_mle(trial.start, trial.stats, DETECTION_SHARE * trial.stats.scale / trial.stats.n)
+        scores["detection"].append((mean_tvd(truth, pair_marginals(model)), kl(trial.truth, model)))
     mean = {m: np.mean(np.array(v), axis=0) for m, v in scores.items()}
     best_kl, naive_tvd = min(mean["naive"][1], mean["cgm"][1]), mean["naive"][0]
     return {"family": family, "n": n, "epsilon": eps,
-            **{f"{m}_kl_over_best": round(float(mean[m][1] / best_kl), 3) for m in ("auto", "sure")},
-            **{f"{m}_tvd_over_naive": round(float(mean[m][0] / naive_tvd), 3) for m in ("auto", "sure")},
+            "x": round(float(np.mean([t.size for t in group[0].stats.tables]))
+                       * float(np.sqrt(group[0].stats.variance)) / n, 3),
+            **{f"{m}_kl_over_best": round(float(mean[m][1] / best_kl), 3) for m in ("auto", "sure", "detection")},
+            **{f"{m}_tvd_over_naive": round(float(mean[m][0] / naive_tvd), 3) for m in ("auto", "sure", "detection")},
             "lambdas": sorted(chosen)}
 
 

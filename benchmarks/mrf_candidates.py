@@ -3,6 +3,7 @@
     python benchmarks/mrf_candidates.py cache --families chain,potts,block --settings 1000:1,10000:0.1 [--reps 6]
     python benchmarks/mrf_candidates.py score --name rule4 --params '{}'
     python benchmarks/mrf_candidates.py score --name flat-floor --params '{"floor": [0.3, 2]}'
+    python benchmarks/mrf_candidates.py score --name detection --params '{"rule": "detection", "grow_from": 2}'
 
 ``cache`` draws ``--reps`` trials per family and setting (:func:`mrf_generators.trials`; the tuning families of
 :mod:`mrf_generators`, :mod:`mrf_untuned` and :mod:`mrf_heldout` by name), fits naive MLE (λ = 1e-4), CGM-EM and
@@ -10,8 +11,10 @@
 ``--cache``.  ``score`` fits rule 4 (:func:`~privbayes.methods.mrf.estimation.mixed_targets`, the MLE started at the
 cached CGM-EM θ) with the module's constants replaced by ``--params`` (``eta``: ``MIX_SHARE``, ``band``: ``MIX_BAND``,
 ``floor``: ``MIX_FLOOR``) on every cached setting; where every η_C is 0 the fit is rule 2's, so the cached one is
-reused.  One JSON line per setting: rule 2's and the candidate's KL over the better of naive/CGM and TVD over
-naive's, then the ratios above 1.05 and their total excess.  Scores are of the exact fitted model (KL(true ‖ fitted)
+reused.  With ``"rule": "detection"`` the candidate is naive MLE at λ_C = 0.1·b/N·max(1, x_C/``grow_from``)^``power``
+(no floor, no CGM-EM; :func:`detection`) and rule 4 is scored beside it.  One JSON line per setting: rule 2's
+(and rule 4's) and the candidate's KL over the better of naive/CGM and TVD over naive's, then the ratios above 1.05
+and their total excess.  Scores are of the exact fitted model (KL(true ‖ fitted)
 of the joint, ICML 2017; mean pairwise TVD).
 """
 
@@ -73,15 +76,32 @@ def candidate(record: dict[str, Any]) -> tuple[float, float]:
     return _scores(trial, record["pairs"], model)
 
 
+def detection(record: dict[str, Any], grow_from: float, power: float) -> tuple[float, float]:
+    """Naive MLE at λ_C = 0.1·b/N·max(1, x_C/``grow_from``)^``power`` on one cached trial: no floor, no CGM-EM
+    (docs/undirected.md, "A simpler candidate"; ``grow_from`` = ∞: the plain detection λ)."""
+    stats = record["trial"].stats
+    base = rules.DETECTION_SHARE * stats.scale / stats.n
+    lams = [base * max(1.0, x / grow_from) ** power for x in rules.noise_to_count(stats)]
+    return _scores(record["trial"], record["pairs"], naive_mle(record["trial"].start, stats, lams))
+
+
 def score(directory: Path, params: dict[str, Any]) -> None:
+    """Every cached setting's ratios for rule 2, rule 4 and the candidate: rule 4 with ``params``' constants
+    (``eta``, ``band``, ``floor``), or with ``"rule": "detection"`` :func:`detection` (``grow_from``, ``power``)."""
     rules.MIX_SHARE = params.get("eta", rules.MIX_SHARE)
     rules.MIX_BAND = tuple(params.get("band", rules.MIX_BAND))
     rules.MIX_FLOOR = tuple(params.get("floor", rules.MIX_FLOOR))
-    totals = {"rule2": [0, 0.0], "candidate": [0, 0.0]}
+    plain = params.get("rule", "rule4") == "rule4"
+    totals = {"rule2": [0, 0.0], "rule4": [0, 0.0], "candidate": [0, 0.0]} if not plain else \
+        {"rule2": [0, 0.0], "candidate": [0, 0.0]}
     for path in sorted(directory.glob("*.pkl")):
         records = pickle.loads(path.read_bytes())
         means = {key: np.mean([r[key] for r in records], axis=0) for key in ("naive", "cgm", "rule2")}
-        means["candidate"] = np.mean([candidate(r) for r in records], axis=0)
+        means["candidate"] = np.mean([candidate(r) if plain else
+                                      detection(r, float(params.get("grow_from", "inf")),
+                                                float(params.get("power", rules.GROWTH))) for r in records], axis=0)
+        if not plain:
+            means["rule4"] = np.mean([candidate(r) for r in records], axis=0)
         best = min(means["naive"][0], means["cgm"][0])
         line: dict[str, Any] = {"setting": path.stem}
         for key in totals:
@@ -101,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--settings", default="1000:1,10000:0.1", help="N:ε,...")
     parser.add_argument("--reps", type=int, default=6)
     parser.add_argument("--name", default="rule4")
-    parser.add_argument("--params", default="{}", help="JSON: eta, band, floor")
+    parser.add_argument("--params", default="{}", help="JSON: eta, band, floor; or rule: detection, grow_from, power")
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
     if args.what == "cache":

@@ -9,7 +9,8 @@ as :mod:`mrf_default`), λ is the grid value (10⁻⁴ … 10⁻¹) minimising S
 ‖N·µ̂_λ − y‖² + 2σ²·div − m·σ² (σ² the discrete Laplace variance: a Gaussian approximation, since Stein's lemma is
 exact for Gaussian noise only), the divergence of y ↦ N·µ̂_λ(y) by one Monte-Carlo perturbation of scale 0.3σ; the
 fit is naive MLE of the projected tables (no floor, no CGM-EM).  ``detection``: the same naive MLE at
-λ = 0.1·b/N for every clique (issue 30's base weight without its cap at 10⁻⁴ and without its growth with x_C).
+λ_C = 0.1·b/N·max(1, x_C/``--grow-from``)^2.5 (issue 30's base weight without its cap at 10⁻⁴, its growth with
+x_C starting at ``--grow-from``; the default, ∞, is no growth).
 Post-processing of the released tables and public values only, as ``auto``.  Prints one JSON line per spec: KL /
 best of naive and CGM, and TVD / naive, for ``auto`` and both choices, and the λ SURE chose.
 """
@@ -25,7 +26,7 @@ import numpy as np
 from mrf_generators import ESTIMATORS, Trial, kl, mean_tvd, pair_marginals, trials
 
 from privbayes.methods.mrf import LogLinearModel
-from privbayes.methods.mrf.estimation import DETECTION_SHARE, naive_mle, project_simplex
+from privbayes.methods.mrf.estimation import DETECTION_SHARE, GROWTH, naive_mle, noise_to_count, project_simplex
 from privbayes.methods.mrf.mle import fit_mle
 
 GRID = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1)
@@ -57,7 +58,7 @@ def sure_fit(trial: Trial, rng: np.random.Generator) -> tuple[LogLinearModel, fl
     return best[2], best[1]
 
 
-def probe(spec: str, reps: int) -> dict[str, object]:
+def probe(spec: str, reps: int, grow_from: float = float("inf")) -> dict[str, object]:
     family, setting = spec.split("@")
     n_text, eps_text = setting.split(":")
     n, eps = int(n_text), float(eps_text)
@@ -76,11 +77,13 @@ def probe(spec: str, reps: int) -> dict[str, object]:
         model, lam = sure_fit(trial, np.random.default_rng(trial.seed))
         chosen.append(lam)
         scores["sure"].append((mean_tvd(truth, pair_marginals(model)), kl(trial.truth, model)))
-        model = naive_mle(trial.start, trial.stats, DETECTION_SHARE * trial.stats.scale / trial.stats.n)
+        base = DETECTION_SHARE * trial.stats.scale / trial.stats.n
+        lams = [base * max(1.0, x / grow_from) ** GROWTH for x in noise_to_count(trial.stats)]
+        model = naive_mle(trial.start, trial.stats, lams)
         scores["detection"].append((mean_tvd(truth, pair_marginals(model)), kl(trial.truth, model)))
     mean = {m: np.mean(np.array(v), axis=0) for m, v in scores.items()}
     best_kl, naive_tvd = min(mean["naive"][1], mean["cgm"][1]), mean["naive"][0]
-    return {"family": family, "n": n, "epsilon": eps,
+    return {"family": family, "n": n, "epsilon": eps, "grow_from": grow_from,
             "x": round(float(np.mean([t.size for t in group[0].stats.tables]))
                        * float(np.sqrt(group[0].stats.variance)) / n, 3),
             **{f"{m}_kl_over_best": round(float(mean[m][1] / best_kl), 3) for m in ("auto", "sure", "detection")},
@@ -92,9 +95,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("specs", nargs="+", help="family@N:ε")
     parser.add_argument("--reps", type=int, default=10)
+    parser.add_argument("--grow-from", type=float, default=float("inf"), help="x_C from which λ grows (default: never)")
     args = parser.parse_args(argv)
     for spec in args.specs:
-        print(json.dumps(probe(spec, args.reps)), flush=True)
+        print(json.dumps(probe(spec, args.reps, args.grow_from)), flush=True)
     return 0
 
 

@@ -31,6 +31,7 @@ import mrf_heldout
 import mrf_untuned
 import numpy as np
 from mrf_generators import kl, mean_tvd, pair_marginals, trials
+from mrf_sure import detection_fit
 
 from privbayes.methods.mrf import cgm_em, naive_mle
 from privbayes.methods.mrf import estimation as rules
@@ -77,12 +78,8 @@ def candidate(record: dict[str, Any]) -> tuple[float, float]:
 
 
 def detection(record: dict[str, Any], grow_from: float, power: float) -> tuple[float, float]:
-    """Naive MLE at λ_C = 0.1·b/N·max(1, x_C/``grow_from``)^``power`` on one cached trial: no floor, no CGM-EM
-    (docs/undirected.md, "A simpler candidate"; ``grow_from`` = ∞: the plain detection λ)."""
-    stats = record["trial"].stats
-    base = rules.DETECTION_SHARE * stats.scale / stats.n
-    lams = [base * max(1.0, x / grow_from) ** power for x in rules.noise_to_count(stats)]
-    return _scores(record["trial"], record["pairs"], naive_mle(record["trial"].start, stats, lams))
+    """:func:`mrf_sure.detection_fit` (docs/undirected.md, "A simpler candidate") on one cached trial."""
+    return _scores(record["trial"], record["pairs"], detection_fit(record["trial"], grow_from, power))
 
 
 def score(directory: Path, params: dict[str, Any]) -> None:
@@ -92,16 +89,15 @@ def score(directory: Path, params: dict[str, Any]) -> None:
     rules.MIX_BAND = tuple(params.get("band", rules.MIX_BAND))
     rules.MIX_FLOOR = tuple(params.get("floor", rules.MIX_FLOOR))
     plain = params.get("rule", "rule4") == "rule4"
-    totals = {"rule2": [0, 0.0], "rule4": [0, 0.0], "candidate": [0, 0.0]} if not plain else \
-        {"rule2": [0, 0.0], "candidate": [0, 0.0]}
+    grow_from, power = float(params.get("grow_from", "inf")), float(params.get("power", rules.GROWTH))
+    keys = ("rule2", "candidate") if plain else ("rule2", "rule4", "candidate")
+    totals = {key: [0, 0.0] for key in keys}
     for path in sorted(directory.glob("*.pkl")):
         records = pickle.loads(path.read_bytes())
         means = {key: np.mean([r[key] for r in records], axis=0) for key in ("naive", "cgm", "rule2")}
-        means["candidate"] = np.mean([candidate(r) if plain else
-                                      detection(r, float(params.get("grow_from", "inf")),
-                                                float(params.get("power", rules.GROWTH))) for r in records], axis=0)
-        if not plain:
-            means["rule4"] = np.mean([candidate(r) for r in records], axis=0)
+        rule4 = np.mean([candidate(r) for r in records], axis=0)
+        means["candidate"] = rule4 if plain else np.mean([detection(r, grow_from, power) for r in records], axis=0)
+        means["rule4"] = rule4
         best = min(means["naive"][0], means["cgm"][0])
         line: dict[str, Any] = {"setting": path.stem}
         for key in totals:

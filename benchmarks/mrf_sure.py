@@ -58,6 +58,14 @@ def sure_fit(trial: Trial, rng: np.random.Generator) -> tuple[LogLinearModel, fl
     return best[2], best[1]
 
 
+def detection_fit(trial: Trial, grow_from: float = float("inf"), power: float = GROWTH) -> LogLinearModel:
+    """The candidate: naive MLE at λ_C = 0.1·b/N·max(1, x_C/``grow_from``)^``power``, no floor, no CGM-EM
+    (``grow_from`` = ∞: no growth)."""
+    base = DETECTION_SHARE * trial.stats.scale / trial.stats.n
+    lams = [base * max(1.0, x / grow_from) ** power for x in noise_to_count(trial.stats)]
+    return naive_mle(trial.start, trial.stats, lams)
+
+
 def probe(spec: str, reps: int, grow_from: float = float("inf")) -> dict[str, object]:
     family, setting = spec.split("@")
     n_text, eps_text = setting.split(":")
@@ -77,9 +85,7 @@ def probe(spec: str, reps: int, grow_from: float = float("inf")) -> dict[str, ob
         model, lam = sure_fit(trial, np.random.default_rng(trial.seed))
         chosen.append(lam)
         scores["sure"].append((mean_tvd(truth, pair_marginals(model)), kl(trial.truth, model)))
-        base = DETECTION_SHARE * trial.stats.scale / trial.stats.n
-        lams = [base * max(1.0, x / grow_from) ** GROWTH for x in noise_to_count(trial.stats)]
-        model = naive_mle(trial.start, trial.stats, lams)
+        model = detection_fit(trial, grow_from)
         scores["detection"].append((mean_tvd(truth, pair_marginals(model)), kl(trial.truth, model)))
     mean = {m: np.mean(np.array(v), axis=0) for m, v in scores.items()}
     best_kl, naive_tvd = min(mean["naive"][1], mean["cgm"][1]), mean["naive"][0]
